@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the whole test suite (ctest).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh"
+build="${STENCILC_BUILD_DIR:-$root/build}"
+ctest --test-dir "$build" --output-on-failure -j "${STENCILC_JOBS:-$(nproc)}"

@@ -1,0 +1,18 @@
+# lit configuration for the FileCheck tests (front end -> IR, passes, diagnostics).
+import os
+import lit.formats
+
+config.name = "stencilc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".cpp", ".ir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.stencilc_build_root, "tests")
+# Directories that hold inputs, not tests.
+config.excludes = ["samples", "ir", "Inputs", "CMakeLists.txt"]
+
+config.substitutions.append(("%stencilc-opt", os.path.join(config.stencilc_tools_dir, "stencilc-opt", "stencilc-opt")))
+config.substitutions.append(("%stencilc", os.path.join(config.stencilc_tools_dir, "stencilc", "stencilc")))
+config.substitutions.append(("FileCheck", config.filecheck))
+config.substitutions.append(("%samples", os.path.join(config.stencilc_src_root, "samples")))
+config.substitutions.append(("%spec-examples", os.path.join(config.shared_dir, "spec-examples")))
+config.substitutions.append(("%include", os.path.join(config.stencilc_src_root, "include")))
