@@ -346,7 +346,7 @@ class ExprLowering {
     for (unsigned d = 0; d < n; ++d) {
       auto off = index_offset(op->getArg(d + 1), indices[d]);
       if (!off) {
-        cx_.error(op->getArg(d + 1)->getExprLoc(),
+        cx_.error(op->getArg(d + 1)->getBeginLoc(),
                   "index " + std::to_string(d) + " of '" + gname + "' must be '" + indices[d]->getNameAsString() +
                       "' plus or minus an integer constant",
                   op->getArg(d + 1)->getSourceRange());

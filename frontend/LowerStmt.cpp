@@ -553,7 +553,7 @@ ir::Stmt ProgramLowering::lower_for(const ForStmt* f) {
   mods.TraverseStmt(const_cast<Stmt*>(f->getBody()));
   if (mods.found) {
     bool counter = mods.found_decl == var;
-    cx_.error(mods.found->getExprLoc(), counter ? "the loop counter '" + var->getNameAsString() + "' is modified in the loop body"
+    cx_.error(mods.found->getBeginLoc(), counter ? "the loop counter '" + var->getNameAsString() + "' is modified in the loop body"
                                                 : "the loop bound reads '" + mods.found_decl->getNameAsString() +
                                                       "', which the loop body modifies; use a while loop");
     return nullptr;

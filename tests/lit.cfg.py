@@ -4,7 +4,7 @@ import lit.formats
 
 config.name = "stencilc"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".cpp", ".ir"]
+config.suffixes = [".cpp", ".ir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.stencilc_build_root, "tests")
 # Directories that hold inputs, not tests.

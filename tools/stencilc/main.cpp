@@ -35,7 +35,10 @@ cl::list<std::string> print_before("print-ir-before", cl::desc("Print the IR bef
                                    cl::value_desc("pass"), cl::cat(category));
 cl::opt<bool> print_changed("print-ir-changed-only", cl::desc("With the print options, only print when a pass changed the IR"),
                             cl::cat(category));
-cl::opt<bool> time_passes("time-passes", cl::desc("Report the time each pass took"), cl::cat(category));
+cl::opt<bool> time_passes("pass-timing", cl::desc("Report the time each pass took"), cl::cat(category));
+cl::opt<std::string> pass_pipeline("pass-pipeline",
+                                  cl::desc("The passes to run after the front end, comma-separated"),
+                                  cl::value_desc("a,b,c"), cl::init("fold-constants"), cl::cat(category));
 cl::list<std::string> extra_args("extra-arg", cl::desc("Additional argument to append to the compile command"),
                                  cl::cat(category));
 
@@ -105,14 +108,32 @@ int main(int argc, const char** argv) {
     return 2;
   }
 
-  stencilc::passes::PipelineOptions popts;
+  namespace passes = stencilc::passes;
+  const passes::PassRegistry& registry = passes::PassRegistry::builtin();
+  for (const auto* names : {&print_after, &print_before}) {
+    for (const std::string& name : *names) {
+      if (!registry.find(name)) {
+        std::cerr << "stencilc: error: unknown pass '" << name << "' (see stencilc-opt --list-passes)\n";
+        return 1;
+      }
+    }
+  }
+  passes::PipelineOptions popts;
   popts.print_after_all = print_after_all;
-  popts.print_after.assign(print_after.begin(), print_after.end());
-  popts.print_before.assign(print_before.begin(), print_before.end());
-  popts.print_changed_only = print_changed;
-  popts.time_passes = time_passes;
-  auto pipeline = stencilc::passes::default_pipeline(popts, std::cerr);
-  auto result = pipeline.run(*module);
-  if (!result) return 1;
-  return write_output(stencilc::ir::print(*result)) ? 0 : 1;
+  popts.print_after.insert(print_after.begin(), print_after.end());
+  popts.print_before.insert(print_before.begin(), print_before.end());
+  popts.print_after_change = print_changed;
+  popts.timing = time_passes ? &std::cerr : nullptr;
+  passes::PassPipeline pipeline(popts);
+  std::string pipeline_error;
+  if (!pipeline.add_pipeline(pass_pipeline, registry, &pipeline_error)) {
+    std::cerr << "stencilc: error: " << pipeline_error << "\n";
+    return 1;
+  }
+  passes::PassResult result = pipeline.run(*module);
+  if (!result.ok()) {
+    for (const std::string& e : result.errors) std::cerr << e << "\n";
+    return 1;
+  }
+  return write_output(stencilc::ir::print(result.module)) ? 0 : 1;
 }

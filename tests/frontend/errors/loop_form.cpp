@@ -9,7 +9,7 @@ SC_PROGRAM void p(stencilc::Grid<float, 1>& a, stencilc::Grid<float, 1>& b, int 
   }
   for (int t = 0; t < steps; ++t) {
     steps = steps - 1;
-    // CHECK: loop_form.cpp:[[@LINE-1]]:11: error: the loop bound reads 'steps', which the loop body modifies; use a while loop
+    // CHECK: loop_form.cpp:[[@LINE-1]]:5: error: the loop bound reads 'steps', which the loop body modifies; use a while loop
   }
 }
 // CHECK-NOT: program @

@@ -6,8 +6,8 @@ SC_PROGRAM void p(const stencilc::Grid<float, 2>& a, stencilc::Grid<float, 2>& b
   stencilc::for_each(b.interior(), [&](int i, int j) {
     b(i, j) = a(i + k, j);
     // CHECK: nonconstant_offset.cpp:[[@LINE-1]]:17: error: index 0 of 'a' must be 'i' plus or minus an integer constant
-    // CHECK-NEXT: {{^}}    b(i, j) = a(i + k, j);
-    // CHECK-NEXT: {{^                \^~~~~}}
+    // CHECK-NEXT: |     b(i, j) = a(i + k, j);
+    // CHECK-NEXT: |                 ^~~~~{{$}}
   });
 }
 // CHECK-NOT: program @

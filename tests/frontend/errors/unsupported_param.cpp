@@ -5,6 +5,6 @@
 #include <vector>
 
 SC_PROGRAM void p(stencilc::Grid<float, 2>& a, std::vector<float>& weights) {
-  // CHECK: unsupported_param.cpp:[[@LINE-1]]:69: error: parameter 'weights' has unsupported type 'std::vector<float> &'
+  // CHECK: unsupported_param.cpp:[[@LINE-1]]:68: error: parameter 'weights' has unsupported type 'std::vector<float> &'
 }
 // CHECK-NOT: program @

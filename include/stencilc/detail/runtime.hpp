@@ -1,0 +1,73 @@
+// init / finalize and the number of processing elements (PEs) a run uses.
+//
+// The PE count comes from `--stencilc-pes=N` on the command line (removed from argv by init),
+// else from the environment variable STENCILC_PES, else 1. Global-view programs ignore it in the
+// reference build; stencilc::spmd runs that many PEs as threads.
+#pragma once
+
+#include <cstdio>
+#include <cstring>
+
+#include "stencilc/detail/error.hpp"
+
+namespace stencilc {
+namespace detail {
+
+struct RuntimeState {
+  bool initialized = false;
+  int pes = 1;
+};
+
+inline RuntimeState& runtime_state() {
+  static RuntimeState state;
+  return state;
+}
+
+inline int pes_from_environment() {
+  return positive_int_from_env("STENCILC_PES", 1);
+}
+
+}  // namespace detail
+
+// Reads and removes the --stencilc-* options from argv (argc is updated, argv stays
+// null-terminated). An invalid value or an unknown --stencilc-* option exits with status 2.
+inline void init(int& argc, char** argv) {
+  static const char kPesOption[] = "--stencilc-pes=";
+  int pes = 0;  // 0: not given on the command line
+  int kept = argc > 0 ? 1 : 0;
+  for (int i = 1; i < argc; ++i) {
+    const char* arg = argv[i];
+    if (std::strncmp(arg, "--stencilc-", 11) != 0) {
+      argv[kept++] = argv[i];
+    } else if (std::strncmp(arg, kPesOption, sizeof kPesOption - 1) == 0) {
+      const char* value = arg + sizeof kPesOption - 1;
+      if (!detail::parse_positive_int(value, pes)) {
+        detail::usage_error(
+            "invalid value '%s' in '%s': the number of PEs must be a positive integer", value, arg);
+      }
+    } else if (std::strcmp(arg, "--stencilc-pes") == 0) {
+      detail::usage_error("'--stencilc-pes' needs a value: --stencilc-pes=N");
+    } else {
+      detail::usage_error("unknown option '%s' (the reference build understands --stencilc-pes=N)",
+                          arg);
+    }
+  }
+  if (argv != nullptr && kept < argc) argv[kept] = nullptr;
+  argc = kept;
+  detail::RuntimeState& state = detail::runtime_state();
+  state.pes = pes > 0 ? pes : detail::pes_from_environment();
+  state.initialized = true;
+}
+
+// Ends a run. The reference build only flushes stdout.
+inline void finalize() {
+  std::fflush(stdout);
+}
+
+// The number of PEs of this run: what init found, or STENCILC_PES / 1 if init was not called.
+inline int configured_pes() {
+  const detail::RuntimeState& state = detail::runtime_state();
+  return state.initialized ? state.pes : detail::pes_from_environment();
+}
+
+}  // namespace stencilc

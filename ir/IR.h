@@ -1,0 +1,446 @@
+// The stencilc dataflow IR: small immutable nodes built by `make` functions.
+//
+// A Module holds inline functions and programs. A Program holds its parameters (grids, blocks,
+// scalars) and a statement tree: time loops, point updates (ForEach), reductions, swaps,
+// exchanges, scalar statements and the SPMD communication operations. Point-update bodies are
+// expression trees whose grid reads are constant offsets from the update's index variables.
+//
+// Nodes are shared and never mutated after construction; passes rebuild what they change
+// (see IRMutator.h). The textual form is produced by IRPrinter.h and read back by IRParser.h.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stencilc::ir {
+
+// ---------------------------------------------------------------------------------------------
+// Types
+
+enum class ScalarType { Bool, I32, I64, U64, F32, F64 };
+
+const char* to_string(ScalarType t);
+std::optional<ScalarType> scalar_type_from_string(const std::string& s);
+bool is_float(ScalarType t);
+bool is_integer(ScalarType t);  // i32, i64, u64 (not bool)
+
+/// A source position kept for diagnostics in later passes. file empty: the module's source.
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+  int col = 0;
+  bool valid() const { return line > 0; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Expressions
+
+enum class ExprKind { IntImm, FloatImm, BoolImm, Var, GridRead, GridQuery, Unary, Binary, Select, Cast, Call };
+
+struct ExprNode {
+  const ExprKind kind;
+  const ScalarType type;
+  ExprNode(ExprKind k, ScalarType t) : kind(k), type(t) {}
+  virtual ~ExprNode() = default;
+};
+
+using Expr = std::shared_ptr<const ExprNode>;
+
+/// Downcast helper: `if (auto* b = as<Binary>(e)) ...`.
+template <typename T>
+const T* as(const Expr& e) {
+  return e && e->kind == T::kKind ? static_cast<const T*>(e.get()) : nullptr;
+}
+
+struct IntImm : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::IntImm;
+  int64_t value;
+  IntImm(ScalarType t, int64_t v) : ExprNode(kKind, t), value(v) {}
+};
+
+struct FloatImm : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::FloatImm;
+  double value;
+  FloatImm(ScalarType t, double v) : ExprNode(kKind, t), value(v) {}
+};
+
+struct BoolImm : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::BoolImm;
+  bool value;
+  explicit BoolImm(bool v) : ExprNode(kKind, ScalarType::Bool), value(v) {}
+};
+
+/// A scalar variable: program parameter, local, loop counter, point index or reduction result.
+struct Var : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Var;
+  std::string name;
+  Var(ScalarType t, std::string n) : ExprNode(kKind, t), name(std::move(n)) {}
+};
+
+/// `%g[o0, o1]`: the value of grid (or block) `grid` at the enclosing point plus constant offsets.
+struct GridRead : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::GridRead;
+  std::string grid;
+  std::vector<int> offsets;
+  GridRead(ScalarType t, std::string g, std::vector<int> o)
+      : ExprNode(kKind, t), grid(std::move(g)), offsets(std::move(o)) {}
+};
+
+/// Shape queries on a grid or block: `extent(%g, 1)`, and for blocks `origin(%b, 0)`, `halo(%b, 0)`.
+enum class GridQueryOp { Extent, Origin, Halo };
+const char* to_string(GridQueryOp op);
+
+struct GridQuery : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::GridQuery;
+  GridQueryOp op;
+  std::string grid;
+  int dim;
+  GridQuery(GridQueryOp o, std::string g, int d)
+      : ExprNode(kKind, ScalarType::I32), op(o), grid(std::move(g)), dim(d) {}
+};
+
+enum class UnaryOp { Neg, Not };
+const char* to_string(UnaryOp op);
+
+struct Unary : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Unary;
+  UnaryOp op;
+  Expr a;
+  Unary(UnaryOp o, Expr x, ScalarType t) : ExprNode(kKind, t), op(o), a(std::move(x)) {}
+};
+
+enum class BinaryOp { Add, Sub, Mul, Div, Mod, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
+const char* to_string(BinaryOp op);  // the operator's spelling: "+", "<=", "&&", ...
+bool is_comparison(BinaryOp op);
+bool is_logical(BinaryOp op);
+/// C precedence, loosest first: 1 for `||` up to 6 for `*`, `/`, `%`. Printer and parser share it.
+int precedence(BinaryOp op);
+
+struct Binary : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Binary;
+  BinaryOp op;
+  Expr a, b;
+  Binary(BinaryOp o, Expr x, Expr y, ScalarType t)
+      : ExprNode(kKind, t), op(o), a(std::move(x)), b(std::move(y)) {}
+};
+
+/// `cond ? t : f`, with both arms evaluated lazily as in C++.
+struct Select : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Select;
+  Expr cond, t, f;
+  Select(Expr c, Expr x, Expr y, ScalarType ty)
+      : ExprNode(kKind, ty), cond(std::move(c)), t(std::move(x)), f(std::move(y)) {}
+};
+
+struct Cast : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Cast;
+  Expr a;
+  Cast(ScalarType to, Expr x) : ExprNode(kKind, to), a(std::move(x)) {}
+};
+
+/// A call: a math intrinsic (`sqrt`, `exp`, `sin`, `cos`, `fabs`, `fmin`, `fmax`, `pow`), an SPMD
+/// query (`my_pe`, `n_pes`), or a module function when `user` is set (printed `@name(...)`).
+struct Call : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Call;
+  std::string callee;
+  std::vector<Expr> args;
+  bool user;
+  Call(ScalarType t, std::string c, std::vector<Expr> a, bool u)
+      : ExprNode(kKind, t), callee(std::move(c)), args(std::move(a)), user(u) {}
+};
+
+/// True for the names a non-user Call may carry.
+bool is_intrinsic(const std::string& name);
+/// The number of arguments intrinsic `name` takes, or -1 when it is not an intrinsic.
+int intrinsic_arity(const std::string& name);
+/// True for `my_pe` and `n_pes`, which only SPMD programs may call.
+bool is_spmd_intrinsic(const std::string& name);
+
+// ---------------------------------------------------------------------------------------------
+// Statements
+
+enum class StmtKind {
+  Block, VarDecl, Assign, If, For, While, ForEach, Reduce, Store, Yield, Return, Swap, Exchange,
+  SignalDecl, PutSignal, WaitUntil, Quiet, BarrierAll
+};
+
+struct StmtNode {
+  const StmtKind kind;
+  SourceLoc loc;
+  StmtNode(StmtKind k, SourceLoc l) : kind(k), loc(std::move(l)) {}
+  virtual ~StmtNode() = default;
+};
+
+using Stmt = std::shared_ptr<const StmtNode>;
+
+template <typename T>
+const T* as(const Stmt& s) {
+  return s && s->kind == T::kKind ? static_cast<const T*>(s.get()) : nullptr;
+}
+
+struct Block : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Block;
+  std::vector<Stmt> stmts;
+  Block(std::vector<Stmt> s, SourceLoc l) : StmtNode(kKind, std::move(l)), stmts(std::move(s)) {}
+};
+
+/// `var %x: f32 = init` (init may be null: declared, not yet assigned).
+struct VarDecl : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::VarDecl;
+  std::string name;
+  ScalarType type;
+  Expr init;
+  VarDecl(std::string n, ScalarType t, Expr i, SourceLoc l)
+      : StmtNode(kKind, std::move(l)), name(std::move(n)), type(t), init(std::move(i)) {}
+};
+
+/// `%x = value`: a scalar local or a by-reference scalar parameter.
+struct Assign : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Assign;
+  std::string name;
+  Expr value;
+  Assign(std::string n, Expr v, SourceLoc l)
+      : StmtNode(kKind, std::move(l)), name(std::move(n)), value(std::move(v)) {}
+};
+
+struct If : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::If;
+  Expr cond;
+  Stmt then_body;  // a Block
+  Stmt else_body;  // a Block or null
+  If(Expr c, Stmt t, Stmt e, SourceLoc l)
+      : StmtNode(kKind, std::move(l)), cond(std::move(c)), then_body(std::move(t)),
+        else_body(std::move(e)) {}
+};
+
+/// A counted loop: `for %t: i32 = lo to hi step s { ... }`, hi exclusive, step > 0 constant.
+struct For : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::For;
+  std::string var;
+  ScalarType type;
+  Expr lo, hi;
+  int64_t step;
+  Stmt body;
+  For(std::string v, ScalarType t, Expr lo_, Expr hi_, int64_t s, Stmt b, SourceLoc l)
+      : StmtNode(kKind, std::move(l)), var(std::move(v)), type(t), lo(std::move(lo_)),
+        hi(std::move(hi_)), step(s), body(std::move(b)) {}
+};
+
+struct While : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::While;
+  Expr cond;
+  Stmt body;
+  While(Expr c, Stmt b, SourceLoc l) : StmtNode(kKind, std::move(l)), cond(std::move(c)), body(std::move(b)) {}
+};
+
+/// An index range: the interior of a grid (`%g.interior`), the owned box of a block
+/// (`%b.owned`), or an explicit half-open box `[lo0:hi0, lo1:hi1]`.
+struct Range {
+  enum class Kind { Interior, Owned, Box };
+  Kind kind = Kind::Box;
+  std::string grid;         // Interior / Owned
+  std::vector<Expr> lo, hi;  // Box
+  int rank = 0;
+};
+
+/// A point update: for every point of `range`, run `body` with the index variables bound.
+struct ForEach : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::ForEach;
+  Range range;
+  std::vector<std::string> indices;
+  Stmt body;
+  ForEach(Range r, std::vector<std::string> i, Stmt b, SourceLoc l)
+      : StmtNode(kKind, std::move(l)), range(std::move(r)), indices(std::move(i)), body(std::move(b)) {}
+};
+
+enum class ReduceOp { Sum, Max, Min };
+const char* to_string(ReduceOp op);
+
+/// `reduce %r: f32 = sum range (%i, %j) { ...; yield e }`: declares scalar %r.
+struct Reduce : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Reduce;
+  std::string result;
+  ScalarType type;
+  ReduceOp op;
+  Range range;
+  std::vector<std::string> indices;
+  Stmt body;  // ends in a Yield on every path
+  Reduce(std::string res, ScalarType t, ReduceOp o, Range r, std::vector<std::string> i, Stmt b, SourceLoc l)
+      : StmtNode(kKind, std::move(l)), result(std::move(res)), type(t), op(o), range(std::move(r)),
+        indices(std::move(i)), body(std::move(b)) {}
+};
+
+/// `store %g = value`: write the enclosing ForEach's centre point of grid %g.
+struct Store : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Store;
+  std::string grid;
+  Expr value;
+  Store(std::string g, Expr v, SourceLoc l) : StmtNode(kKind, std::move(l)), grid(std::move(g)), value(std::move(v)) {}
+};
+
+/// The value of a reduction body for one point.
+struct Yield : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Yield;
+  Expr value;
+  Yield(Expr v, SourceLoc l) : StmtNode(kKind, std::move(l)), value(std::move(v)) {}
+};
+
+/// Return from a module function (value null for void).
+struct Return : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Return;
+  Expr value;
+  Return(Expr v, SourceLoc l) : StmtNode(kKind, std::move(l)), value(std::move(v)) {}
+};
+
+struct Swap : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Swap;
+  std::string a, b;
+  Swap(std::string x, std::string y, SourceLoc l) : StmtNode(kKind, std::move(l)), a(std::move(x)), b(std::move(y)) {}
+};
+
+/// The halos of %g must be fresh here (explicit, or inserted by a pass).
+struct Exchange : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Exchange;
+  std::string grid;
+  Exchange(std::string g, SourceLoc l) : StmtNode(kKind, std::move(l)), grid(std::move(g)) {}
+};
+
+/// `signal %s`: a symmetric 64-bit counter local to an SPMD program, starting at 0.
+struct SignalDecl : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::SignalDecl;
+  std::string name;
+  SignalDecl(std::string n, SourceLoc l) : StmtNode(kKind, std::move(l)), name(std::move(n)) {}
+};
+
+/// A region of a block: `%b[lo0:hi0, ...]` in the block's local coordinates.
+struct Region {
+  std::string block;
+  std::vector<Expr> lo, hi;
+};
+
+/// `put_signal %dst[..] <- %src[..], signal %s = value, pe = e`.
+struct PutSignal : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::PutSignal;
+  Region dst, src;
+  std::string signal;
+  Expr value, pe;
+  PutSignal(Region d, Region s, std::string sig, Expr v, Expr p, SourceLoc l)
+      : StmtNode(kKind, std::move(l)), dst(std::move(d)), src(std::move(s)), signal(std::move(sig)),
+        value(std::move(v)), pe(std::move(p)) {}
+};
+
+enum class CmpOp { EQ, NE, GT, GE, LT, LE };
+const char* to_string(CmpOp op);  // "eq", "ne", ...
+
+/// `wait_until %s ge value`.
+struct WaitUntil : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::WaitUntil;
+  std::string signal;
+  CmpOp cmp;
+  Expr value;
+  WaitUntil(std::string s, CmpOp c, Expr v, SourceLoc l)
+      : StmtNode(kKind, std::move(l)), signal(std::move(s)), cmp(c), value(std::move(v)) {}
+};
+
+struct Quiet : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Quiet;
+  explicit Quiet(SourceLoc l) : StmtNode(kKind, std::move(l)) {}
+};
+
+struct BarrierAll : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::BarrierAll;
+  explicit BarrierAll(SourceLoc l) : StmtNode(kKind, std::move(l)) {}
+};
+
+// ---------------------------------------------------------------------------------------------
+// Programs and modules
+
+enum class ParamKind {
+  Grid,       // global grid (global-view programs)
+  Block,      // a PE's local block (SPMD programs)
+  Scalar,     // scalar by value
+  ScalarRef,  // scalar by reference: hands a result back
+};
+
+struct Param {
+  std::string name;
+  ParamKind kind = ParamKind::Scalar;
+  ScalarType type = ScalarType::F32;  // element type for grids and blocks
+  int rank = 0;                       // grids and blocks
+  bool is_const = false;              // grids and blocks passed by const reference
+};
+
+enum class ProgramKind { Global, Spmd };
+
+struct Program {
+  std::string name;
+  ProgramKind kind = ProgramKind::Global;
+  std::vector<Param> params;
+  Stmt body;  // a Block
+  SourceLoc loc;
+
+  const Param* find_param(const std::string& n) const;
+};
+
+/// An inline function of the user's file that a point body calls.
+struct Function {
+  std::string name;
+  ScalarType ret = ScalarType::F32;
+  std::vector<std::pair<std::string, ScalarType>> params;
+  Stmt body;  // a Block ending in Return on every path
+  SourceLoc loc;
+};
+
+struct Module {
+  std::string source;  // the C++ file the module came from
+  std::vector<Function> functions;
+  std::vector<Program> programs;
+
+  const Function* find_function(const std::string& n) const;
+  const Program* find_program(const std::string& n) const;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Builders. They compute result types; callers supply operands of matching types (the front end
+// inserts casts exactly where C++ converts).
+
+Expr make_int(int64_t v, ScalarType t = ScalarType::I32);
+Expr make_float(double v, ScalarType t);
+Expr make_bool(bool v);
+Expr make_var(const std::string& name, ScalarType t);
+Expr make_grid_read(const std::string& grid, std::vector<int> offsets, ScalarType t);
+Expr make_grid_query(GridQueryOp op, const std::string& grid, int dim);
+Expr make_unary(UnaryOp op, Expr a);  // Not: bool; Neg: a's type
+Expr make_binary(BinaryOp op, Expr a, Expr b);  // comparisons and logicals: bool
+Expr make_select(Expr c, Expr t, Expr f);
+Expr make_cast(ScalarType to, Expr a);
+Expr make_call(const std::string& callee, std::vector<Expr> args, ScalarType t, bool user);
+
+Stmt make_block(std::vector<Stmt> stmts, SourceLoc l = {});
+Stmt make_var_decl(const std::string& name, ScalarType t, Expr init, SourceLoc l = {});
+Stmt make_assign(const std::string& name, Expr v, SourceLoc l = {});
+Stmt make_if(Expr c, Stmt t, Stmt e, SourceLoc l = {});
+Stmt make_for(const std::string& var, ScalarType t, Expr lo, Expr hi, int64_t step, Stmt body, SourceLoc l = {});
+Stmt make_while(Expr c, Stmt body, SourceLoc l = {});
+Stmt make_for_each(Range r, std::vector<std::string> indices, Stmt body, SourceLoc l = {});
+Stmt make_reduce(const std::string& result, ScalarType t, ReduceOp op, Range r,
+                 std::vector<std::string> indices, Stmt body, SourceLoc l = {});
+Stmt make_store(const std::string& grid, Expr v, SourceLoc l = {});
+Stmt make_yield(Expr v, SourceLoc l = {});
+Stmt make_return(Expr v, SourceLoc l = {});
+Stmt make_swap(const std::string& a, const std::string& b, SourceLoc l = {});
+Stmt make_exchange(const std::string& grid, SourceLoc l = {});
+Stmt make_signal_decl(const std::string& name, SourceLoc l = {});
+Stmt make_put_signal(Region dst, Region src, const std::string& signal, Expr value, Expr pe, SourceLoc l = {});
+Stmt make_wait_until(const std::string& signal, CmpOp cmp, Expr value, SourceLoc l = {});
+Stmt make_quiet(SourceLoc l = {});
+Stmt make_barrier_all(SourceLoc l = {});
+
+Range make_interior(const std::string& grid, int rank);
+Range make_owned(const std::string& block, int rank);
+Range make_box(std::vector<Expr> lo, std::vector<Expr> hi);
+
+}  // namespace stencilc::ir

@@ -1,0 +1,462 @@
+// The verifier: modules, programs and statements (expressions: VerifyExprs.cpp).
+#include "ir/Verifier.h"
+
+#include <set>
+
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+#include "ir/VerifierImpl.h"
+
+namespace stencilc::ir {
+
+namespace detail {
+
+namespace {
+
+const char* stmt_name(StmtKind k) {
+  switch (k) {
+    case StmtKind::Block:
+      return "scope";
+    case StmtKind::VarDecl:
+      return "var";
+    case StmtKind::Assign:
+      return "assignment";
+    case StmtKind::If:
+      return "if";
+    case StmtKind::For:
+      return "for";
+    case StmtKind::While:
+      return "while";
+    case StmtKind::ForEach:
+      return "foreach";
+    case StmtKind::Reduce:
+      return "reduce";
+    case StmtKind::Store:
+      return "store";
+    case StmtKind::Yield:
+      return "yield";
+    case StmtKind::Return:
+      return "return";
+    case StmtKind::Swap:
+      return "swap";
+    case StmtKind::Exchange:
+      return "exchange";
+    case StmtKind::SignalDecl:
+      return "signal";
+    case StmtKind::PutSignal:
+      return "put_signal";
+    case StmtKind::WaitUntil:
+      return "wait_until";
+    case StmtKind::Quiet:
+      return "quiet";
+    case StmtKind::BarrierAll:
+      return "barrier_all";
+  }
+  return "?";
+}
+
+bool is_spmd_only(StmtKind k) {
+  return k == StmtKind::SignalDecl || k == StmtKind::PutSignal || k == StmtKind::WaitUntil ||
+         k == StmtKind::Quiet || k == StmtKind::BarrierAll;
+}
+
+/// True when every path through `s` ends in a statement of kind `k` (an if needs both arms).
+bool ends_in(const Stmt& s, StmtKind k) {
+  if (!s) return false;
+  if (s->kind == k) return true;
+  if (auto* b = as<Block>(s)) return !b->stmts.empty() && ends_in(b->stmts.back(), k);
+  if (auto* i = as<If>(s))
+    return i->else_body && ends_in(i->then_body, k) && ends_in(i->else_body, k);
+  return false;
+}
+
+/// The grids a point update stores to, and its reads at a non-zero offset with the loc of the
+/// statement holding each (the nearest valid one).
+struct StoresAndOffsetReads : IRVisitor {
+  using IRVisitor::visit;
+  std::set<std::string> stored;
+  std::vector<std::pair<const GridRead*, SourceLoc>> offset_reads;
+  SourceLoc loc;
+  void visit(const Stmt& s) override {
+    SourceLoc saved = loc;
+    if (s && s->loc.valid()) loc = s->loc;
+    IRVisitor::visit(s);
+    loc = saved;
+  }
+  void visit(const Store* op) override {
+    stored.insert(op->grid);
+    IRVisitor::visit(op);
+  }
+  void visit(const GridRead* op) override {
+    for (int o : op->offsets) {
+      if (o != 0) {
+        offset_reads.push_back({op, loc});
+        return;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Diagnostics and scopes
+
+void Verifier::error(const std::string& message) {
+  error_at(loc_, message);
+}
+
+void Verifier::error_at(const SourceLoc& loc, const std::string& message) {
+  std::string out;
+  if (loc.valid()) {
+    out = (loc.file.empty() ? m_.source : loc.file) + ":" + std::to_string(loc.line) + ":" +
+          std::to_string(loc.col) + ": ";
+  }
+  out += "error: ";
+  if (program_) out += "in program @" + program_->name + ": ";
+  if (function_) out += "in function @" + function_->name + ": ";
+  errors_.push_back(out + message);
+}
+
+void Verifier::declare(const std::string& name, ScalarType t, VarKind kind) {
+  if (scopes_.back().count(name)) error("redeclaration of %" + name + " in the same scope");
+  if (find_grid(name)) error("%" + name + " is already a grid or block parameter");
+  scopes_.back()[name] = VarInfo{t, kind, in_point_body()};
+}
+
+const Verifier::VarInfo* Verifier::lookup(const std::string& name) const {
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    auto found = it->find(name);
+    if (found != it->end()) return &found->second;
+  }
+  return nullptr;
+}
+
+const Param* Verifier::find_grid(const std::string& name) const {
+  if (!program_) return nullptr;
+  const Param* p = program_->find_param(name);
+  return p && (p->kind == ParamKind::Grid || p->kind == ParamKind::Block) ? p : nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Modules, functions, programs
+
+std::vector<std::string> Verifier::run() {
+  check_names();
+  for (const Function& f : m_.functions) check_function(f);
+  for (const Program& p : m_.programs) check_program(p);
+  return errors_;
+}
+
+void Verifier::check_names() {
+  std::set<std::string> seen;
+  for (const Function& f : m_.functions) {
+    if (!seen.insert(f.name).second) error_at(f.loc, "duplicate definition of @" + f.name);
+  }
+  for (const Program& p : m_.programs) {
+    if (!seen.insert(p.name).second) error_at(p.loc, "duplicate definition of @" + p.name);
+  }
+}
+
+void Verifier::check_function(const Function& f) {
+  function_ = &f;
+  context_ = Context::Function;
+  loc_ = f.loc;
+  scopes_.assign(1, {});
+  for (const auto& [name, type] : f.params) declare(name, type, VarKind::Param);
+  check_body(f.body);
+  if (!ends_in(f.body, StmtKind::Return)) error_at(f.loc, "does not end in return on every path");
+  function_ = nullptr;
+}
+
+void Verifier::check_program(const Program& p) {
+  program_ = &p;
+  context_ = Context::Program;
+  loc_ = p.loc;
+  scopes_.assign(1, {});
+  check_params(p);
+  check_body(p.body);
+  program_ = nullptr;
+}
+
+void Verifier::check_params(const Program& p) {
+  std::set<std::string> seen;
+  for (const Param& param : p.params) {
+    const std::string name = "%" + param.name;
+    if (!seen.insert(param.name).second) error("duplicate parameter " + name);
+    bool is_array = param.kind == ParamKind::Grid || param.kind == ParamKind::Block;
+    if (!is_array) {
+      if (param.is_const) error("scalar parameter " + name + " cannot be const");
+      declare(param.name, param.type,
+              param.kind == ParamKind::ScalarRef ? VarKind::RefParam : VarKind::Param);
+      continue;
+    }
+    if (param.kind == ParamKind::Grid && p.kind == ProgramKind::Spmd) {
+      error("grid parameter " + name + " in an SPMD program (SPMD programs take blocks)");
+    }
+    if (param.kind == ParamKind::Block && p.kind == ProgramKind::Global) {
+      error("block parameter " + name + " in a global program (global programs take grids)");
+    }
+    if (param.rank < 1 || param.rank > 3)
+      error(name + " has rank " + std::to_string(param.rank) + ", expected 1 to 3");
+    if (param.type != ScalarType::F32 && param.type != ScalarType::F64 &&
+        param.type != ScalarType::I32) {
+      error(name + " has element type " + to_string(param.type) + ", expected f32, f64 or i32");
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statements
+
+void Verifier::check_body(const Stmt& body, bool new_scope) {
+  auto* b = as<Block>(body);
+  if (!b) {
+    error(body ? "a body must be a block" : "missing body");
+    if (body) check_stmt(body);
+    return;
+  }
+  if (new_scope) push_scope();
+  for (const Stmt& s : b->stmts) check_stmt(s);
+  if (new_scope) pop_scope();
+}
+
+void Verifier::check_placement(const Stmt& s) {
+  const std::string name = stmt_name(s->kind);
+  switch (s->kind) {
+    case StmtKind::Block:
+    case StmtKind::VarDecl:
+    case StmtKind::Assign:
+    case StmtKind::If:
+      break;
+    case StmtKind::Store:
+      if (context_ != Context::ForEachBody) error("store outside a foreach body");
+      break;
+    case StmtKind::Yield:
+      if (context_ != Context::ReduceBody) error("yield outside a reduce body");
+      break;
+    case StmtKind::Return:
+      if (context_ != Context::Function) error("return outside a function");
+      break;
+    default:
+      if (context_ == Context::Function) error(name + " is not allowed in a function");
+      if (in_point_body()) error(name + " is not allowed in a foreach or reduce body");
+  }
+  if (program_ && is_spmd_only(s->kind) && !spmd())
+    error(name + " is only allowed in SPMD programs");
+  if (program_ && s->kind == StmtKind::Exchange && spmd())
+    error("exchange is only allowed in global programs");
+}
+
+void Verifier::check_stmt(const Stmt& s) {
+  if (!s) return error("null statement");
+  SourceLoc saved = loc_;
+  if (s->loc.valid()) loc_ = s->loc;
+  check_placement(s);
+  switch (s->kind) {
+    case StmtKind::Block:
+      check_body(s);
+      break;
+    case StmtKind::VarDecl:
+      check_var_decl(as<VarDecl>(s));
+      break;
+    case StmtKind::Assign:
+      check_assign(as<Assign>(s));
+      break;
+    case StmtKind::If: {
+      auto* op = as<If>(s);
+      check_typed(op->cond, ScalarType::Bool, "if condition");
+      check_body(op->then_body);
+      if (op->else_body) check_body(op->else_body);
+      break;
+    }
+    case StmtKind::For:
+      check_for(as<For>(s));
+      break;
+    case StmtKind::While:
+      check_typed(as<While>(s)->cond, ScalarType::Bool, "while condition");
+      check_body(as<While>(s)->body);
+      break;
+    case StmtKind::ForEach: {
+      auto* op = as<ForEach>(s);
+      check_point_loop(s, op->range, op->indices, op->body);
+      check_reads_of_written(op);
+      break;
+    }
+    case StmtKind::Reduce: {
+      auto* op = as<Reduce>(s);
+      check_point_loop(s, op->range, op->indices, op->body);
+      if (!ends_in(op->body, StmtKind::Yield))
+        error("reduce body does not end in yield on every path");
+      declare(op->result, op->type, VarKind::ReduceResult);
+      break;
+    }
+    case StmtKind::Store:
+      check_store(as<Store>(s));
+      break;
+    case StmtKind::Yield:
+      check_typed(as<Yield>(s)->value, reduce_type_, "yielded value");
+      break;
+    case StmtKind::Return: {
+      auto* op = as<Return>(s);
+      if (!function_) break;
+      if (!op->value)
+        error(std::string("return without a value in a function returning ") +
+              to_string(function_->ret));
+      else
+        check_typed(op->value, function_->ret, "returned value");
+      break;
+    }
+    case StmtKind::Swap:
+      check_swap(as<Swap>(s));
+      break;
+    case StmtKind::Exchange: {
+      const Param* p = find_grid(as<Exchange>(s)->grid);
+      if (!p || p->kind != ParamKind::Grid)
+        error("exchange of %" + as<Exchange>(s)->grid + ", which is not a grid parameter");
+      break;
+    }
+    case StmtKind::SignalDecl:
+      declare(as<SignalDecl>(s)->name, ScalarType::U64, VarKind::Signal);
+      break;
+    case StmtKind::PutSignal:
+      check_put_signal(as<PutSignal>(s));
+      break;
+    case StmtKind::WaitUntil:
+      check_signal_use(as<WaitUntil>(s)->signal);
+      check_typed(as<WaitUntil>(s)->value, ScalarType::U64, "wait_until value");
+      break;
+    case StmtKind::Quiet:
+    case StmtKind::BarrierAll:
+      break;
+  }
+  loc_ = saved;
+}
+
+void Verifier::check_var_decl(const VarDecl* op) {
+  if (op->init) check_typed(op->init, op->type, "initializer of %" + op->name);
+  declare(op->name, op->type, VarKind::Local);
+}
+
+void Verifier::check_assign(const Assign* op) {
+  const std::string name = "%" + op->name;
+  const VarInfo* v = lookup(op->name);
+  if (!v) {
+    error(find_grid(op->name) ? "cannot assign grid " + name + " (store to it inside a foreach)"
+                              : "assignment to undeclared " + name);
+    return check_expr(op->value);
+  }
+  switch (v->kind) {
+    case VarKind::LoopVar:
+      error("cannot assign loop variable " + name);
+      break;
+    case VarKind::Index:
+      error("cannot assign index " + name);
+      break;
+    case VarKind::Signal:
+      error("cannot assign signal " + name);
+      break;
+    default:
+      break;
+  }
+  // Point bodies run in parallel: writing a scalar from outside the body would be a race.
+  if (in_point_body() && !v->in_point_body) {
+    error("assignment to " + name +
+          " inside a point body (only the body's own locals may be assigned)");
+  }
+  check_typed(op->value, v->type, "value assigned to " + name);
+}
+
+void Verifier::check_for(const For* op) {
+  if (op->step <= 0) error("for step must be positive, got " + std::to_string(op->step));
+  if (!is_integer(op->type))
+    error(std::string("loop variable %") + op->var + " has non-integer type " +
+          to_string(op->type));
+  check_typed(op->lo, op->type, "loop lower bound");
+  check_typed(op->hi, op->type, "loop upper bound");
+  // As in C++, the loop variable and the body's own declarations share one scope.
+  push_scope();
+  declare(op->var, op->type, VarKind::LoopVar);
+  check_body(op->body, /*new_scope=*/false);
+  pop_scope();
+}
+
+void Verifier::check_point_loop(const Stmt& s, const Range& r,
+                                const std::vector<std::string>& indices, const Stmt& body) {
+  check_range(r);
+  if (static_cast<int>(indices.size()) != r.rank) {
+    error(std::string(stmt_name(s->kind)) + " has " + std::to_string(indices.size()) +
+          " indices for a range of rank " + std::to_string(r.rank));
+  }
+  Context saved = context_;
+  context_ = s->kind == StmtKind::ForEach ? Context::ForEachBody : Context::ReduceBody;
+  if (auto* red = as<Reduce>(s)) reduce_type_ = red->type;
+  // As for a C++ lambda, the indices and the body's own declarations share one scope.
+  push_scope();
+  for (const std::string& i : indices) declare(i, ScalarType::I32, VarKind::Index);
+  check_body(body, /*new_scope=*/false);
+  pop_scope();
+  context_ = saved;
+}
+
+void Verifier::check_store(const Store* op) {
+  const Param* p = find_grid(op->grid);
+  if (!p) {
+    error("store to %" + op->grid + ", which is not a grid or block parameter");
+    return check_expr(op->value);
+  }
+  if (p->is_const) error("store to const %" + op->grid);
+  check_typed(op->value, p->type, "value stored to %" + op->grid);
+}
+
+void Verifier::check_reads_of_written(const ForEach* op) {
+  StoresAndOffsetReads walk;
+  walk.loc = loc_;
+  walk.visit(op->body);
+  std::set<std::string> reported;
+  for (const auto& [r, loc] : walk.offset_reads) {
+    if (walk.stored.count(r->grid) && reported.insert(r->grid).second) {
+      error_at(loc, "foreach writes %" + r->grid + " and reads it at " +
+                        print(make_grid_read(r->grid, r->offsets, r->type)) +
+                        " (a point update may read a grid it writes only at offset 0)");
+    }
+  }
+}
+
+void Verifier::check_swap(const Swap* op) {
+  const Param* a = find_grid(op->a);
+  const Param* b = find_grid(op->b);
+  if (!a || !b) {
+    error("swap of %" + (a ? op->b : op->a) + ", which is not a grid or block parameter");
+    return;
+  }
+  if (a->kind != b->kind || a->type != b->type || a->rank != b->rank) {
+    error("swap of " + print(*a) + " and " + print(*b) + ": kinds, element types or ranks differ");
+  }
+  if (a->is_const || b->is_const) error("swap of const %" + (a->is_const ? op->a : op->b));
+}
+
+void Verifier::check_put_signal(const PutSignal* op) {
+  check_region(op->dst, "destination");
+  check_region(op->src, "source");
+  if (op->dst.lo.size() != op->src.lo.size())
+    error("put_signal source and destination ranks differ");
+  const Param* dst = find_grid(op->dst.block);
+  if (dst && dst->is_const) error("put_signal into const %" + op->dst.block);
+  check_signal_use(op->signal);
+  check_typed(op->value, ScalarType::U64, "signal value");
+  check_typed(op->pe, ScalarType::I32, "target pe");
+}
+
+void Verifier::check_signal_use(const std::string& name) {
+  const VarInfo* v = lookup(name);
+  if (!v || v->kind != VarKind::Signal) error("%" + name + " is not a signal in scope");
+}
+
+}  // namespace detail
+
+std::vector<std::string> verify(const Module& m) {
+  return detail::Verifier(m).run();
+}
+
+}  // namespace stencilc::ir
