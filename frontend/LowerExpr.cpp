@@ -390,18 +390,31 @@ class ExprLowering {
     if (!grid) return fail(m->getExprLoc(), "call to member function '" + name + "' is not supported here", m->getSourceRange());
     std::optional<ir::GridQueryOp> op;
     if (name == "extent") op = ir::GridQueryOp::Extent;
-    if (grid->kind == ir::ParamKind::Block && name == "origin") op = ir::GridQueryOp::Origin;
-    if (grid->kind == ir::ParamKind::Block && name == "halo") op = ir::GridQueryOp::Halo;
+    if (grid->kind == ir::ParamKind::Block) {
+      if (name == "origin") op = ir::GridQueryOp::Origin;
+      if (name == "halo") op = ir::GridQueryOp::Halo;
+      if (name == "global_extent") op = ir::GridQueryOp::GlobalExtent;
+      if (name == "extent_on") op = ir::GridQueryOp::ExtentOn;
+      if (name == "origin_on") op = ir::GridQueryOp::OriginOn;
+    }
     if (!op) {
       return fail(m->getExprLoc(), "'" + name + "' of " + grid->name + " cannot be used as a value here",
                   m->getSourceRange());
     }
-    auto dim = m->getNumArgs() == 1 ? pl_.constant_int(m->getArg(0)) : std::nullopt;
+    ir::Expr pe;
+    unsigned dim_arg = 0;
+    if (ir::takes_pe(*op)) {
+      if (m->getNumArgs() != 2) return fail(m->getExprLoc(), name + " takes (pe, dimension)");
+      pe = pl_.lower_expr_as(m->getArg(0), ir::ScalarType::I32);
+      if (!pe) return nullptr;
+      dim_arg = 1;
+    }
+    auto dim = m->getNumArgs() == dim_arg + 1 ? pl_.constant_int(m->getArg(dim_arg)) : std::nullopt;
     if (!dim || *dim < 0 || *dim >= grid->rank) {
       return fail(m->getExprLoc(), "the dimension of " + name + "() must be a constant in [0, " +
                                        std::to_string(grid->rank) + ")", m->getSourceRange());
     }
-    return ir::make_grid_query(*op, grid->name, (int)*dim);
+    return ir::make_grid_query(*op, grid->name, (int)*dim, pe);
   }
 
   ir::Expr lower_call(const CallExpr* call) {

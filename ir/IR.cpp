@@ -48,9 +48,17 @@ const char* to_string(GridQueryOp op) {
       return "origin";
     case GridQueryOp::Halo:
       return "halo";
+    case GridQueryOp::GlobalExtent:
+      return "global_extent";
+    case GridQueryOp::ExtentOn:
+      return "extent_on";
+    case GridQueryOp::OriginOn:
+      return "origin_on";
   }
   return "?";
 }
+
+bool takes_pe(GridQueryOp op) { return op == GridQueryOp::ExtentOn || op == GridQueryOp::OriginOn; }
 
 const char* to_string(UnaryOp op) {
   return op == UnaryOp::Neg ? "-" : "!";
@@ -220,8 +228,8 @@ Expr make_grid_read(const std::string& grid, std::vector<int> offsets, ScalarTyp
   return std::make_shared<GridRead>(t, grid, std::move(offsets));
 }
 
-Expr make_grid_query(GridQueryOp op, const std::string& grid, int dim) {
-  return std::make_shared<GridQuery>(op, grid, dim);
+Expr make_grid_query(GridQueryOp op, const std::string& grid, int dim, Expr pe) {
+  return std::make_shared<GridQuery>(op, grid, dim, std::move(pe));
 }
 
 Expr make_unary(UnaryOp op, Expr a) {

@@ -89,8 +89,12 @@ struct GridRead : ExprNode {
       : ExprNode(kKind, t), grid(std::move(g)), offsets(std::move(o)) {}
 };
 
-/// Shape queries on a grid or block: `extent(%g, 1)`, and for blocks `origin(%b, 0)`, `halo(%b, 0)`.
-enum class GridQueryOp { Extent, Origin, Halo };
+/// Shape queries on a grid or block: `extent(%g, 1)`; for blocks also `origin(%b, 0)`,
+/// `halo(%b, 0)`, `global_extent(%b, 0)`, and the same symmetric block's layout on another PE:
+/// `extent_on(%b, pe, 0)`, `origin_on(%b, pe, 0)` (slabs of uneven sizes differ by PE).
+enum class GridQueryOp { Extent, Origin, Halo, GlobalExtent, ExtentOn, OriginOn };
+/// True for the queries that take a PE (`extent_on`, `origin_on`).
+bool takes_pe(GridQueryOp op);
 const char* to_string(GridQueryOp op);
 
 struct GridQuery : ExprNode {
@@ -98,8 +102,9 @@ struct GridQuery : ExprNode {
   GridQueryOp op;
   std::string grid;
   int dim;
-  GridQuery(GridQueryOp o, std::string g, int d)
-      : ExprNode(kKind, ScalarType::I32), op(o), grid(std::move(g)), dim(d) {}
+  Expr pe;  // the PE asked about, for extent_on / origin_on; null otherwise
+  GridQuery(GridQueryOp o, std::string g, int d, Expr p = nullptr)
+      : ExprNode(kKind, ScalarType::I32), op(o), grid(std::move(g)), dim(d), pe(std::move(p)) {}
 };
 
 enum class UnaryOp { Neg, Not };
@@ -412,7 +417,7 @@ Expr make_float(double v, ScalarType t);
 Expr make_bool(bool v);
 Expr make_var(const std::string& name, ScalarType t);
 Expr make_grid_read(const std::string& grid, std::vector<int> offsets, ScalarType t);
-Expr make_grid_query(GridQueryOp op, const std::string& grid, int dim);
+Expr make_grid_query(GridQueryOp op, const std::string& grid, int dim, Expr pe = nullptr);
 Expr make_unary(UnaryOp op, Expr a);  // Not: bool; Neg: a's type
 Expr make_binary(BinaryOp op, Expr a, Expr b);  // comparisons and logicals: bool
 Expr make_select(Expr c, Expr t, Expr f);

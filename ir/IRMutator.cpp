@@ -169,7 +169,10 @@ Expr IRMutator::visit(const Ref<GridRead>& op) {
   return op;
 }
 Expr IRMutator::visit(const Ref<GridQuery>& op) {
-  return op;
+  if (!op->pe) return op;
+  Expr pe = mutate(op->pe);
+  if (pe == op->pe) return op;
+  return make_grid_query(op->op, op->grid, op->dim, pe);
 }
 
 Expr IRMutator::visit(const Ref<Unary>& op) {

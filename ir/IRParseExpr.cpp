@@ -37,6 +37,9 @@ std::optional<GridQueryOp> grid_query_op(const std::string& w) {
   if (w == "extent") return GridQueryOp::Extent;
   if (w == "origin") return GridQueryOp::Origin;
   if (w == "halo") return GridQueryOp::Halo;
+  if (w == "global_extent") return GridQueryOp::GlobalExtent;
+  if (w == "extent_on") return GridQueryOp::ExtentOn;
+  if (w == "origin_on") return GridQueryOp::OriginOn;
   return std::nullopt;
 }
 
@@ -195,10 +198,15 @@ Expr Parser::parse_keyword_expr(const Token& t) {
     expect_punct("(");
     std::string grid = expect_var_name("a grid or block");
     expect_punct(",");
+    Expr pe;
+    if (takes_pe(*op)) {
+      pe = parse_expr();
+      expect_punct(",");
+    }
     int64_t dim = expect_int("a dimension");
     expect_punct(")");
     if (dim > 8) error(t, "dimension out of range");
-    return make_grid_query(*op, grid, static_cast<int>(dim));
+    return make_grid_query(*op, grid, static_cast<int>(dim), pe);
   }
   if (is_intrinsic(t.text)) {
     std::vector<Expr> args = parse_args();

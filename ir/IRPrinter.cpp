@@ -278,7 +278,8 @@ std::string print(const Expr& e) {
     }
     case ExprKind::GridQuery: {
       auto* q = as<GridQuery>(e);
-      return std::string(to_string(q->op)) + "(%" + q->grid + ", " + std::to_string(q->dim) + ")";
+      std::string pe = q->pe ? print(q->pe) + ", " : "";
+      return std::string(to_string(q->op)) + "(%" + q->grid + ", " + pe + std::to_string(q->dim) + ")";
     }
     case ExprKind::Unary: {
       auto* u = as<Unary>(e);

@@ -101,7 +101,9 @@ void IRVisitor::visit(const FloatImm*) {}
 void IRVisitor::visit(const BoolImm*) {}
 void IRVisitor::visit(const Var*) {}
 void IRVisitor::visit(const GridRead*) {}
-void IRVisitor::visit(const GridQuery*) {}
+void IRVisitor::visit(const GridQuery* op) {
+  if (op->pe) visit(op->pe);
+}
 
 void IRVisitor::visit(const Unary* op) {
   visit(op->a);

@@ -118,10 +118,16 @@ void Verifier::check_grid_query(const GridQuery* op) {
   }
   if (op->op != GridQueryOp::Extent && p->kind != ParamKind::Block) {
     error(std::string(to_string(op->op)) + " of " + name +
-          ": only blocks have an origin and a halo");
+          ": only blocks have origins, halos and per-PE layouts");
   }
   if (op->type != ScalarType::I32)
     error(std::string(to_string(op->op)) + " typed " + type_str(op->type) + ", expected i32");
+  if (takes_pe(op->op) != (op->pe != nullptr)) {
+    error(std::string(to_string(op->op)) + (op->pe ? " takes no PE" : " needs a PE"));
+  } else if (op->pe) {
+    check_expr(op->pe);
+    if (op->pe->type != ScalarType::I32) error(std::string(to_string(op->op)) + ": the PE must be i32");
+  }
 }
 
 void Verifier::check_unary(const Unary* op) {
