@@ -137,46 +137,70 @@ class ProgramFinder : public RecursiveASTVisitor<ProgramFinder> {
 
 class LowerConsumer : public ASTConsumer {
  public:
-  LowerConsumer(std::optional<ir::Module>& result, std::string source) : result_(result), source_(std::move(source)) {}
+  LowerConsumer(std::optional<FrontendResult>& result, std::string source) : result_(result), source_(std::move(source)) {}
 
   void HandleTranslationUnit(ASTContext& ast) override {
     if (ast.getDiagnostics().hasErrorOccurred()) return;  // Clang already said why.
-    ir::Module module;
-    module.source = source_;
-    LoweringContext cx(ast, module);
+    FrontendResult out;
+    out.module.source = source_;
+    const SourceManager& sm = ast.getSourceManager();
+    out.text = sm.getBufferData(sm.getMainFileID()).str();
+    LoweringContext cx(ast, out.module);
     ProgramFinder finder;
     finder.TraverseDecl(ast.getTranslationUnitDecl());
     for (const FunctionDecl* fd : finder.programs) {
       ProgramLowering lowering(cx, *program_kind(fd));
-      if (auto program = lowering.lower_program(fd)) module.programs.push_back(std::move(*program));
+      auto program = lowering.lower_program(fd);
+      if (!program) continue;
+      out.module.programs.push_back(std::move(*program));
+      out.sites.push_back(site_of(fd, sm));
     }
-    if (!cx.failed()) result_ = std::move(module);
+    if (!cx.failed()) result_ = std::move(out);
   }
 
  private:
-  std::optional<ir::Module>& result_;
+  /// Byte offsets of a program in the main file (programs in included files get none: 0, 0, 0).
+  static ProgramSite site_of(const FunctionDecl* fd, const SourceManager& sm) {
+    ProgramSite site;
+    site.name = fd->getNameAsString();
+    SourceLocation begin = sm.getExpansionLoc(fd->getSourceRange().getBegin());
+    const Stmt* body = fd->getBody();
+    SourceLocation lbrace = sm.getExpansionLoc(body->getBeginLoc());
+    SourceLocation rbrace = sm.getExpansionLoc(body->getEndLoc());
+    if (sm.getFileID(begin) != sm.getMainFileID() || sm.getFileID(rbrace) != sm.getMainFileID()) return site;
+    unsigned line = sm.getSpellingLineNumber(begin);
+    site.insert_at = sm.getFileOffset(sm.translateLineCol(sm.getMainFileID(), line, 1));
+    site.body_begin = sm.getFileOffset(lbrace);
+    site.body_end = sm.getFileOffset(rbrace) + 1;
+    return site;
+  }
+
+ public:
+
+ private:
+  std::optional<FrontendResult>& result_;
   std::string source_;
 };
 
 class LowerAction : public ASTFrontendAction {
  public:
-  LowerAction(std::optional<ir::Module>& result, std::string source) : result_(result), source_(std::move(source)) {}
+  LowerAction(std::optional<FrontendResult>& result, std::string source) : result_(result), source_(std::move(source)) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance&, StringRef) override {
     return std::make_unique<LowerConsumer>(result_, source_);
   }
 
  private:
-  std::optional<ir::Module>& result_;
+  std::optional<FrontendResult>& result_;
   std::string source_;
 };
 
 class LowerActionFactory : public tooling::FrontendActionFactory {
  public:
-  LowerActionFactory(std::optional<ir::Module>& result, std::string source) : result_(result), source_(std::move(source)) {}
+  LowerActionFactory(std::optional<FrontendResult>& result, std::string source) : result_(result), source_(std::move(source)) {}
   std::unique_ptr<FrontendAction> create() override { return std::make_unique<LowerAction>(result_, source_); }
 
  private:
-  std::optional<ir::Module>& result_;
+  std::optional<FrontendResult>& result_;
   std::string source_;
 };
 
@@ -197,7 +221,7 @@ std::string default_include_dir() {
 
 std::string default_resource_dir() { return STENCILC_CLANG_RESOURCE_DIR; }
 
-std::optional<ir::Module> lower_source(const tooling::CompilationDatabase& db, const std::string& source,
+std::optional<FrontendResult> lower_source(const tooling::CompilationDatabase& db, const std::string& source,
                                        const FrontendOptions& options) {
   tooling::ClangTool tool(db, {source});
   std::string include = options.include_dir.empty() ? default_include_dir() : options.include_dir;
@@ -210,14 +234,14 @@ std::optional<ir::Module> lower_source(const tooling::CompilationDatabase& db, c
   tail.push_back("-fsyntax-only");
   tail.push_back("-Wno-unused-command-line-argument");
   tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(tail, tooling::ArgumentInsertPosition::END));
-  std::optional<ir::Module> result;
+  std::optional<FrontendResult> result;
   LowerActionFactory factory(result, source);
   int rc = tool.run(&factory);
   if (rc != 0) return std::nullopt;
   return result;
 }
 
-std::optional<ir::Module> lower_source(const std::string& source, const std::vector<std::string>& args,
+std::optional<FrontendResult> lower_source(const std::string& source, const std::vector<std::string>& args,
                                        const FrontendOptions& options) {
   tooling::FixedCompilationDatabase db(".", args);
   return lower_source(db, source, options);

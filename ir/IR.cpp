@@ -335,6 +335,22 @@ Stmt make_barrier_all(SourceLoc l) {
   return std::make_shared<BarrierAll>(std::move(l));
 }
 
+Stmt make_halo_send(const std::string& grid, SourceLoc l) {
+  return std::make_shared<HaloSend>(grid, std::move(l));
+}
+
+Stmt make_halo_recv(const std::string& grid, SourceLoc l) {
+  return std::make_shared<HaloRecv>(grid, std::move(l));
+}
+
+Stmt make_all_reduce(const std::string& var, ReduceOp op, SourceLoc l) {
+  return std::make_shared<AllReduce>(var, op, std::move(l));
+}
+
+Stmt make_phase_barrier(SourceLoc l) {
+  return std::make_shared<PhaseBarrier>(std::move(l));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Ranges
 

@@ -169,7 +169,10 @@ bool is_spmd_intrinsic(const std::string& name);
 
 enum class StmtKind {
   Block, VarDecl, Assign, If, For, While, ForEach, Reduce, Store, Yield, Return, Swap, Exchange,
-  SignalDecl, PutSignal, WaitUntil, Quiet, BarrierAll
+  SignalDecl, PutSignal, WaitUntil, Quiet, BarrierAll,
+  // Added by the CPU-free pipeline (passes/): the two halves of a lowered exchange, the
+  // cross-PE combination of a reduction, and a PE-wide barrier between dependent phases.
+  HaloSend, HaloRecv, AllReduce, PhaseBarrier
 };
 
 struct StmtNode {
@@ -360,6 +363,42 @@ struct BarrierAll : StmtNode {
   explicit BarrierAll(SourceLoc l) : StmtNode(kKind, std::move(l)) {}
 };
 
+/// `halo_send %a`: pack the boundary layers of %a that the neighbours' halos need and put them,
+/// each followed by a signal whose value is %a's exchange epoch, into the neighbours' halo slots.
+/// The runtime finds the neighbours from the decomposition (none past a fixed boundary, the
+/// wrap-around PE for a periodic one). Inserted by lower-exchanges.
+struct HaloSend : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::HaloSend;
+  std::string grid;
+  HaloSend(std::string g, SourceLoc l) : StmtNode(kKind, std::move(l)), grid(std::move(g)) {}
+};
+
+/// `halo_recv %a`: wait (bounded) for every neighbour's halo of %a at this epoch, unpack the
+/// slots into %a's halo cells, and acknowledge, so that a neighbour one epoch ahead writes the
+/// other slot and never one still being read. Inserted by lower-exchanges.
+struct HaloRecv : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::HaloRecv;
+  std::string grid;
+  HaloRecv(std::string g, SourceLoc l) : StmtNode(kKind, std::move(l)), grid(std::move(g)) {}
+};
+
+/// `allreduce %r sum`: combine the scalar %r over all PEs; every PE gets the result.
+/// Inserted by decompose after each reduction of a global-view program.
+struct AllReduce : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::AllReduce;
+  std::string var;
+  ReduceOp op;
+  AllReduce(std::string v, ReduceOp o, SourceLoc l) : StmtNode(kKind, std::move(l)), var(std::move(v)), op(o) {}
+};
+
+/// `phase_barrier`: all the workers of one PE (e.g. the thread blocks of its persistent kernel)
+/// finish what comes before before any starts what comes after. Inserted by persistent-fusion
+/// where a dependence between point updates needs it.
+struct PhaseBarrier : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::PhaseBarrier;
+  explicit PhaseBarrier(SourceLoc l) : StmtNode(kKind, std::move(l)) {}
+};
+
 // ---------------------------------------------------------------------------------------------
 // Programs and modules
 
@@ -376,6 +415,12 @@ struct Param {
   ScalarType type = ScalarType::F32;  // element type for grids and blocks
   int rank = 0;                       // grids and blocks
   bool is_const = false;              // grids and blocks passed by const reference
+  /// Halo widths per dimension below and above the block (grids, from infer-halos; blocks of a
+  /// global-view program after decompose). Empty: not inferred. Printed `halo[1:1, 2:0]`.
+  std::vector<int> halo_lo, halo_hi;
+  /// Some read has non-zero offsets in two or more dimensions, so diagonal neighbours' halos
+  /// (the corners) are needed too. Printed ` corners` after the halo.
+  bool halo_corners = false;
 };
 
 enum class ProgramKind { Global, Spmd };
@@ -383,6 +428,10 @@ enum class ProgramKind { Global, Spmd };
 struct Program {
   std::string name;
   ProgramKind kind = ProgramKind::Global;
+  /// A global-view program after decompose: it runs on every PE over its part of each grid
+  /// (ranges are global and clipped to the PE's part), reductions are followed by allreduce.
+  /// Printed `decomposed` after the parameter list.
+  bool decomposed = false;
   std::vector<Param> params;
   Stmt body;  // a Block
   SourceLoc loc;
@@ -443,6 +492,10 @@ Stmt make_put_signal(Region dst, Region src, const std::string& signal, Expr val
 Stmt make_wait_until(const std::string& signal, CmpOp cmp, Expr value, SourceLoc l = {});
 Stmt make_quiet(SourceLoc l = {});
 Stmt make_barrier_all(SourceLoc l = {});
+Stmt make_halo_send(const std::string& grid, SourceLoc l = {});
+Stmt make_halo_recv(const std::string& grid, SourceLoc l = {});
+Stmt make_all_reduce(const std::string& var, ReduceOp op, SourceLoc l = {});
+Stmt make_phase_barrier(SourceLoc l = {});
 
 Range make_interior(const std::string& grid, int rank);
 Range make_owned(const std::string& block, int rank);

@@ -100,6 +100,14 @@ Stmt IRMutator::mutate(const Stmt& s) {
       return visit(cast_ref<Quiet>(s));
     case StmtKind::BarrierAll:
       return visit(cast_ref<BarrierAll>(s));
+    case StmtKind::HaloSend:
+      return visit(cast_ref<HaloSend>(s));
+    case StmtKind::HaloRecv:
+      return visit(cast_ref<HaloRecv>(s));
+    case StmtKind::AllReduce:
+      return visit(cast_ref<AllReduce>(s));
+    case StmtKind::PhaseBarrier:
+      return visit(cast_ref<PhaseBarrier>(s));
   }
   return s;
 }
@@ -326,6 +334,18 @@ Stmt IRMutator::visit(const Ref<Quiet>& op) {
   return op;
 }
 Stmt IRMutator::visit(const Ref<BarrierAll>& op) {
+  return op;
+}
+Stmt IRMutator::visit(const Ref<HaloSend>& op) {
+  return op;
+}
+Stmt IRMutator::visit(const Ref<HaloRecv>& op) {
+  return op;
+}
+Stmt IRMutator::visit(const Ref<AllReduce>& op) {
+  return op;
+}
+Stmt IRMutator::visit(const Ref<PhaseBarrier>& op) {
   return op;
 }
 

@@ -68,6 +68,10 @@ class IRMutator {
   virtual Stmt visit(const Ref<WaitUntil>& op);
   virtual Stmt visit(const Ref<Quiet>& op);
   virtual Stmt visit(const Ref<BarrierAll>& op);
+  virtual Stmt visit(const Ref<HaloSend>& op);
+  virtual Stmt visit(const Ref<HaloRecv>& op);
+  virtual Stmt visit(const Ref<AllReduce>& op);
+  virtual Stmt visit(const Ref<PhaseBarrier>& op);
 
   /// Mutates every element; sets *changed when any element came back different.
   std::vector<Expr> mutate_all(const std::vector<Expr>& es, bool* changed);

@@ -184,7 +184,25 @@ Param Parser::parse_param() {
   expect_punct(",");
   p.rank = static_cast<int>(expect_int("a rank"));
   expect_punct(">");
+  if (accept_ident("halo")) parse_halo(p);
+  p.halo_corners = accept_ident("corners");
   return p;
+}
+
+void Parser::parse_halo(Param& p) {
+  // Negative widths parse so that tests can hand the verifier ill-formed IR.
+  auto width = [this](const char* what) {
+    bool negative = accept_punct("-");
+    int w = static_cast<int>(expect_int(what));
+    return negative ? -w : w;
+  };
+  expect_punct("[");
+  do {
+    p.halo_lo.push_back(width("a halo width below"));
+    expect_punct(":");
+    p.halo_hi.push_back(width("a halo width above"));
+  } while (accept_punct(","));
+  expect_punct("]");
 }
 
 void Parser::parse_function(Module& m) {
@@ -232,6 +250,7 @@ void Parser::parse_program(Module& m, ProgramKind kind) {
   }
   take();
   params_ = p.params;
+  p.decomposed = accept_ident("decomposed");
   p.loc = parse_opt_loc();
   p.body = parse_block();
   params_.clear();
@@ -342,6 +361,20 @@ Stmt Parser::parse_simple_stmt(const Token& t) {
   }
   if (w == "quiet") return make_quiet(parse_opt_loc());
   if (w == "barrier_all") return make_barrier_all(parse_opt_loc());
+  if (w == "halo_send" || w == "halo_recv") {
+    std::string g = expect_var_name("a grid");
+    return w == "halo_send" ? make_halo_send(g, parse_opt_loc())
+                            : make_halo_recv(g, parse_opt_loc());
+  }
+  if (w == "allreduce") {
+    std::string var = expect_var_name("a scalar");
+    std::optional<ReduceOp> op =
+        peek().kind == TokKind::Ident ? reduce_op(peek().text) : std::nullopt;
+    if (!op) error(peek(), "expected a reduction (sum, max, min), found " + describe(peek()));
+    take();
+    return make_all_reduce(var, *op, parse_opt_loc());
+  }
+  if (w == "phase_barrier") return make_phase_barrier(parse_opt_loc());
   error(t, "unknown statement '" + w + "'");
 }
 

@@ -70,6 +70,7 @@ class Parser {
   // ---- Declarations and statements (IRParser.cpp)
   SourceLoc parse_opt_loc();
   Param parse_param();
+  void parse_halo(Param& p);  // `[lo:hi, ...]` after `halo`
   void parse_function(Module& m);
   void parse_program(Module& m, ProgramKind kind);
   Stmt parse_block(SourceLoc loc = {});  // `{ stmt* }` in a new scope

@@ -211,6 +211,18 @@ void StmtPrinter::print_stmt(const Stmt& s, int indent) {
     case StmtKind::BarrierAll:
       text = "barrier_all";
       break;
+    case StmtKind::HaloSend:
+      text = "halo_send %" + as<HaloSend>(s)->grid;
+      break;
+    case StmtKind::HaloRecv:
+      text = "halo_recv %" + as<HaloRecv>(s)->grid;
+      break;
+    case StmtKind::AllReduce:
+      text = "allreduce %" + as<AllReduce>(s)->var + " " + to_string(as<AllReduce>(s)->op);
+      break;
+    case StmtKind::PhaseBarrier:
+      text = "phase_barrier";
+      break;
   }
   line(indent, text, s->loc);
   out_ << "\n";
@@ -218,6 +230,22 @@ void StmtPrinter::print_stmt(const Stmt& s, int indent) {
 
 std::string print_params(const std::vector<std::string>& params) {
   return "(" + join(params) + ")";
+}
+
+// ` halo[1:1, 0:2]` once halos are inferred, then ` corners` when set. A width missing from one
+// of the two vectors (ill-formed IR, which the verifier reports) prints as `?`.
+std::string print_halo(const Param& p) {
+  std::string out;
+  if (!p.halo_lo.empty() || !p.halo_hi.empty()) {
+    auto width = [](const std::vector<int>& v, size_t d) {
+      return d < v.size() ? std::to_string(v[d]) : std::string("?");
+    };
+    std::vector<std::string> dims;
+    for (size_t d = 0; d < p.halo_lo.size() || d < p.halo_hi.size(); ++d)
+      dims.push_back(width(p.halo_lo, d) + ":" + width(p.halo_hi, d));
+    out = " halo[" + join(dims) + "]";
+  }
+  return p.halo_corners ? out + " corners" : out;
 }
 
 }  // namespace
@@ -341,7 +369,7 @@ std::string print(const Param& p) {
     case ParamKind::Block: {
       std::string kind = p.kind == ParamKind::Grid ? "grid" : "block";
       return "%" + p.name + ": " + (p.is_const ? "const " : "") + kind + "<" + t + ", " +
-             std::to_string(p.rank) + ">";
+             std::to_string(p.rank) + ">" + print_halo(p);
     }
     case ParamKind::Scalar:
       return "%" + p.name + ": " + t;
@@ -368,7 +396,7 @@ std::string print(const Program& p, const std::string& module_source) {
   for (const Param& param : p.params) params.push_back(print(param));
   std::ostringstream out;
   out << (p.kind == ProgramKind::Spmd ? "spmd_program @" : "program @") << p.name
-      << print_params(params);
+      << print_params(params) << (p.decomposed ? " decomposed" : "");
   std::string loc = print_loc(p.loc, module_source);
   out << (loc.empty() ? "" : " ") << loc << " {\n";
   StmtPrinter(out, module_source).print_body(p.body, 0);

@@ -22,7 +22,8 @@ std::string print(const Stmt& s, int indent = 0, const std::string& module_sourc
 /// An expression on one line, with the minimal parentheses (`(%a + %b) * %c`, `%a - (%b - %c)`).
 std::string print(const Expr& e);
 
-/// A parameter as it appears in a header: `%a: const grid<f32, 2>`, `%norm: ref f32`.
+/// A parameter as it appears in a header: `%a: const grid<f32, 2>`, `%norm: ref f32`,
+/// `%u: grid<f64, 2> halo[1:1, 1:1] corners` (halos once inferred).
 std::string print(const Param& p);
 
 /// A range: `%g.interior`, `%b.owned` or `[lo0:hi0, lo1:hi1]`.

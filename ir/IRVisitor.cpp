@@ -70,6 +70,14 @@ void IRVisitor::visit(const Stmt& s) {
       return visit(as<Quiet>(s));
     case StmtKind::BarrierAll:
       return visit(as<BarrierAll>(s));
+    case StmtKind::HaloSend:
+      return visit(as<HaloSend>(s));
+    case StmtKind::HaloRecv:
+      return visit(as<HaloRecv>(s));
+    case StmtKind::AllReduce:
+      return visit(as<AllReduce>(s));
+    case StmtKind::PhaseBarrier:
+      return visit(as<PhaseBarrier>(s));
   }
 }
 
@@ -191,5 +199,9 @@ void IRVisitor::visit(const WaitUntil* op) {
 }
 void IRVisitor::visit(const Quiet*) {}
 void IRVisitor::visit(const BarrierAll*) {}
+void IRVisitor::visit(const HaloSend*) {}
+void IRVisitor::visit(const HaloRecv*) {}
+void IRVisitor::visit(const AllReduce*) {}
+void IRVisitor::visit(const PhaseBarrier*) {}
 
 }  // namespace stencilc::ir

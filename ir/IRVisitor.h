@@ -60,6 +60,10 @@ class IRVisitor {
   virtual void visit(const WaitUntil* op);
   virtual void visit(const Quiet* op);
   virtual void visit(const BarrierAll* op);
+  virtual void visit(const HaloSend* op);
+  virtual void visit(const HaloRecv* op);
+  virtual void visit(const AllReduce* op);
+  virtual void visit(const PhaseBarrier* op);
 };
 
 }  // namespace stencilc::ir

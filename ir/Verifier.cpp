@@ -1,6 +1,7 @@
 // The verifier: modules, programs and statements (expressions: VerifyExprs.cpp).
 #include "ir/Verifier.h"
 
+#include <algorithm>
 #include <set>
 
 #include "ir/IRPrinter.h"
@@ -51,6 +52,14 @@ const char* stmt_name(StmtKind k) {
       return "quiet";
     case StmtKind::BarrierAll:
       return "barrier_all";
+    case StmtKind::HaloSend:
+      return "halo_send";
+    case StmtKind::HaloRecv:
+      return "halo_recv";
+    case StmtKind::AllReduce:
+      return "allreduce";
+    case StmtKind::PhaseBarrier:
+      return "phase_barrier";
   }
   return "?";
 }
@@ -174,6 +183,8 @@ void Verifier::check_program(const Program& p) {
   context_ = Context::Program;
   loc_ = p.loc;
   scopes_.assign(1, {});
+  // An SPMD program already is one PE's view: there is nothing to decompose.
+  if (p.decomposed && p.kind == ProgramKind::Spmd) error("an SPMD program cannot be decomposed");
   check_params(p);
   check_body(p.body);
   program_ = nullptr;
@@ -184,6 +195,7 @@ void Verifier::check_params(const Program& p) {
   for (const Param& param : p.params) {
     const std::string name = "%" + param.name;
     if (!seen.insert(param.name).second) error("duplicate parameter " + name);
+    check_halo(param);
     bool is_array = param.kind == ParamKind::Grid || param.kind == ParamKind::Block;
     if (!is_array) {
       if (param.is_const) error("scalar parameter " + name + " cannot be const");
@@ -202,6 +214,29 @@ void Verifier::check_params(const Program& p) {
     if (param.type != ScalarType::F32 && param.type != ScalarType::F64 &&
         param.type != ScalarType::I32) {
       error(name + " has element type " + to_string(param.type) + ", expected f32, f64 or i32");
+    }
+  }
+}
+
+void Verifier::check_halo(const Param& p) {
+  const std::string name = "%" + p.name;
+  bool is_array = p.kind == ParamKind::Grid || p.kind == ParamKind::Block;
+  bool inferred = !p.halo_lo.empty() || !p.halo_hi.empty();
+  if (!is_array) {
+    if (inferred || p.halo_corners) error("scalar parameter " + name + " cannot have halos");
+    return;
+  }
+  if (p.halo_corners && !inferred) error(name + " has corners but no halo widths");
+  if (!inferred) return;
+  size_t rank = static_cast<size_t>(p.rank);
+  if (p.halo_lo.size() != rank || p.halo_hi.size() != rank) {
+    error(name + " has halo widths for " +
+          std::to_string(std::max(p.halo_lo.size(), p.halo_hi.size())) + " dimensions, expected " +
+          std::to_string(p.rank));
+  }
+  for (const std::vector<int>* widths : {&p.halo_lo, &p.halo_hi}) {
+    for (int w : *widths) {
+      if (w < 0) error(name + " has a negative halo width " + std::to_string(w));
     }
   }
 }
@@ -246,6 +281,10 @@ void Verifier::check_placement(const Stmt& s) {
     error(name + " is only allowed in SPMD programs");
   if (program_ && s->kind == StmtKind::Exchange && spmd())
     error("exchange is only allowed in global programs");
+  bool decomposed_only = s->kind == StmtKind::HaloSend || s->kind == StmtKind::HaloRecv ||
+                         s->kind == StmtKind::AllReduce;
+  if (program_ && decomposed_only && !program_->decomposed)
+    error(name + " is only allowed in decomposed programs");
 }
 
 void Verifier::check_stmt(const Stmt& s) {
@@ -326,8 +365,14 @@ void Verifier::check_stmt(const Stmt& s) {
       check_signal_use(as<WaitUntil>(s)->signal);
       check_typed(as<WaitUntil>(s)->value, ScalarType::U64, "wait_until value");
       break;
+    case StmtKind::HaloSend:
+    case StmtKind::HaloRecv:
+    case StmtKind::AllReduce:
+      check_decomposed_stmt(s);
+      break;
     case StmtKind::Quiet:
     case StmtKind::BarrierAll:
+    case StmtKind::PhaseBarrier:
       break;
   }
   loc_ = saved;
@@ -446,6 +491,29 @@ void Verifier::check_put_signal(const PutSignal* op) {
   check_signal_use(op->signal);
   check_typed(op->value, ScalarType::U64, "signal value");
   check_typed(op->pe, ScalarType::I32, "target pe");
+}
+
+void Verifier::check_decomposed_stmt(const Stmt& s) {
+  if (auto* op = as<AllReduce>(s)) return check_all_reduce(op);
+  auto* send = as<HaloSend>(s);
+  const std::string& grid = send ? send->grid : as<HaloRecv>(s)->grid;
+  const std::string what = std::string(stmt_name(s->kind)) + " of %" + grid;
+  const Param* p = find_grid(grid);
+  if (!p || p->kind != ParamKind::Grid) {
+    error(what + ", which is not a grid parameter");
+  } else if (p->halo_lo.empty()) {
+    error(what + ", whose halos are not inferred");  // the runtime sizes its slots from them
+  }
+}
+
+void Verifier::check_all_reduce(const AllReduce* op) {
+  const std::string name = "%" + op->var;
+  const VarInfo* v = lookup(op->var);
+  if (!v) return error("allreduce of undeclared " + name);
+  // What the PEs combine is a partial result each of them computed: a reduction's, or a local's.
+  if ((v->kind != VarKind::ReduceResult && v->kind != VarKind::Local) ||
+      v->type == ScalarType::Bool)
+    error("allreduce of " + name + ", which is not a reduction result or a numeric local");
 }
 
 void Verifier::check_signal_use(const std::string& name) {

@@ -46,6 +46,7 @@ class Verifier {
   void check_function(const Function& f);
   void check_program(const Program& p);
   void check_params(const Program& p);
+  void check_halo(const Param& p);
 
   // ---- Statements (Verifier.cpp)
   void check_body(const Stmt& body, bool new_scope = true);  // a Block's statements
@@ -60,6 +61,8 @@ class Verifier {
   void check_swap(const Swap* op);
   void check_put_signal(const PutSignal* op);
   void check_signal_use(const std::string& name);
+  void check_decomposed_stmt(const Stmt& s);  // halo_send, halo_recv, allreduce
+  void check_all_reduce(const AllReduce* op);
   void check_reads_of_written(const ForEach* op);
 
   // ---- Expressions (VerifyExprs.cpp)

@@ -35,6 +35,16 @@ program @p(%a: grid<f32, 2>, %b: const grid<f32, 2>, %n: i32, %r: ref f32) loc(2
   }
 }
 
+program @d(%g: grid<f32, 2> halo[1:2, 0:1] corners, %h: grid<f32, 2>) decomposed loc(9:1) {
+  halo_send %g
+  halo_recv %g loc(9:2)
+  reduce %s: f32 = sum %g.interior (%i, %j) {
+    yield %g[-1, 1]
+  }
+  allreduce %s min
+  phase_barrier
+}
+
 spmd_program @q(%u: block<f64, 1>) {
   signal %s
   put_signal %u[-1:0] <- %u[0:1], %s = 18446744073709551615u, pe = (my_pe() + 1) % n_pes()

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ir/IRPrinter.h"
+#include "tests/ir/TestUtil.h"
 
 namespace stencilc::ir {
 namespace {
@@ -85,10 +86,10 @@ TEST(IRPrinter, GlobalProgramGolden) {
   Program p;
   p.name = "jacobi";
   p.loc = {"", 11, 13};
-  p.params = {{"a", ParamKind::Grid, ScalarType::F32, 2, false},
-              {"c", ParamKind::Grid, ScalarType::F32, 2, true},
-              {"iters", ParamKind::Scalar, ScalarType::I32, 0, false},
-              {"norm", ParamKind::ScalarRef, ScalarType::F32, 0, false}};
+  p.params = {testing::param("a", ParamKind::Grid, ScalarType::F32, 2, false),
+              testing::param("c", ParamKind::Grid, ScalarType::F32, 2, true),
+              testing::param("iters", ParamKind::Scalar, ScalarType::I32, 0, false),
+              testing::param("norm", ParamKind::ScalarRef, ScalarType::F32, 0, false)};
   Expr t = make_var("t", ScalarType::I32);
   Stmt store = make_store("a",
                           bin(BinaryOp::Mul, make_float(0.5, ScalarType::F32),
@@ -141,7 +142,7 @@ TEST(IRPrinter, SpmdProgramAndFunctionGolden) {
   Program p;
   p.name = "ring";
   p.kind = ProgramKind::Spmd;
-  p.params = {{"u", ParamKind::Block, ScalarType::F64, 1, false}};
+  p.params = {testing::param("u", ParamKind::Block, ScalarType::F64, 1, false)};
   Expr one = make_int(1);
   Expr ext = make_grid_query(GridQueryOp::Extent, "u", 0);
   Region dst{"u", {make_int(-1)}, {make_int(0)}};

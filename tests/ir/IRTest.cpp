@@ -64,7 +64,7 @@ TEST(IRLookups, FindByName) {
   m.functions.push_back(Function{"f", ScalarType::F32, {}, nullptr, {}});
   Program p;
   p.name = "p";
-  p.params.push_back(Param{"a", ParamKind::Grid, ScalarType::F32, 2, false});
+  p.params.push_back(testing::param("a", ParamKind::Grid, ScalarType::F32, 2, false));
   m.programs.push_back(p);
   EXPECT_NE(m.find_function("f"), nullptr);
   EXPECT_EQ(m.find_function("p"), nullptr);

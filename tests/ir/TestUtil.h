@@ -26,4 +26,17 @@ inline std::string parse_error(const std::string& text) {
   return error;
 }
 
+/// A parameter without halos (spelled out because Param's later fields have defaults, and
+/// aggregate initialization that stops early draws -Wmissing-field-initializers).
+inline Param param(std::string name, ParamKind kind, ScalarType type, int rank = 0,
+                   bool is_const = false) {
+  Param p;
+  p.name = std::move(name);
+  p.kind = kind;
+  p.type = type;
+  p.rank = rank;
+  p.is_const = is_const;
+  return p;
+}
+
 }  // namespace stencilc::ir::testing

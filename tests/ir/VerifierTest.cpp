@@ -231,7 +231,7 @@ TEST(Verifier, SpmdConstructsOnlyInSpmdPrograms) {
   EXPECT_INVALID(verify_spmd("  var %x: i32 = origin(%n, 0)"),
                  "which is not a grid or block parameter");
   EXPECT_INVALID(verify_global("  var %x: i32 = halo(%a, 0)"),
-                 "only blocks have an origin and a halo");
+                 "only blocks have origins, halos and per-PE layouts");
 }
 
 TEST(Verifier, CommunicationOperandsAreChecked) {

@@ -4,9 +4,14 @@
 #include "ir/IRPrinter.h"
 #include "ir/Verifier.h"
 #include "passes/PassManager.h"
+#include "passes/Pipelines.h"
+#include "codegen/HostEmitter.h"
 
 #include <clang/Tooling/CompilationDatabase.h>
+#include <llvm/ADT/SmallString.h>
 #include <llvm/Support/CommandLine.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Program.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <fstream>
@@ -20,14 +25,16 @@ namespace cl = llvm::cl;
 cl::OptionCategory category("stencilc options");
 
 cl::opt<std::string> input(cl::Positional, cl::desc("<source.cpp>"), cl::Required, cl::cat(category));
-cl::opt<std::string> output("o", cl::desc("Write the output to <file> ('-' for stdout)"), cl::value_desc("file"),
-                            cl::init("-"), cl::cat(category));
+cl::opt<std::string> output("o", cl::desc("Write the output to <file> (stages: '-' for stdout, the default; "
+                                         "executables: a.out by default)"),
+                            cl::value_desc("file"), cl::init("-"), cl::cat(category));
 cl::opt<std::string> build_dir("p", cl::desc("Read the compile command from <build-dir>/compile_commands.json"),
                                cl::value_desc("build-dir"), cl::cat(category));
-cl::opt<std::string> emit("emit", cl::desc("Stop after a stage and write it: ir (the IR after the pipeline)"),
+cl::opt<std::string> emit("emit", cl::desc("Stop after a stage and write it: ir (the IR; with --target, after the "
+                                           "target's pipeline), cpp (the generated host C++)"),
                           cl::value_desc("stage"), cl::cat(category));
-cl::opt<std::string> target("target", cl::desc("Code generation target: host or cuda"), cl::value_desc("target"),
-                            cl::cat(category));
+cl::opt<std::string> target("target", cl::desc("Code generation target: host (PEs are threads; the default)"),
+                            cl::value_desc("target"), cl::cat(category));
 cl::opt<bool> print_after_all("print-ir-after-all", cl::desc("Print the IR after every pass"), cl::cat(category));
 cl::list<std::string> print_after("print-ir-after", cl::desc("Print the IR after the named pass"),
                                   cl::value_desc("pass"), cl::cat(category));
@@ -46,6 +53,13 @@ void print_version(llvm::raw_ostream& os) {
   os << "stencilc version " << STENCILC_VERSION << " (Clang " << STENCILC_CLANG_VERSION << " front end)\n";
 }
 
+std::string runtime_include_dir() {
+  // Installed: the runtime headers sit beside the user header; in the build tree: the sources.
+  std::string installed = stencilc::frontend::default_include_dir();
+  if (llvm::sys::fs::exists(installed + "/stencilc/runtime/host.hpp")) return installed;
+  return STENCILC_SOURCE_RUNTIME_INCLUDE_DIR;
+}
+
 bool write_output(const std::string& text) {
   if (output == "-") {
     std::cout << text;
@@ -58,6 +72,108 @@ bool write_output(const std::string& text) {
     return false;
   }
   return true;
+}
+
+/// The compile arguments of the user's command that the host compiler needs too (-D, -I, -U,
+/// -std, -O, -f, -W, -g), taken from the command the front end used.
+std::vector<std::string> forwarded_args(const clang::tooling::CompilationDatabase& db, const std::string& file) {
+  std::vector<std::string> out;
+  auto commands = db.getCompileCommands(file);
+  if (commands.empty()) return out;
+  const std::vector<std::string>& cmd = commands.front().CommandLine;
+  for (size_t i = 1; i < cmd.size(); ++i) {
+    const std::string& a = cmd[i];
+    bool takes_value = (a == "-D" || a == "-I" || a == "-U" || a == "-isystem") && i + 1 < cmd.size();
+    if (takes_value) {
+      out.push_back(a);
+      out.push_back(cmd[++i]);
+    } else if (a.rfind("-D", 0) == 0 || a.rfind("-I", 0) == 0 || a.rfind("-U", 0) == 0 || a.rfind("-std=", 0) == 0 ||
+               a.rfind("-O", 0) == 0 || a.rfind("-f", 0) == 0 || a.rfind("-W", 0) == 0 || a == "-g") {
+      out.push_back(a);
+    }
+  }
+  return out;
+}
+
+/// Compiles the generated C++ with the host compiler ($CXX, else c++) into `exe`.
+int compile_host(const std::string& cpp_file, const std::string& exe, const std::vector<std::string>& user_args) {
+  const char* cxx_env = std::getenv("CXX");
+  std::string cxx = cxx_env && *cxx_env ? cxx_env : "c++";
+  auto program = llvm::sys::findProgramByName(cxx);
+  if (!program) {
+    std::cerr << "stencilc: error: cannot find the host C++ compiler '" << cxx << "' (set CXX)\n";
+    return 1;
+  }
+  std::vector<std::string> args{*program, "-std=c++17", "-O2"};
+  args.insert(args.end(), user_args.begin(), user_args.end());
+  for (const std::string& dir : {stencilc::frontend::default_include_dir(), runtime_include_dir()}) {
+    args.push_back("-I");
+    args.push_back(dir);
+  }
+  args.insert(args.end(), {cpp_file, "-o", exe, "-pthread"});
+  std::vector<llvm::StringRef> refs(args.begin(), args.end());
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*program, refs, std::nullopt, {}, 0, 0, &message);
+  if (rc != 0) {
+    std::cerr << "stencilc: error: the host compiler failed" << (message.empty() ? "" : ": " + message) << " (";
+    for (const auto& a : args) std::cerr << a << " ";
+    std::cerr << ")\n";
+    return 1;
+  }
+  return 0;
+}
+
+/// Runs the pass pipeline with the dump options; nullopt after printing the errors.
+std::optional<stencilc::ir::Module> run_pipeline(const stencilc::ir::Module& module, const std::string& names) {
+  namespace passes = stencilc::passes;
+  const passes::PassRegistry& registry = passes::PassRegistry::builtin();
+  for (const auto* list : {&print_after, &print_before}) {
+    for (const std::string& name : *list) {
+      if (!registry.find(name)) {
+        std::cerr << "stencilc: error: unknown pass '" << name << "' (see stencilc-opt --list-passes)\n";
+        return std::nullopt;
+      }
+    }
+  }
+  passes::PipelineOptions popts;
+  popts.print_after_all = print_after_all;
+  popts.print_after.insert(print_after.begin(), print_after.end());
+  popts.print_before.insert(print_before.begin(), print_before.end());
+  popts.print_after_change = print_changed;
+  popts.timing = time_passes ? &std::cerr : nullptr;
+  passes::PassPipeline pipeline(popts);
+  std::string error;
+  if (!pipeline.add_pipeline(names, registry, &error)) {
+    std::cerr << "stencilc: error: " << error << "\n";
+    return std::nullopt;
+  }
+  passes::PassResult result = pipeline.run(module);
+  if (!result.ok()) {
+    for (const std::string& e : result.errors) std::cerr << e << "\n";
+    return std::nullopt;
+  }
+  return result.module;
+}
+
+/// Host target: the user's file with each program replaced by its generated code.
+std::optional<std::string> host_source(const stencilc::frontend::FrontendResult& fe, const stencilc::ir::Module& m) {
+  std::vector<std::string> errors;
+  auto programs = stencilc::codegen::emit_host(m, &errors);
+  for (const auto& site : fe.sites) {
+    if (site.body_end == 0) errors.push_back(fe.module.source + ": error: program '" + site.name +
+                                             "' is defined in an included file; code generation needs it in the "
+                                             "file given to stencilc");
+  }
+  if (!errors.empty()) {
+    for (const auto& e : errors) std::cerr << e << "\n";
+    return std::nullopt;
+  }
+  std::vector<stencilc::codegen::SpliceSite> sites;
+  for (const auto& s : fe.sites) sites.push_back({s.insert_at, s.body_begin, s.body_end});
+  std::string prologue =
+      "// Generated by stencilc " STENCILC_VERSION " from " + fe.module.source + " for the host target.\n"
+      "#include <stencilc/compiled.hpp>\n#include <stencilc/runtime/halo.hpp>\n";
+  return stencilc::codegen::splice(fe.text, fe.module.source, prologue, programs, sites);
 }
 
 }  // namespace
@@ -87,53 +203,50 @@ int main(int argc, const char** argv) {
   }
   if (!db) db = std::make_unique<clang::tooling::FixedCompilationDatabase>(".", std::vector<std::string>{});
 
-  if (emit.empty() || emit != "ir") {
-    if (!emit.empty()) {
-      std::cerr << "stencilc: error: unknown --emit stage '" << emit << "' (known: ir)\n";
-    } else {
-      std::cerr << "stencilc: error: code generation" << (target.empty() ? "" : " for --target=" + target)
-                << " is not available in this version; use --emit=ir\n";
-    }
+  if (!emit.empty() && emit != "ir" && emit != "cpp") {
+    std::cerr << "stencilc: error: unknown --emit stage '" << emit << "' (known: ir, cpp)\n";
     return 1;
   }
+  if (!target.empty() && target != "host") {
+    std::cerr << "stencilc: error: unknown or unavailable --target '" << target << "' (available: host)\n";
+    return 1;
+  }
+  // --emit=ir alone shows the front end's IR; a target (or driver mode) runs its whole pipeline.
+  bool generate = emit != "ir" || !target.empty();
+  std::string names = pass_pipeline.getNumOccurrences() ? pass_pipeline.getValue()
+                      : generate ? std::string("fold-constants,") + stencilc::passes::host_pipeline()
+                                 : pass_pipeline.getValue();
 
   stencilc::frontend::FrontendOptions options;
   options.extra_args.assign(extra_args.begin(), extra_args.end());
-  auto module = stencilc::frontend::lower_source(*db, input, options);
-  if (!module) return 1;
-
-  auto problems = stencilc::ir::verify(*module);
+  auto fe = stencilc::frontend::lower_source(*db, input, options);
+  if (!fe) return 1;
+  auto problems = stencilc::ir::verify(fe->module);
   if (!problems.empty()) {
     for (const auto& p : problems) std::cerr << "stencilc: internal error: front end produced invalid IR: " << p << "\n";
     return 2;
   }
+  auto module = run_pipeline(fe->module, names);
+  if (!module) return 1;
+  if (emit == "ir") return write_output(stencilc::ir::print(*module)) ? 0 : 1;
 
-  namespace passes = stencilc::passes;
-  const passes::PassRegistry& registry = passes::PassRegistry::builtin();
-  for (const auto* names : {&print_after, &print_before}) {
-    for (const std::string& name : *names) {
-      if (!registry.find(name)) {
-        std::cerr << "stencilc: error: unknown pass '" << name << "' (see stencilc-opt --list-passes)\n";
-        return 1;
-      }
-    }
-  }
-  passes::PipelineOptions popts;
-  popts.print_after_all = print_after_all;
-  popts.print_after.insert(print_after.begin(), print_after.end());
-  popts.print_before.insert(print_before.begin(), print_before.end());
-  popts.print_after_change = print_changed;
-  popts.timing = time_passes ? &std::cerr : nullptr;
-  passes::PassPipeline pipeline(popts);
-  std::string pipeline_error;
-  if (!pipeline.add_pipeline(pass_pipeline, registry, &pipeline_error)) {
-    std::cerr << "stencilc: error: " << pipeline_error << "\n";
+  auto source = host_source(*fe, *module);
+  if (!source) return 1;
+  if (emit == "cpp") return write_output(*source) ? 0 : 1;
+
+  // Driver mode: build the executable, like clang or nvcc would.
+  llvm::SmallString<128> tmp;
+  if (auto ec = llvm::sys::fs::createTemporaryFile("stencilc", "cpp", tmp)) {
+    std::cerr << "stencilc: error: cannot create a temporary file: " << ec.message() << "\n";
     return 1;
   }
-  passes::PassResult result = pipeline.run(*module);
-  if (!result.ok()) {
-    for (const std::string& e : result.errors) std::cerr << e << "\n";
-    return 1;
+  {
+    std::ofstream out(tmp.str().str());
+    out << *source;
   }
-  return write_output(stencilc::ir::print(result.module)) ? 0 : 1;
+  std::vector<std::string> user_args = forwarded_args(*db, input);
+  user_args.insert(user_args.end(), extra_args.begin(), extra_args.end());
+  int rc = compile_host(tmp.str().str(), output == "-" ? "a.out" : output.getValue(), user_args);
+  if (rc == 0 || !std::getenv("STENCILC_KEEP_TEMPS")) llvm::sys::fs::remove(tmp);
+  return rc;
 }

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstdint>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -80,6 +81,12 @@ inline int positive_int_from_env(const char* name, int fallback) {
   return value;
 }
 
+// For the test suite: with STENCILC_DUMP_DIR set, every Grid::copy_to also writes the grid's
+// values to <dir>/grid-<k>.<type> (k counts the calls), so that a compiled run can be compared
+// with the reference build element by element.
+template <typename T>
+inline void dump_for_tests(const T* data, std::size_t n);
+
 template <typename T>
 constexpr const char* type_name() {
   if constexpr (std::is_same_v<T, float>) {
@@ -89,6 +96,17 @@ constexpr const char* type_name() {
   } else {
     return "int32_t";
   }
+}
+
+template <typename T>
+inline void dump_for_tests(const T* data, std::size_t n) {
+  static std::atomic<int> calls{0};
+  const char* dir = std::getenv("STENCILC_DUMP_DIR");
+  if (dir == nullptr || *dir == '\0') return;
+  const std::string path = format("%s/grid-%d.%s", dir, calls++, type_name<T>());
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr || std::fwrite(data, sizeof(T), n, f) != n) fatal("cannot write %s", path.c_str());
+  std::fclose(f);
 }
 
 }  // namespace detail

@@ -238,7 +238,10 @@ class Grid {
     detail::loop_box(Box<N>{zeros(), extents_}, store);
   }
 
-  void copy_to(std::vector<T>& out) const { out.assign(data_.begin(), data_.end()); }
+  void copy_to(std::vector<T>& out) const {
+    out.assign(data_.begin(), data_.end());
+    detail::dump_for_tests(data_.data(), data_.size());
+  }
   void copy_from(const std::vector<T>& in) {
     if (in.size() != data_.size()) {
       detail::fatal("Grid<%s, %d>::copy_from: the vector has %zu elements, the grid %zu",

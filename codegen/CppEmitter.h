@@ -1,0 +1,68 @@
+// The part of code generation every C++-like target shares: IR expressions and statements as
+// C++ source, with each statement commented by the IR op it came from. Targets (HostEmitter,
+// later the CUDA emitter) derive and say how grids are read and written, how point updates are
+// looped, and what the communication statements become.
+#pragma once
+
+#include "ir/IR.h"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace stencilc::codegen {
+
+/// The C++ spelling of an IR scalar type (`float`, `std::int64_t`, ...).
+const char* cpp_type(ir::ScalarType t);
+
+/// A literal as C++ (`0.25f`, `1.0`, `3ll`, `7ull`), exact: floats keep every bit.
+std::string cpp_literal(const ir::Expr& literal);
+
+class CppEmitter {
+ public:
+  virtual ~CppEmitter() = default;
+
+  /// An expression as C++, with the parentheses C precedence needs.
+  std::string expr(const ir::Expr& e);
+  /// Statements, indented by `indent` levels, appended to the output.
+  void stmt(const ir::Stmt& s, int indent);
+
+  std::string take() { return out_.str(); }
+  bool ok() const { return errors_.empty(); }
+  const std::vector<std::string>& errors() const { return errors_; }
+
+ protected:
+  std::ostringstream out_;
+  std::vector<std::string> errors_;
+  const ir::Module* module_ = nullptr;
+  const ir::Program* program_ = nullptr;
+
+  void line(int indent, const std::string& text);
+  void comment(int indent, const ir::Stmt& s);
+  void error(const ir::Stmt& s, const std::string& message);
+  void body(const ir::Stmt& block, int indent);
+
+  // Grid access inside a point update: the target decides how a grid is indexed.
+  virtual std::string grid_read(const ir::GridRead* r) = 0;
+  virtual std::string grid_query(const ir::GridQuery* q) = 0;
+  virtual std::string user_call(const std::string& name) { return name; }
+
+  // Statements whose form depends on the target.
+  virtual void for_each(const ir::Stmt& s, int indent) = 0;  // a ForEach
+  virtual void reduce(const ir::Stmt& s, int indent) = 0;    // a Reduce
+  virtual void store(const ir::Store* s, int indent) = 0;
+  virtual void yield(const ir::Yield* s, int indent) = 0;
+  virtual void swap(const ir::Swap* s, int indent) = 0;
+  virtual void target_stmt(const ir::Stmt& s, int indent);  // communication, barriers: error by default
+
+ private:
+  std::string operand(const ir::Expr& e, int parent_precedence, bool right);
+  std::string call(const ir::Call* c);
+};
+
+/// The identity of a reduction's combination in type t: 0, the lowest or the largest value.
+std::string reduce_identity(ir::ReduceOp op, ir::ScalarType t);
+/// `acc = acc + v`, `acc = std::max(acc, v)`, ... as C++.
+std::string reduce_combine(ir::ReduceOp op, const std::string& acc, const std::string& v);
+
+}  // namespace stencilc::codegen

@@ -1,0 +1,382 @@
+// The host target (see HostEmitter.h). For each decomposed program it writes, inside
+// `namespace stencilc_generated::sc_<program>`: the module's functions, a Context with what every
+// PE keeps besides its blocks (halo exchanges and their epochs, the grids' shapes), the per-PE
+// function `run_pe` translated statement by statement from the IR, and the launcher.
+#include "codegen/HostEmitter.h"
+
+#include "codegen/CppEmitter.h"
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+
+namespace stencilc::codegen {
+
+using namespace ir;
+
+namespace {
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep = ", ") {
+  std::string s;
+  for (size_t i = 0; i < parts.size(); ++i) s += (i ? sep : "") + parts[i];
+  return s;
+}
+
+std::string int_list(const std::vector<int>& v) {
+  std::vector<std::string> s;
+  for (int x : v) s.push_back(std::to_string(x));
+  return "{" + join(s) + "}";
+}
+
+std::string block_type(const Param& p) {
+  return std::string("::stencilc::rt::Block<") + cpp_type(p.type) + ", " + std::to_string(p.rank) + ">";
+}
+
+/// The smallest and largest offset of every grid read in a point body, per grid and dimension.
+struct ReadExtents : IRVisitor {
+  using IRVisitor::visit;
+  std::map<std::string, std::pair<std::vector<int>, std::vector<int>>> grids;
+  void visit(const GridRead* r) override {
+    auto [it, fresh] = grids.try_emplace(r->grid, r->offsets, r->offsets);
+    for (size_t d = 0; !fresh && d < r->offsets.size(); ++d) {
+      it->second.first[d] = std::min(it->second.first[d], r->offsets[d]);
+      it->second.second[d] = std::max(it->second.second[d], r->offsets[d]);
+    }
+  }
+};
+
+/// Grids that go through a halo exchange somewhere in the program.
+struct ExchangedGrids : IRVisitor {
+  using IRVisitor::visit;
+  std::set<std::string> grids;
+  std::vector<std::array<int, 2>> swaps;
+  const Program* program = nullptr;
+  void visit(const Stmt& s) override {
+    if (auto* h = as<HaloSend>(s)) grids.insert(h->grid);
+    if (auto* h = as<HaloRecv>(s)) grids.insert(h->grid);
+    IRVisitor::visit(s);
+  }
+  void visit(const Swap* s) override {
+    int a = -1, b = -1, k = 0;
+    for (const Param& p : program->params) {
+      if (p.kind != ParamKind::Grid) continue;
+      if (p.name == s->a) a = k;
+      if (p.name == s->b) b = k;
+      ++k;
+    }
+    swaps.push_back({a, b});
+  }
+};
+
+/// run_pe: one PE's part of a decomposed global-view program.
+class HostProgramEmitter : public CppEmitter {
+ public:
+  HostProgramEmitter(const Module& m, const Program& p) {
+    module_ = &m;
+    program_ = &p;
+    for (const Param& q : p.params)
+      if (q.kind == ParamKind::Grid && first_grid_.empty()) first_grid_ = q.name;
+  }
+
+  void function(const Function& f) {
+    std::vector<std::string> params;
+    for (const auto& [name, type] : f.params) params.push_back(std::string(cpp_type(type)) + " " + name);
+    line(0, "// func @" + f.name);
+    line(0, std::string("static inline ") + cpp_type(f.ret) + " " + f.name + "(" + join(params) + ") {");
+    body(f.body, 1);
+    line(0, "}");
+    line(0, "");
+  }
+
+  void run_pe() {
+    std::vector<std::string> params{"Context& sc_cx"};
+    for (const Param& p : program_->params) {
+      switch (p.kind) {
+        case ParamKind::Grid: params.push_back(block_type(p) + "& " + p.name); break;
+        case ParamKind::Scalar: params.push_back(std::string(cpp_type(p.type)) + " " + p.name); break;
+        case ParamKind::ScalarRef: params.push_back(std::string(cpp_type(p.type)) + "& " + p.name); break;
+        case ParamKind::Block: break;
+      }
+    }
+    line(0, "// program @" + program_->name + ", as every PE runs it on its own blocks");
+    line(0, "static void run_pe(" + join(params) + ") {");
+    body(program_->body, 1);
+    line(0, "}");
+  }
+
+ protected:
+  std::string first_grid_;
+  std::vector<std::string> loop_vars_;  // local loop indices of the innermost point update
+  std::string reduce_var_;
+
+  std::string grid_read(const GridRead* r) override {
+    std::vector<std::string> idx;
+    for (size_t d = 0; d < r->offsets.size(); ++d) {
+      int o = r->offsets[d];
+      std::string l = d < loop_vars_.size() ? loop_vars_[d] : "?";
+      idx.push_back(o == 0 ? l : l + (o > 0 ? " + " : " - ") + std::to_string(std::abs(o)));
+    }
+    return r->grid + "(" + join(idx) + ")";
+  }
+
+  std::string grid_query(const GridQuery* q) override {
+    if (q->op == GridQueryOp::Extent) return "sc_cx." + q->grid + "_desc.extent[" + std::to_string(q->dim) + "]";
+    return "?";
+  }
+
+  std::string global_range(const Range& r) {
+    if (r.kind == Range::Kind::Interior) return "sc_cx." + r.grid + "_interior";
+    std::vector<std::string> lo, hi;
+    for (const Expr& e : r.lo) lo.push_back(expr(e));
+    for (const Expr& e : r.hi) hi.push_back(expr(e));
+    return "::stencilc::compiled::Box<" + std::to_string(r.rank) + ">{{" + join(lo) + "}, {" + join(hi) + "}}";
+  }
+
+  /// Opens the loops of a point update over the PE's part of `range`; returns the new indent.
+  int open_point_loops(const Stmt& s, const Range& range, const std::vector<std::string>& indices,
+                       const Stmt& point_body, int indent) {
+    line(indent, "{");
+    ++indent;
+    line(indent, "const auto sc_range = " + global_range(range) + ";");
+    ReadExtents reads;
+    reads.visit(point_body);
+    std::string where = module_->source + ":" + std::to_string(s->loc.line) + ":" + std::to_string(s->loc.col);
+    for (const auto& [grid, ext] : reads.grids) {
+      bool offsets = std::any_of(ext.first.begin(), ext.first.end(), [](int o) { return o != 0; }) ||
+                     std::any_of(ext.second.begin(), ext.second.end(), [](int o) { return o != 0; });
+      if (offsets) {
+        line(indent, "::stencilc::compiled::check_reads(\"" + program_->name + "\", sc_cx." + grid +
+                         "_desc, sc_range, " + int_list(ext.first) + ", " + int_list(ext.second) + ", \"" + where + "\");");
+      }
+    }
+    line(indent, "const auto sc_local = ::stencilc::compiled::clip(sc_range, " + first_grid_ + ");");
+    loop_vars_.clear();
+    for (size_t d = 0; d < indices.size(); ++d) {
+      std::string l = "sc_l" + std::to_string(d);
+      loop_vars_.push_back(l);
+      std::string dd = std::to_string(d);
+      line(indent, "for (int " + l + " = sc_local.lo[" + dd + "]; " + l + " < sc_local.hi[" + dd + "]; ++" + l + ") {");
+      ++indent;
+      line(indent, "const int " + indices[d] + " = " + first_grid_ + ".origin[" + dd + "] + " + l + ";");
+      line(indent, "(void)" + indices[d] + ";");
+    }
+    return indent;
+  }
+
+  void close_point_loops(int indent, int rank) {
+    for (int d = 0; d < rank; ++d) line(--indent, "}");
+    line(--indent, "}");
+    loop_vars_.clear();
+  }
+
+  void for_each(const Stmt& self, int indent) override {
+    auto* s = as<ForEach>(self);
+    comment(indent, self);
+    int inner = open_point_loops(self, s->range, s->indices, s->body, indent);
+    body(s->body, inner);
+    close_point_loops(inner, (int)s->indices.size());
+  }
+
+  void reduce(const Stmt& self, int indent) override {
+    auto* s = as<Reduce>(self);
+    comment(indent, self);
+    std::string t = cpp_type(s->type);
+    line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
+    int inner = open_point_loops(self, s->range, s->indices, s->body, indent);
+    // A lambda gives `yield` the meaning of `return`, early exits included.
+    line(inner, "const " + t + " sc_value = [&]() -> " + t + " {");
+    body(s->body, inner + 1);
+    line(inner, "}();");
+    line(inner, reduce_combine(s->op, s->result, "sc_value"));
+    close_point_loops(inner, (int)s->indices.size());
+  }
+
+  void store(const Store* s, int indent) override {
+    std::vector<int> centre(loop_vars_.size(), 0);
+    GridRead at(ScalarType::F32, s->grid, centre);
+    line(indent, grid_read(&at) + " = " + expr(s->value) + ";");
+  }
+
+  void yield(const Yield* s, int indent) override { line(indent, "return " + expr(s->value) + ";"); }
+
+  void swap(const Swap* s, int indent) override {
+    line(indent, "swap(" + s->a + ", " + s->b + ");  // swap %" + s->a + ", %" + s->b + ": the buffers trade places");
+  }
+
+  void target_stmt(const Stmt& s, int indent) override {
+    switch (s->kind) {
+      case StmtKind::HaloSend: {
+        const std::string& g = as<HaloSend>(s)->grid;
+        comment(indent, s);
+        line(indent, "sc_cx." + g + "_halo.send(sc_cx.pe, " + g + ", ++sc_cx." + g + "_epoch);");
+        return;
+      }
+      case StmtKind::HaloRecv: {
+        const std::string& g = as<HaloRecv>(s)->grid;
+        comment(indent, s);
+        line(indent, "sc_cx." + g + "_halo.recv(sc_cx.pe, " + g + ", sc_cx." + g + "_epoch);");
+        return;
+      }
+      case StmtKind::AllReduce: {
+        auto* a = as<AllReduce>(s);
+        const char* op = a->op == ReduceOp::Sum ? "Sum" : a->op == ReduceOp::Max ? "Max" : "Min";
+        comment(indent, s);
+        line(indent, a->var + " = sc_cx.pe.allreduce(" + a->var + ", ::stencilc::rt::ReduceOp::" + op + ");");
+        return;
+      }
+      case StmtKind::PhaseBarrier:
+        line(indent, "// phase_barrier: one thread per PE on this target, nothing to wait for");
+        return;
+      case StmtKind::Exchange:
+        return error(s, "internal: 'exchange' reached code generation unlowered (run lower-exchanges)");
+      default:
+        return error(s, "the host target does not support SPMD programs yet");
+    }
+  }
+};
+
+std::string context_struct(const Program& p, const std::set<std::string>& exchanged) {
+  std::vector<std::string> lines{"struct Context {", "  ::stencilc::rt::Pe& pe;"};
+  for (const Param& g : p.params) {
+    if (g.kind != ParamKind::Grid) continue;
+    std::string n = std::to_string(g.rank);
+    lines.push_back("  ::stencilc::compiled::GridDesc<" + n + "> " + g.name + "_desc;");
+    lines.push_back("  ::stencilc::compiled::Box<" + n + "> " + g.name + "_interior;");
+    if (exchanged.count(g.name)) {
+      lines.push_back("  ::stencilc::rt::HaloExchange<" + std::string(cpp_type(g.type)) + ", " + n + "> " + g.name +
+                      "_halo;");
+      lines.push_back("  std::uint64_t " + g.name + "_epoch = 0;  // exchanges of %" + g.name + " so far");
+    }
+  }
+  lines.push_back("  int my_pe() const { return pe.id(); }");
+  lines.push_back("  int n_pes() const { return pe.n(); }");
+  lines.push_back("};");
+  return join(lines, "\n") + "\n";
+}
+
+std::string launcher(const Program& p, const std::set<std::string>& exchanged,
+                     const std::vector<std::array<int, 2>>& swaps) {
+  std::vector<std::string> params, descs, blocks, gathers, cx_init, run_args, ref_in, ref_out;
+  int rank = 0;
+  for (const Param& g : p.params) {
+    std::string t = cpp_type(g.type);
+    if (g.kind == ParamKind::Grid) {
+      rank = g.rank;
+      std::string n = std::to_string(g.rank);
+      params.push_back(std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + n + ">& " + g.name);
+      descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", " + int_list(g.halo_lo) +
+                      ", " + int_list(g.halo_hi) + ")");
+      blocks.push_back("auto sc_" + g.name + " = ::stencilc::compiled::scatter<" + t + ", " + n + ">(sc_pe, sc_plan, " +
+                       g.name + ", " + int_list(g.halo_lo) + ", " + int_list(g.halo_hi) + ");");
+      std::string desc = "sc_descs[" + std::to_string(descs.size() - 1) + "]";
+      cx_init.push_back(desc);
+      cx_init.push_back("::stencilc::compiled::interior(" + desc + ")");
+      if (exchanged.count(g.name)) {
+        cx_init.push_back("{sc_pe, sc_plan.grid, sc_" + g.name + ", ::stencilc::compiled::periodic_dims(" + desc + "), " +
+                          (g.halo_corners ? "true" : "false") + ", \"" + g.name + "\"}");
+        cx_init.push_back("0");
+      }
+      run_args.push_back("sc_" + g.name);
+      if (!g.is_const) gathers.push_back("::stencilc::compiled::gather(sc_" + g.name + ", " + g.name + ");");
+    } else if (g.kind == ParamKind::Scalar) {
+      params.push_back(t + " " + g.name);
+      run_args.push_back(g.name);
+    } else if (g.kind == ParamKind::ScalarRef) {
+      params.push_back(t + "& " + g.name);
+      ref_in.push_back(t + " sc_" + g.name + "_pe = " + g.name + ";");
+      run_args.push_back("sc_" + g.name + "_pe");
+      ref_out.push_back("sc_" + g.name + "_result = sc_" + g.name + "_pe;");
+    }
+  }
+  std::vector<std::string> swap_list;
+  for (const auto& s : swaps) swap_list.push_back("{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "}");
+  std::string r = std::to_string(rank);
+  std::vector<std::string> l;
+  l.push_back("inline void " + p.name + "_launch(" + join(params) + ") {");
+  l.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
+  l.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" +
+              join(swap_list) + "});");
+  for (const Param& g : p.params)
+    if (g.kind == ParamKind::ScalarRef) l.push_back("  " + std::string(cpp_type(g.type)) + " sc_" + g.name + "_result = " + g.name + ";");
+  l.push_back("  ::stencilc::rt::run_team(sc_plan.pes, [&](::stencilc::rt::Pe& sc_pe) {");
+  for (const auto& b : blocks) l.push_back("    " + b);
+  l.push_back("    sc_" + p.name + "::Context sc_cx{sc_pe, " + join(cx_init) + "};");
+  for (const auto& x : ref_in) l.push_back("    " + x);
+  l.push_back("    sc_" + p.name + "::run_pe(sc_cx, " + join(run_args) + ");");
+  for (const auto& g : gathers) l.push_back("    " + g);
+  if (!ref_out.empty()) {
+    l.push_back("    if (sc_pe.id() == 0) {  // by-reference results: every PE computed the same values");
+    for (const auto& x : ref_out) l.push_back("      " + x);
+    l.push_back("    }");
+  }
+  l.push_back("  });");
+  for (const Param& g : p.params)
+    if (g.kind == ParamKind::ScalarRef) l.push_back("  " + g.name + " = sc_" + g.name + "_result;");
+  l.push_back("}");
+  return join(l, "\n") + "\n";
+}
+
+}  // namespace
+
+std::vector<GeneratedProgram> emit_host(const Module& module, std::vector<std::string>* errors) {
+  std::vector<GeneratedProgram> out;
+  for (const Program& p : module.programs) {
+    if (p.kind == ProgramKind::Spmd) {
+      errors->push_back(module.source + ": error: program '" + p.name +
+                        "': the host target does not compile SC_SPMD_PROGRAM functions yet");
+      continue;
+    }
+    if (!p.decomposed) {
+      errors->push_back(module.source + ": error: program '" + p.name + "' reached the host emitter undecomposed");
+      continue;
+    }
+    ExchangedGrids ex;
+    ex.program = &p;
+    ex.visit(p.body);
+    HostProgramEmitter emitter(module, p);
+    for (const Function& f : module.functions) emitter.function(f);
+    emitter.run_pe();
+    if (!emitter.ok()) {
+      errors->insert(errors->end(), emitter.errors().begin(), emitter.errors().end());
+      continue;
+    }
+    std::string code;
+    code += "// ---- generated by stencilc from program @" + p.name + " (host target: PEs are threads) ----\n";
+    code += "namespace stencilc_generated {\nnamespace sc_" + p.name + " {\n\n";
+    code += context_struct(p, ex.grids) + "\n";
+    code += emitter.take();
+    code += "\n}  // namespace sc_" + p.name + "\n\n";
+    code += launcher(p, ex.grids, ex.swaps);
+    code += "}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
+    std::vector<std::string> args;
+    for (const Param& q : p.params) args.push_back(q.name);
+    out.push_back({p.name, code, "{ stencilc_generated::" + p.name + "_launch(" + join(args) + "); }"});
+  }
+  if (!errors->empty()) return {};
+  return out;
+}
+
+std::string splice(const std::string& text, const std::string& source_name, const std::string& prologue,
+                   const std::vector<GeneratedProgram>& programs, const std::vector<SpliceSite>& sites) {
+  std::string out = prologue + "#line 1 \"" + source_name + "\"\n";
+  size_t at = 0;
+  auto line_of = [&](size_t offset) { return 1 + std::count(text.begin(), text.begin() + offset, '\n'); };
+  for (size_t i = 0; i < programs.size() && i < sites.size(); ++i) {
+    const SpliceSite& s = sites[i];
+    out += text.substr(at, s.insert_at - at);
+    out += programs[i].code;
+    out += "#line " + std::to_string(line_of(s.insert_at)) + " \"" + source_name + "\"\n";
+    out += text.substr(s.insert_at, s.body_begin - s.insert_at);
+    out += programs[i].launch_call;
+    // Back in step with the user's file after the replaced body.
+    out += "\n#line " + std::to_string(line_of(s.body_end)) + " \"" + source_name + "\"\n";
+    at = s.body_end;
+  }
+  out += text.substr(at);
+  return out;
+}
+
+}  // namespace stencilc::codegen

@@ -1,0 +1,37 @@
+// The host target: C++ in which the PEs are threads and every communication goes through the
+// runtime's host backend (runtime/include/stencilc/runtime/host.hpp), the same device API the
+// GPU backends implement. The exact schedule the GPUs will run thus executes, and is verified,
+// on the CPU.
+#pragma once
+
+#include "ir/IR.h"
+
+#include <string>
+#include <vector>
+
+namespace stencilc::codegen {
+
+/// The generated code for one program: a namespace with its per-PE function and a launcher
+/// `<name>_launch(...)` taking the program's own parameters.
+struct GeneratedProgram {
+  std::string name;
+  std::string code;         // inserted before the program's declaration
+  std::string launch_call;  // the program's new body: `{ stencilc_generated::jacobi_launch(a, ...); }`
+};
+
+/// Emits every program of `module` for the host target. Programs must have gone through the host
+/// pipeline (decomposed, exchanges lowered). On failure returns nothing and fills *errors.
+std::vector<GeneratedProgram> emit_host(const ir::Module& module, std::vector<std::string>* errors);
+
+/// Where a program stands in the user's source (byte offsets, see frontend::ProgramSite).
+struct SpliceSite {
+  size_t insert_at = 0, body_begin = 0, body_end = 0;
+};
+
+/// The user's source with each program's body replaced by its launch call and its generated code
+/// inserted before it; `prologue` goes first, followed by a #line directive so that the compiler
+/// reports positions in the user's file.
+std::string splice(const std::string& source_text, const std::string& source_name, const std::string& prologue,
+                   const std::vector<GeneratedProgram>& programs, const std::vector<SpliceSite>& sites);
+
+}  // namespace stencilc::codegen

@@ -1,0 +1,206 @@
+// What stencilc-generated code needs besides the runtime: the bridge between the user's global
+// grids (stencilc::Grid) and the per-PE blocks of the runtime (stencilc::rt::Block). A launcher
+// plans the decomposition, each PE scatters its part of every grid (owned and halo cells, with
+// periodic wrap) into symmetric memory, runs the program's per-PE code, and gathers its owned
+// cells back. Included by generated translation units only.
+#pragma once
+
+#include "stencilc/stencilc.hpp"
+
+#include <stencilc/runtime/block.hpp>
+#include <stencilc/runtime/decomposition.hpp>
+#include <stencilc/runtime/host.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace stencilc::compiled {
+
+/// A half-open box in global indices.
+template <int N>
+struct Box {
+  std::array<int, N> lo, hi;
+};
+
+/// One grid parameter as the launcher sees it.
+template <int N>
+struct GridDesc {
+  const char* name;
+  std::array<int, N> extent;
+  std::array<Boundary, N> bounds;
+  std::array<int, N> halo_lo, halo_hi;
+};
+
+/// The decomposition every grid of one program run shares.
+template <int N>
+struct Plan {
+  int pes = 1;
+  rt::ProcessGrid grid;
+  std::array<int, N> extent{};
+};
+
+template <typename T, int N>
+GridDesc<N> describe(const char* name, const Grid<T, N>& g, std::array<int, N> halo_lo, std::array<int, N> halo_hi) {
+  GridDesc<N> d{name, {}, {}, halo_lo, halo_hi};
+  for (int k = 0; k < N; ++k) {
+    d.extent[k] = g.extent(k);
+    d.bounds[k] = g.boundary(k);
+  }
+  return d;
+}
+
+inline std::string shape_text(const int* extent, int n) {
+  std::string s;
+  for (int k = 0; k < n; ++k) s += (k ? " x " : "") + std::to_string(extent[k]);
+  return s;
+}
+
+/// Checks the grids fit one decomposition and chooses it for configured_pes() PEs (the
+/// process grid can be forced with STENCILC_DECOMP, e.g. "2x2"). `swaps` lists the pairs of
+/// grids the program swaps: they exchange buffers, so their boundaries must agree too.
+template <int N>
+Plan<N> plan(const char* program, const std::vector<GridDesc<N>>& grids, const std::vector<std::array<int, 2>>& swaps) {
+  Plan<N> p;
+  p.pes = configured_pes();
+  p.extent = grids.front().extent;
+  std::array<int, 3> extent3{1, 1, 1}, lo3{0, 0, 0}, hi3{0, 0, 0};
+  for (const GridDesc<N>& g : grids) {
+    if (g.extent != p.extent) {
+      rt::fatal("program '%s': grids '%s' (%s) and '%s' (%s) differ in shape; the grids of one program share one "
+                "decomposition and must have the same extents", program, grids.front().name,
+                shape_text(grids.front().extent.data(), N).c_str(), g.name, shape_text(g.extent.data(), N).c_str());
+    }
+    for (int k = 0; k < N; ++k) {
+      lo3[k] = std::max(lo3[k], g.halo_lo[k]);
+      hi3[k] = std::max(hi3[k], g.halo_hi[k]);
+    }
+  }
+  for (const auto& s : swaps) {
+    const GridDesc<N>& a = grids[s[0]];
+    const GridDesc<N>& b = grids[s[1]];
+    for (int k = 0; k < N; ++k) {
+      if (a.bounds[k].kind != b.bounds[k].kind || a.bounds[k].width != b.bounds[k].width) {
+        rt::fatal("program '%s' swaps grids '%s' and '%s', but their boundaries differ in dimension %d", program,
+                  a.name, b.name, k);
+      }
+    }
+  }
+  for (int k = 0; k < N; ++k) extent3[k] = p.extent[k];
+  const char* forced = std::getenv("STENCILC_DECOMP");
+  std::string error;
+  auto grid = rt::choose_process_grid(p.pes, N, extent3, lo3, hi3, forced ? forced : "", &error);
+  if (!grid) rt::fatal("program '%s': %s", program, error.c_str());
+  p.grid = *grid;
+  return p;
+}
+
+template <int N>
+std::array<bool, N> periodic_dims(const GridDesc<N>& g) {
+  std::array<bool, N> p{};
+  for (int k = 0; k < N; ++k) p[k] = g.bounds[k].kind == Boundary::Kind::Periodic;
+  return p;
+}
+
+/// The grid's interior: without the fixed layers (periodic dimensions: all of it).
+template <int N>
+Box<N> interior(const GridDesc<N>& g) {
+  Box<N> b;
+  for (int k = 0; k < N; ++k) {
+    const int w = g.bounds[k].kind == Boundary::Kind::Fixed ? g.bounds[k].width : 0;
+    b.lo[k] = w;
+    b.hi[k] = g.extent[k] - w;
+  }
+  return b;
+}
+
+/// A global box clipped to the block's owned part, in local indices (may be empty).
+template <typename T, int N>
+Box<N> clip(const Box<N>& global, const rt::Block<T, N>& b) {
+  Box<N> local;
+  for (int k = 0; k < N; ++k) {
+    local.lo[k] = std::max(global.lo[k] - b.origin[k], 0);
+    local.hi[k] = std::min(global.hi[k] - b.origin[k], b.extent[k]);
+    if (local.hi[k] < local.lo[k]) local.hi[k] = local.lo[k];
+  }
+  return local;
+}
+
+/// A point update over `range` reads `grid` at offsets within [lo, hi] per dimension: past a
+/// non-periodic edge there is nothing to read (the reference build stops there too).
+template <int N>
+void check_reads(const char* program, const GridDesc<N>& grid, const Box<N>& range, std::array<int, N> lo,
+                 std::array<int, N> hi, const char* where) {
+  for (int k = 0; k < N; ++k) {
+    if (range.hi[k] <= range.lo[k] || grid.bounds[k].kind == Boundary::Kind::Periodic) continue;
+    if (range.lo[k] + lo[k] < 0 || range.hi[k] - 1 + hi[k] >= grid.extent[k]) {
+      rt::fatal("%s: program '%s' reads '%s' outside the grid in dimension %d (points %d..%d of %d): widen its "
+                "fixed boundary or shrink the range", where, program, grid.name, k, range.lo[k] + lo[k],
+                range.hi[k] - 1 + hi[k], grid.extent[k]);
+    }
+  }
+}
+
+namespace detail_io {
+inline int wrap(int i, int n) { return ((i % n) + n) % n; }
+}  // namespace detail_io
+
+/// Collective: allocates this PE's block of `g` in symmetric memory and fills its owned and halo
+/// cells from the global grid (periodic dimensions wrap; halo cells with no source get NaN for
+/// floating types, so a read of one shows).
+template <typename T, int N>
+rt::Block<T, N> scatter(rt::Pe& pe, const Plan<N>& plan, const Grid<T, N>& g, std::array<int, N> halo_lo,
+                        std::array<int, N> halo_hi) {
+  rt::Block<T, N> b = rt::alloc_block<T, N>(pe, plan.grid, plan.extent, halo_lo, halo_hi);
+  std::array<int, N> lo, hi;
+  for (int k = 0; k < N; ++k) {
+    lo[k] = -b.halo_lo[k];
+    hi[k] = b.extent[k] + b.halo_hi[k];
+  }
+  std::array<int, N> l = lo;
+  const T poison = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN() : T(0);
+  for (;;) {
+    std::array<int, N> gi;
+    bool inside = true;
+    for (int k = 0; k < N; ++k) {
+      gi[k] = b.origin[k] + l[k];
+      if (g.boundary(k).kind == Boundary::Kind::Periodic) gi[k] = detail_io::wrap(gi[k], g.extent(k));
+      inside = inside && gi[k] >= 0 && gi[k] < g.extent(k);
+    }
+    T value = poison;
+    if (inside) {
+      if constexpr (N == 1) value = g(gi[0]);
+      if constexpr (N == 2) value = g(gi[0], gi[1]);
+      if constexpr (N == 3) value = g(gi[0], gi[1], gi[2]);
+    }
+    if constexpr (N == 1) b(l[0]) = value;
+    if constexpr (N == 2) b(l[0], l[1]) = value;
+    if constexpr (N == 3) b(l[0], l[1], l[2]) = value;
+    int k = N - 1;
+    while (k >= 0 && ++l[k] == hi[k]) l[k] = lo[k], --k;
+    if (k < 0) break;
+  }
+  return b;
+}
+
+/// Writes the block's owned cells back into the global grid (PEs write disjoint parts).
+template <typename T, int N>
+void gather(const rt::Block<T, N>& b, Grid<T, N>& g) {
+  std::array<int, N> l{};
+  for (int k = 0; k < N; ++k)
+    if (b.extent[k] == 0) return;
+  for (;;) {
+    if constexpr (N == 1) g(b.origin[0] + l[0]) = b(l[0]);
+    if constexpr (N == 2) g(b.origin[0] + l[0], b.origin[1] + l[1]) = b(l[0], l[1]);
+    if constexpr (N == 3) g(b.origin[0] + l[0], b.origin[1] + l[1], b.origin[2] + l[2]) = b(l[0], l[1], l[2]);
+    int k = N - 1;
+    while (k >= 0 && ++l[k] == b.extent[k]) l[k] = 0, --k;
+    if (k < 0) break;
+  }
+}
+
+}  // namespace stencilc::compiled
