@@ -78,7 +78,8 @@ class HostProgramEmitter : public CppEmitter {
     module_ = &m;
     program_ = &p;
     for (const Param& q : p.params)
-      if (q.kind == ParamKind::Grid && first_grid_.empty()) first_grid_ = q.name;
+      if ((q.kind == ParamKind::Grid || q.kind == ParamKind::Block) && first_grid_.empty()) first_grid_ = q.name;
+    spmd_ = p.kind == ProgramKind::Spmd;
   }
 
   void function(const Function& f) {
@@ -98,7 +99,7 @@ class HostProgramEmitter : public CppEmitter {
         case ParamKind::Grid: params.push_back(block_type(p) + "& " + p.name); break;
         case ParamKind::Scalar: params.push_back(std::string(cpp_type(p.type)) + " " + p.name); break;
         case ParamKind::ScalarRef: params.push_back(std::string(cpp_type(p.type)) + "& " + p.name); break;
-        case ParamKind::Block: break;
+        case ParamKind::Block: params.push_back(block_type(p) + "& " + p.name); break;
       }
     }
     line(0, "// program @" + program_->name + ", as every PE runs it on its own blocks");
@@ -109,6 +110,7 @@ class HostProgramEmitter : public CppEmitter {
 
  protected:
   std::string first_grid_;
+  bool spmd_ = false;                   // an SC_SPMD_PROGRAM: local ranges, explicit communication
   std::vector<std::string> loop_vars_;  // local loop indices of the innermost point update
   std::string reduce_var_;
 
@@ -123,12 +125,26 @@ class HostProgramEmitter : public CppEmitter {
   }
 
   std::string grid_query(const GridQuery* q) override {
-    if (q->op == GridQueryOp::Extent) return "sc_cx." + q->grid + "_desc.extent[" + std::to_string(q->dim) + "]";
+    std::string d = std::to_string(q->dim);
+    switch (q->op) {
+      case GridQueryOp::Extent:
+        // A global grid's extent; a block's owned extent.
+        return spmd_ ? q->grid + ".extent[" + d + "]" : "sc_cx." + q->grid + "_desc.extent[" + d + "]";
+      case GridQueryOp::Origin: return q->grid + ".origin[" + d + "]";
+      case GridQueryOp::Halo: return q->grid + ".halo_lo[" + d + "]";
+      case GridQueryOp::GlobalExtent: return q->grid + ".global_extent[" + d + "]";
+      case GridQueryOp::ExtentOn:
+      case GridQueryOp::OriginOn: {
+        const char* fn = q->op == GridQueryOp::ExtentOn ? "extent_on" : "origin_on";
+        return std::string("::stencilc::compiled::") + fn + "(sc_cx.grid, " + q->grid + ", " + expr(q->pe) + ", " + d + ")";
+      }
+    }
     return "?";
   }
 
   std::string global_range(const Range& r) {
     if (r.kind == Range::Kind::Interior) return "sc_cx." + r.grid + "_interior";
+    if (r.kind == Range::Kind::Owned) return "::stencilc::compiled::owned(" + r.grid + ")";
     std::vector<std::string> lo, hi;
     for (const Expr& e : r.lo) lo.push_back(expr(e));
     for (const Expr& e : r.hi) hi.push_back(expr(e));
@@ -147,12 +163,18 @@ class HostProgramEmitter : public CppEmitter {
     for (const auto& [grid, ext] : reads.grids) {
       bool offsets = std::any_of(ext.first.begin(), ext.first.end(), [](int o) { return o != 0; }) ||
                      std::any_of(ext.second.begin(), ext.second.end(), [](int o) { return o != 0; });
-      if (offsets) {
+      if (spmd_) {
+        // Local indices: every read must stay inside the block and its halos.
+        line(indent, "::stencilc::compiled::check_local_reads(\"" + program_->name + "\", \"" + grid + "\", " + grid +
+                         ", sc_range, " + int_list(ext.first) + ", " + int_list(ext.second) + ", \"" + where + "\");");
+      } else if (offsets) {
         line(indent, "::stencilc::compiled::check_reads(\"" + program_->name + "\", sc_cx." + grid +
                          "_desc, sc_range, " + int_list(ext.first) + ", " + int_list(ext.second) + ", \"" + where + "\");");
       }
     }
-    line(indent, "const auto sc_local = ::stencilc::compiled::clip(sc_range, " + first_grid_ + ");");
+    // Global-view programs loop over their part of a global range; SPMD ranges are local already.
+    line(indent, spmd_ ? "const auto sc_local = sc_range;"
+                       : "const auto sc_local = ::stencilc::compiled::clip(sc_range, " + first_grid_ + ");");
     loop_vars_.clear();
     for (size_t d = 0; d < indices.size(); ++d) {
       std::string l = "sc_l" + std::to_string(d);
@@ -160,7 +182,7 @@ class HostProgramEmitter : public CppEmitter {
       std::string dd = std::to_string(d);
       line(indent, "for (int " + l + " = sc_local.lo[" + dd + "]; " + l + " < sc_local.hi[" + dd + "]; ++" + l + ") {");
       ++indent;
-      line(indent, "const int " + indices[d] + " = " + first_grid_ + ".origin[" + dd + "] + " + l + ";");
+      line(indent, "const int " + indices[d] + " = " + (spmd_ ? l : first_grid_ + ".origin[" + dd + "] + " + l) + ";");
       line(indent, "(void)" + indices[d] + ";");
     }
     return indent;
@@ -232,9 +254,51 @@ class HostProgramEmitter : public CppEmitter {
         return;
       case StmtKind::Exchange:
         return error(s, "internal: 'exchange' reached code generation unlowered (run lower-exchanges)");
+      case StmtKind::SignalDecl:
+        comment(indent, s);
+        line(indent, "std::uint64_t* const " + as<SignalDecl>(s)->name +
+                         " = sc_cx.pe.sym_alloc_array<std::uint64_t>(1);  // collective, zeroed");
+        return;
+      case StmtKind::PutSignal:
+        return put_signal(s, indent);
+      case StmtKind::WaitUntil: {
+        auto* w = as<WaitUntil>(s);
+        static const char* const names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
+        comment(indent, s);
+        line(indent, "sc_cx.pe.wait_until(" + w->signal + ", ::stencilc::rt::Cmp::" + names[(int)w->cmp] + ", " +
+                         expr(w->value) + ", \"signal %" + w->signal + " at " + where(s) + "\");");
+        return;
+      }
+      case StmtKind::Quiet:
+        comment(indent, s);
+        line(indent, "sc_cx.pe.quiet();");
+        return;
+      case StmtKind::BarrierAll:
+        comment(indent, s);
+        line(indent, "sc_cx.pe.barrier_all(\"barrier_all at " + where(s) + "\");");
+        return;
       default:
-        return error(s, "the host target does not support SPMD programs yet");
+        return error(s, "the host target does not support '" + print(s).substr(0, print(s).find(' ')) + "'");
     }
+  }
+
+  std::string where(const Stmt& s) {
+    return module_->source + ":" + std::to_string(s->loc.line) + ":" + std::to_string(s->loc.col);
+  }
+
+  std::string box_list(const std::vector<Expr>& v) {
+    std::vector<std::string> parts;
+    for (const Expr& e : v) parts.push_back(expr(e));
+    return "{" + join(parts) + "}";
+  }
+
+  void put_signal(const Stmt& s, int indent) {
+    auto* p = as<PutSignal>(s);
+    comment(indent, s);
+    line(indent, "::stencilc::compiled::put_region(sc_cx.pe, sc_cx.grid, " + p->dst.block + ", " + box_list(p->dst.lo) +
+                     ", " + box_list(p->dst.hi) + ", " + p->src.block + ", " + box_list(p->src.lo) + ", " +
+                     box_list(p->src.hi) + ", " + p->signal + ", " + expr(p->value) + ", " + expr(p->pe) + ", \"" +
+                     where(s) + "\");");
   }
 };
 
@@ -269,8 +333,9 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       params.push_back(std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + n + ">& " + g.name);
       descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", " + int_list(g.halo_lo) +
                       ", " + int_list(g.halo_hi) + ")");
-      blocks.push_back("auto sc_" + g.name + " = ::stencilc::compiled::scatter<" + t + ", " + n + ">(sc_pe, sc_plan, " +
-                       g.name + ", " + int_list(g.halo_lo) + ", " + int_list(g.halo_hi) + ");");
+      blocks.push_back("auto sc_" + g.name + " = ::stencilc::compiled::scatter<" + t + ", " + n + ">(sc_pe, sc_plan.grid, " +
+                       g.name + ", " + int_list(g.halo_lo) + ", " + int_list(g.halo_hi) +
+                       ", ::stencilc::compiled::poison<" + t + ">());");
       std::string desc = "sc_descs[" + std::to_string(descs.size() - 1) + "]";
       cx_init.push_back(desc);
       cx_init.push_back("::stencilc::compiled::interior(" + desc + ")");
@@ -319,17 +384,80 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   return join(l, "\n") + "\n";
 }
 
+/// SPMD programs: what every PE keeps besides its blocks (the process grid, for extent_on).
+std::string spmd_context_struct() {
+  return "struct Context {\n"
+         "  ::stencilc::rt::Pe& pe;\n"
+         "  ::stencilc::rt::ProcessGrid grid;\n"
+         "  int my_pe() const { return pe.id(); }\n"
+         "  int n_pes() const { return pe.n(); }\n"
+         "};\n";
+}
+
+/// stencilc::spmd(program, split, args...) finds this launcher (registered after the program)
+/// and hands it the arguments type-erased (see include/stencilc/detail/launch.hpp).
+std::string spmd_launcher(const Program& p) {
+  std::vector<std::string> l, descs, blocks, run_args, gathers;
+  l.push_back("inline void " + p.name + "_spmd_launch(::stencilc::Split sc_split, void* const* sc_args) {");
+  int rank = 0;
+  for (size_t k = 0; k < p.params.size(); ++k) {
+    const Param& g = p.params[k];
+    std::string t = cpp_type(g.type), arg = "sc_args[" + std::to_string(k) + "]";
+    if (g.kind == ParamKind::Block) {
+      rank = g.rank;
+      std::string n = std::to_string(g.rank);
+      std::string grid = std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + n + ">";
+      l.push_back("  " + grid + "& " + g.name + " = *static_cast<" + grid + "*>(" + arg + ");");
+      descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", sc_halo, sc_halo)");
+      blocks.push_back("auto sc_" + g.name + " = ::stencilc::compiled::scatter<" + t + ", " + n + ">(sc_pe, sc_grid, " +
+                       g.name + ", sc_halo, sc_halo, " + t + "(0));");
+      run_args.push_back("sc_" + g.name);
+      if (!g.is_const) gathers.push_back("::stencilc::compiled::gather(sc_" + g.name + ", " + g.name + ");");
+    } else if (g.kind == ParamKind::Scalar) {
+      l.push_back("  const " + t + " " + g.name + " = *static_cast<const " + t + "*>(" + arg + ");");
+      run_args.push_back(g.name);
+    } else {
+      l.push_back("  " + t + "& " + g.name + " = *static_cast<" + t + "*>(" + arg + ");");
+      run_args.push_back("sc_" + g.name + "_pe");
+    }
+  }
+  std::string r = std::to_string(rank);
+  l.push_back("  const auto sc_halo = ::stencilc::compiled::split_halo<" + r + ">(sc_split);");
+  l.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
+  l.push_back("  const ::stencilc::rt::ProcessGrid sc_grid = ::stencilc::compiled::spmd_grid<" + r + ">(\"" + p.name +
+              "\", sc_split, sc_descs);");
+  for (const Param& g : p.params)
+    if (g.kind == ParamKind::ScalarRef) l.push_back("  " + std::string(cpp_type(g.type)) + " sc_" + g.name + "_result = " + g.name + ";");
+  l.push_back("  ::stencilc::rt::run_team(sc_grid.size(), [&](::stencilc::rt::Pe& sc_pe) {");
+  for (const auto& b : blocks) l.push_back("    " + b);
+  l.push_back("    sc_" + p.name + "::Context sc_cx{sc_pe, sc_grid};");
+  for (const Param& g : p.params)
+    if (g.kind == ParamKind::ScalarRef) l.push_back("    " + std::string(cpp_type(g.type)) + " sc_" + g.name + "_pe = " + g.name + ";");
+  l.push_back("    sc_" + p.name + "::run_pe(sc_cx, " + join(run_args) + ");");
+  l.push_back("    sc_pe.barrier_all(\"the end of " + p.name + "\");  // no PE still puts into a block being gathered");
+  for (const auto& g : gathers) l.push_back("    " + g);
+  std::vector<std::string> results;
+  for (const Param& g : p.params)
+    if (g.kind == ParamKind::ScalarRef) results.push_back("sc_" + g.name + "_result = sc_" + g.name + "_pe;");
+  if (!results.empty()) {
+    l.push_back("    if (sc_pe.id() == 0) {  // T& parameters hand back PE 0's value, as in the reference");
+    for (const auto& x : results) l.push_back("      " + x);
+    l.push_back("    }");
+  }
+  l.push_back("  });");
+  for (const Param& g : p.params)
+    if (g.kind == ParamKind::ScalarRef) l.push_back("  " + g.name + " = sc_" + g.name + "_result;");
+  l.push_back("}");
+  return join(l, "\n") + "\n";
+}
+
 }  // namespace
 
 std::vector<GeneratedProgram> emit_host(const Module& module, std::vector<std::string>* errors) {
   std::vector<GeneratedProgram> out;
   for (const Program& p : module.programs) {
-    if (p.kind == ProgramKind::Spmd) {
-      errors->push_back(module.source + ": error: program '" + p.name +
-                        "': the host target does not compile SC_SPMD_PROGRAM functions yet");
-      continue;
-    }
-    if (!p.decomposed) {
+    bool spmd = p.kind == ProgramKind::Spmd;
+    if (!spmd && !p.decomposed) {
       errors->push_back(module.source + ": error: program '" + p.name + "' reached the host emitter undecomposed");
       continue;
     }
@@ -346,14 +474,22 @@ std::vector<GeneratedProgram> emit_host(const Module& module, std::vector<std::s
     std::string code;
     code += "// ---- generated by stencilc from program @" + p.name + " (host target: PEs are threads) ----\n";
     code += "namespace stencilc_generated {\nnamespace sc_" + p.name + " {\n\n";
-    code += context_struct(p, ex.grids) + "\n";
+    code += (spmd ? spmd_context_struct() : context_struct(p, ex.grids)) + "\n";
     code += emitter.take();
     code += "\n}  // namespace sc_" + p.name + "\n\n";
-    code += launcher(p, ex.grids, ex.swaps);
+    code += spmd ? spmd_launcher(p) : launcher(p, ex.grids, ex.swaps);
     code += "}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
     std::vector<std::string> args;
     for (const Param& q : p.params) args.push_back(q.name);
-    out.push_back({p.name, code, "{ stencilc_generated::" + p.name + "_launch(" + join(args) + "); }"});
+    GeneratedProgram g{p.name, code, "{ stencilc_generated::" + p.name + "_launch(" + join(args) + "); }", ""};
+    if (spmd) {
+      // The program runs through stencilc::spmd, which finds the launcher registered here.
+      g.launch_call = "{ ::stencilc::detail::fatal(\"%s: an SC_SPMD_PROGRAM runs through stencilc::spmd(...)\", \"" +
+                      p.name + "\"); }";
+      g.after = "\nstatic const bool sc_" + p.name + "_registered [[maybe_unused]] = ::stencilc::detail::register_compiled_spmd(\n"
+                "    reinterpret_cast<const void*>(&" + p.name + "), &stencilc_generated::" + p.name + "_spmd_launch);";
+    }
+    out.push_back(g);
   }
   if (!errors->empty()) return {};
   return out;
@@ -370,7 +506,7 @@ std::string splice(const std::string& text, const std::string& source_name, cons
     out += programs[i].code;
     out += "#line " + std::to_string(line_of(s.insert_at)) + " \"" + source_name + "\"\n";
     out += text.substr(s.insert_at, s.body_begin - s.insert_at);
-    out += programs[i].launch_call;
+    out += programs[i].launch_call + programs[i].after;
     // Back in step with the user's file after the replaced body.
     out += "\n#line " + std::to_string(line_of(s.body_end)) + " \"" + source_name + "\"\n";
     at = s.body_end;

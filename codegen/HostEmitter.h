@@ -17,6 +17,7 @@ struct GeneratedProgram {
   std::string name;
   std::string code;         // inserted before the program's declaration
   std::string launch_call;  // the program's new body: `{ stencilc_generated::jacobi_launch(a, ...); }`
+  std::string after;        // inserted right after the program (SPMD programs register their launcher)
 };
 
 /// Emits every program of `module` for the host target. Programs must have gone through the host

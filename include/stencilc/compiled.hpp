@@ -21,6 +21,14 @@
 
 namespace stencilc::compiled {
 
+/// Keeps an argument out of template deduction (N comes from the Grid or Block alone).
+template <typename X>
+struct identity {
+  using type = X;
+};
+template <int N>
+using Ints = typename identity<std::array<int, N>>::type;
+
 /// A half-open box in global indices.
 template <int N>
 struct Box {
@@ -45,7 +53,7 @@ struct Plan {
 };
 
 template <typename T, int N>
-GridDesc<N> describe(const char* name, const Grid<T, N>& g, std::array<int, N> halo_lo, std::array<int, N> halo_hi) {
+GridDesc<N> describe(const char* name, const Grid<T, N>& g, Ints<N> halo_lo, Ints<N> halo_hi) {
   GridDesc<N> d{name, {}, {}, halo_lo, halo_hi};
   for (int k = 0; k < N; ++k) {
     d.extent[k] = g.extent(k);
@@ -133,8 +141,8 @@ Box<N> clip(const Box<N>& global, const rt::Block<T, N>& b) {
 /// A point update over `range` reads `grid` at offsets within [lo, hi] per dimension: past a
 /// non-periodic edge there is nothing to read (the reference build stops there too).
 template <int N>
-void check_reads(const char* program, const GridDesc<N>& grid, const Box<N>& range, std::array<int, N> lo,
-                 std::array<int, N> hi, const char* where) {
+void check_reads(const char* program, const GridDesc<N>& grid, const Box<N>& range, Ints<N> lo, Ints<N> hi,
+                 const char* where) {
   for (int k = 0; k < N; ++k) {
     if (range.hi[k] <= range.lo[k] || grid.bounds[k].kind == Boundary::Kind::Periodic) continue;
     if (range.lo[k] + lo[k] < 0 || range.hi[k] - 1 + hi[k] >= grid.extent[k]) {
@@ -149,20 +157,27 @@ namespace detail_io {
 inline int wrap(int i, int n) { return ((i % n) + n) % n; }
 }  // namespace detail_io
 
+/// NaN for floating types (so that a read of a cell nothing wrote shows), 0 otherwise.
+template <typename T>
+T poison() {
+  return std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN() : T(0);
+}
+
 /// Collective: allocates this PE's block of `g` in symmetric memory and fills its owned and halo
-/// cells from the global grid (periodic dimensions wrap; halo cells with no source get NaN for
-/// floating types, so a read of one shows).
+/// cells from the global grid (periodic dimensions wrap); halo cells with no source get
+/// `no_source`.
 template <typename T, int N>
-rt::Block<T, N> scatter(rt::Pe& pe, const Plan<N>& plan, const Grid<T, N>& g, std::array<int, N> halo_lo,
-                        std::array<int, N> halo_hi) {
-  rt::Block<T, N> b = rt::alloc_block<T, N>(pe, plan.grid, plan.extent, halo_lo, halo_hi);
+rt::Block<T, N> scatter(rt::Pe& pe, const rt::ProcessGrid& grid, const Grid<T, N>& g, Ints<N> halo_lo,
+                        Ints<N> halo_hi, T no_source) {
+  std::array<int, N> extent;
+  for (int k = 0; k < N; ++k) extent[k] = g.extent(k);
+  rt::Block<T, N> b = rt::alloc_block<T, N>(pe, grid, extent, halo_lo, halo_hi);
   std::array<int, N> lo, hi;
   for (int k = 0; k < N; ++k) {
     lo[k] = -b.halo_lo[k];
     hi[k] = b.extent[k] + b.halo_hi[k];
   }
   std::array<int, N> l = lo;
-  const T poison = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN() : T(0);
   for (;;) {
     std::array<int, N> gi;
     bool inside = true;
@@ -171,7 +186,7 @@ rt::Block<T, N> scatter(rt::Pe& pe, const Plan<N>& plan, const Grid<T, N>& g, st
       if (g.boundary(k).kind == Boundary::Kind::Periodic) gi[k] = detail_io::wrap(gi[k], g.extent(k));
       inside = inside && gi[k] >= 0 && gi[k] < g.extent(k);
     }
-    T value = poison;
+    T value = no_source;
     if (inside) {
       if constexpr (N == 1) value = g(gi[0]);
       if constexpr (N == 2) value = g(gi[0], gi[1]);
@@ -201,6 +216,122 @@ void gather(const rt::Block<T, N>& b, Grid<T, N>& g) {
     while (k >= 0 && ++l[k] == b.extent[k]) l[k] = 0, --k;
     if (k < 0) break;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SPMD programs (stencilc::spmd): slabs along one dimension, user-chosen halos, explicit puts.
+
+/// The process grid of stencilc::spmd(program, Split{dim, halo}, ...): configured_pes() slabs
+/// along `dim`. Every grid argument must give each PE a slab at least `halo` thick (when there is
+/// more than one PE), as the reference build requires.
+template <int N>
+rt::ProcessGrid spmd_grid(const char* program, Split split, const std::vector<GridDesc<N>>& grids) {
+  const int pes = configured_pes();
+  if (split.dim < 0 || split.dim >= N || split.halo < 0) {
+    rt::fatal("stencilc::spmd(%s): Split{%d, %d} does not fit %d-dimensional grids", program, split.dim, split.halo, N);
+  }
+  rt::ProcessGrid grid;
+  grid.rank = N;
+  grid.dims = {1, 1, 1};
+  grid.dims[split.dim] = pes;
+  for (const GridDesc<N>& g : grids) {
+    const int thinnest = g.extent[split.dim] / pes;
+    if (thinnest < 1 || (pes > 1 && thinnest < split.halo)) {
+      rt::fatal("stencilc::spmd(%s): grid '%s' has %d points in dimension %d; split over %d PEs a slab would be %d "
+                "thick, thinner than the halo (%d) or empty; use fewer PEs", program, g.name, g.extent[split.dim],
+                split.dim, pes, thinnest, split.halo);
+    }
+  }
+  return grid;
+}
+
+/// Halo widths of a Split: `halo` in the split dimension, none elsewhere.
+template <int N>
+std::array<int, N> split_halo(Split split) {
+  std::array<int, N> h{};
+  h[split.dim] = split.halo;
+  return h;
+}
+
+/// The owned extent / origin of the same symmetric block on PE `pe` (slabs differ by one point).
+template <typename T, int N>
+int extent_on(const rt::ProcessGrid& grid, const rt::Block<T, N>& b, int pe, int d) {
+  return rt::block_shape<T, N>(grid, pe, b.global_extent, b.halo_lo, b.halo_hi).extent[d];
+}
+template <typename T, int N>
+int origin_on(const rt::ProcessGrid& grid, const rt::Block<T, N>& b, int pe, int d) {
+  return rt::block_shape<T, N>(grid, pe, b.global_extent, b.halo_lo, b.halo_hi).origin[d];
+}
+
+/// The owned box of a block, in local indices.
+template <typename T, int N>
+Box<N> owned(const rt::Block<T, N>& b) {
+  Box<N> box;
+  for (int k = 0; k < N; ++k) box.lo[k] = 0, box.hi[k] = b.extent[k];
+  return box;
+}
+
+/// A point update of an SPMD program reads block `b` at offsets within [lo, hi] over the local
+/// `range`: it must stay inside the block and its halos (the reference build checks every access).
+template <typename T, int N>
+void check_local_reads(const char* program, const char* name, const rt::Block<T, N>& b, const Box<N>& range,
+                       Ints<N> lo, Ints<N> hi, const char* where) {
+  for (int k = 0; k < N; ++k) {
+    if (range.hi[k] <= range.lo[k]) return;
+  }
+  for (int k = 0; k < N; ++k) {
+    if (range.lo[k] + lo[k] < -b.halo_lo[k] || range.hi[k] - 1 + hi[k] >= b.extent[k] + b.halo_hi[k]) {
+      rt::fatal("%s: program '%s' reads block '%s' at local index %d..%d in dimension %d, outside its cells "
+                "[%d, %d) (owned [0, %d) and halos)", where, program, name, range.lo[k] + lo[k], range.hi[k] - 1 + hi[k],
+                k, -b.halo_lo[k], b.extent[k] + b.halo_hi[k], b.extent[k]);
+    }
+  }
+}
+
+/// put_signal of an SPMD program: copies the box [slo, shi) of this PE's block `src` into the
+/// same-shaped box [dlo, dhi) (in PE `pe`'s local indices) of PE `pe`'s copy of the symmetric
+/// buffer `dst` refers to, row by row, then sets `sig` there to `value` (release).
+template <typename T, int N>
+void put_region(rt::Pe& me, const rt::ProcessGrid& grid, const rt::Block<T, N>& dst, Ints<N> dlo, Ints<N> dhi,
+                const rt::Block<T, N>& src, Ints<N> slo, Ints<N> shi,
+                std::uint64_t* sig, std::uint64_t value, int pe, const char* where) {
+  if (pe < 0 || pe >= me.n()) rt::fatal("%s: put_signal to PE %d, but there are %d PEs", where, pe, me.n());
+  const rt::Block<T, N> remote = rt::block_shape<T, N>(grid, pe, dst.global_extent, dst.halo_lo, dst.halo_hi);
+  for (int k = 0; k < N; ++k) {
+    if (dhi[k] - dlo[k] != shi[k] - slo[k] || dhi[k] < dlo[k]) {
+      rt::fatal("%s: put_signal regions differ in shape in dimension %d ([%d, %d) and [%d, %d))", where, k, dlo[k],
+                dhi[k], slo[k], shi[k]);
+    }
+    if (dlo[k] < -remote.halo_lo[k] || dhi[k] > remote.extent[k] + remote.halo_hi[k] || slo[k] < -src.halo_lo[k] ||
+        shi[k] > src.extent[k] + src.halo_hi[k]) {
+      rt::fatal("%s: put_signal region outside a block in dimension %d: destination [%d, %d) on PE %d, source [%d, "
+                "%d) on PE %d", where, k, dlo[k], dhi[k], pe, slo[k], shi[k], me.id());
+    }
+  }
+  // dst's buffer starts at the same symmetric address on every PE; PE pe lays it out its own way.
+  long local_origin = 0, remote_origin = 0;
+  for (int k = 0; k < N; ++k) {
+    local_origin += dst.halo_lo[k] * dst.stride[k];
+    remote_origin += remote.halo_lo[k] * remote.stride[k];
+  }
+  T* buffer = dst.data - local_origin;
+  const long row = dhi[N - 1] - dlo[N - 1];
+  std::array<int, N> i = dlo;
+  bool empty = row == 0;
+  for (int k = 0; k < N; ++k) empty = empty || dhi[k] == dlo[k];
+  while (!empty) {
+    long doff = remote_origin, soff = 0;
+    for (int k = 0; k < N; ++k) {
+      doff += i[k] * remote.stride[k];
+      soff += (slo[k] + i[k] - dlo[k]) * src.stride[k];
+    }
+    me.put(buffer + doff, src.data + soff, sizeof(T) * row, pe);
+    int k = N - 2;
+    while (k >= 0 && ++i[k] == dhi[k]) i[k] = dlo[k], --k;
+    if (k < 0) break;
+  }
+  me.quiet();
+  me.signal_set(sig, value, pe);
 }
 
 }  // namespace stencilc::compiled

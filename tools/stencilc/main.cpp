@@ -11,6 +11,7 @@
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/Program.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -48,6 +49,14 @@ cl::opt<std::string> pass_pipeline("pass-pipeline",
                                   cl::value_desc("a,b,c"), cl::init("fold-constants"), cl::cat(category));
 cl::list<std::string> extra_args("extra-arg", cl::desc("Additional argument to append to the compile command"),
                                  cl::cat(category));
+cl::opt<bool> dep_md("MD", cl::desc("Also write a Makefile-style depfile: the source and every file it includes (see -MF)"),
+                     cl::cat(category));
+cl::opt<bool> dep_mmd("MMD", cl::desc("Like -MD, but leave system headers out"), cl::cat(category));
+cl::opt<std::string> dep_file("MF", cl::desc("With -MD/-MMD: the depfile to write (default: the -o file with .d for "
+                                             "its extension)"),
+                              cl::value_desc("file"), cl::cat(category));
+cl::opt<std::string> dep_target("MT", cl::desc("With -MD/-MMD: the target the depfile names (default: the -o file)"),
+                                cl::value_desc("target"), cl::cat(category));
 
 void print_version(llvm::raw_ostream& os) {
   os << "stencilc version " << STENCILC_VERSION << " (Clang " << STENCILC_CLANG_VERSION << " front end)\n";
@@ -58,6 +67,40 @@ std::string runtime_include_dir() {
   std::string installed = stencilc::frontend::default_include_dir();
   if (llvm::sys::fs::exists(installed + "/stencilc/runtime/host.hpp")) return installed;
   return STENCILC_SOURCE_RUNTIME_INCLUDE_DIR;
+}
+
+/// The depfile being written, removed again if stencilc fails: no depfile without its output.
+std::string depfile_path;
+
+/// The arguments that make the front end's Clang write the depfile for -MD/-MMD (it reads every
+/// included file anyway); nullopt after an error.
+std::optional<std::vector<std::string>> depfile_args() {
+  if (!dep_md && !dep_mmd) {
+    if (dep_file.getNumOccurrences() || dep_target.getNumOccurrences()) {
+      std::cerr << "stencilc: error: -MF and -MT need -MD or -MMD\n";
+      return std::nullopt;
+    }
+    return std::vector<std::string>{};
+  }
+  // Without -o, driver mode writes a.out; a stage goes to stdout and the depfile needs a name.
+  std::string out = output != "-" ? output.getValue() : emit.empty() ? "a.out" : "";
+  depfile_path = dep_file;
+  if (depfile_path.empty() && !out.empty()) {
+    llvm::SmallString<128> d(out);
+    llvm::sys::path::replace_extension(d, "d");
+    depfile_path = d.str().str();
+  }
+  if (out.empty() && (depfile_path.empty() || dep_target.empty())) {
+    std::cerr << "stencilc: error: -MD and -MMD without -o need -MF <file> and -MT <target>\n";
+    return std::nullopt;
+  }
+  std::vector<std::string> args{dep_mmd ? "-MMD" : "-MD", "-MF", depfile_path};
+  if (!dep_target.empty()) {
+    args.insert(args.end(), {"-MT", dep_target});
+  } else {
+    args.insert(args.end(), {"-MQ", out});  // -MQ quotes the name for Make
+  }
+  return args;
 }
 
 bool write_output(const std::string& text) {
@@ -178,7 +221,7 @@ std::optional<std::string> host_source(const stencilc::frontend::FrontendResult&
 
 }  // namespace
 
-int main(int argc, const char** argv) {
+static int compile(int argc, const char** argv) {
   cl::HideUnrelatedOptions(category);
   cl::SetVersionPrinter(print_version);
   // Everything after `--` is the compile command, as for clang-tidy and friends.
@@ -219,6 +262,9 @@ int main(int argc, const char** argv) {
 
   stencilc::frontend::FrontendOptions options;
   options.extra_args.assign(extra_args.begin(), extra_args.end());
+  auto dep_args = depfile_args();
+  if (!dep_args) return 1;
+  options.extra_args.insert(options.extra_args.end(), dep_args->begin(), dep_args->end());
   auto fe = stencilc::frontend::lower_source(*db, input, options);
   if (!fe) return 1;
   auto problems = stencilc::ir::verify(fe->module);
@@ -248,5 +294,11 @@ int main(int argc, const char** argv) {
   user_args.insert(user_args.end(), extra_args.begin(), extra_args.end());
   int rc = compile_host(tmp.str().str(), output == "-" ? "a.out" : output.getValue(), user_args);
   if (rc == 0 || !std::getenv("STENCILC_KEEP_TEMPS")) llvm::sys::fs::remove(tmp);
+  return rc;
+}
+
+int main(int argc, const char** argv) {
+  int rc = compile(argc, argv);
+  if (rc != 0 && !depfile_path.empty()) llvm::sys::fs::remove(depfile_path);
   return rc;
 }

@@ -248,11 +248,66 @@ void run_spmd(void (*program)(Params...), Split split, std::index_sequence<I...>
 
 // Runs `program` once per PE (configured_pes() of them) and waits for all; see the file comment
 // for how arguments reach the PEs and come back.
+namespace detail {
+
+// Compiled builds (stencilc --target=host): the generated code registers each SC_SPMD_PROGRAM's
+// launcher here, and stencilc::spmd runs it instead of the reference thread runner. Arguments
+// travel type-erased: for a Block parameter a pointer to its Grid, for a T& parameter a pointer
+// to the caller's variable, otherwise a pointer to the value converted to the parameter's type.
+using CompiledSpmd = void (*)(Split, void* const* args);
+
+inline std::vector<std::pair<const void*, CompiledSpmd>>& compiled_spmd_registry() {
+  static std::vector<std::pair<const void*, CompiledSpmd>> registry;
+  return registry;
+}
+
+inline bool register_compiled_spmd(const void* program, CompiledSpmd launch) {
+  compiled_spmd_registry().emplace_back(program, launch);
+  return true;
+}
+
+inline CompiledSpmd find_compiled_spmd(const void* program) {
+  for (const auto& [p, launch] : compiled_spmd_registry())
+    if (p == program) return launch;
+  return nullptr;
+}
+
+template <typename Param, typename Arg>
+class ErasedArg {
+  using P = bare_t<Param>;
+  static constexpr bool kBlock = is_block<P>::value;
+  static constexpr bool kRef = std::is_lvalue_reference_v<Param> && !std::is_const_v<std::remove_reference_t<Param>>;
+  using Value = std::conditional_t<kBlock || kRef, char, P>;
+
+ public:
+  explicit ErasedArg(Arg& arg) : arg_(const_cast<void*>(static_cast<const void*>(&arg))) {
+    if constexpr (!kBlock && !kRef) value_ = static_cast<P>(arg);
+  }
+  void* get() { return kBlock || kRef ? arg_ : static_cast<void*>(&value_); }
+
+ private:
+  void* arg_;
+  Value value_{};
+};
+
+template <typename... Params, typename... Args, std::size_t... I>
+void run_compiled_spmd(CompiledSpmd launch, Split split, std::index_sequence<I...>, Args&... args) {
+  std::tuple<ErasedArg<Params, Args>...> held{ErasedArg<Params, Args>(args)...};
+  void* pointers[] = {std::get<I>(held).get()..., nullptr};
+  launch(split, pointers);
+}
+
+}  // namespace detail
+
 template <typename... Params, typename... Args>
 void spmd(void (*program)(Params...), Split split, Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args),
                 "stencilc::spmd: pass exactly one argument per program parameter");
   if constexpr (sizeof...(Params) == sizeof...(Args)) {
+    if (detail::CompiledSpmd launch = detail::find_compiled_spmd(reinterpret_cast<const void*>(program))) {
+      detail::run_compiled_spmd<Params...>(launch, split, std::index_sequence_for<Args...>{}, args...);
+      return;
+    }
     detail::run_spmd(program, split, std::index_sequence_for<Args...>{},
                      std::forward<Args>(args)...);
   }

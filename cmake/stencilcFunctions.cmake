@@ -1,0 +1,152 @@
+# CMake functions for projects that build stencilc programs. Included by stencilcConfig.cmake
+# (find_package(stencilc)) and by stencilc's own build. They need the targets stencilc::stencilc,
+# stencilc::headers and stencilc::runtime_host.
+#
+#   stencilc_generate(<out-var> SOURCES <file>... [TARGET host]
+#                     [TARGET_PROPERTIES <cmake-target>] [OPTIONS <compile-arg>...]
+#                     [OUTPUT_DIRECTORY <dir>])
+#     Runs `stencilc --target=host --emit=cpp` on each source at build time and sets <out-var>
+#     to the generated files, <dir>/<name>.stencilc.cpp (<dir> defaults to the current binary
+#     directory). The front end gets the include directories and compile definitions of
+#     <cmake-target> (read at generate time, so later target_* calls count) and then OPTIONS, the
+#     way clang-tidy gets them after `--`. A source is regenerated when it, a file it includes
+#     (stencilc's depfile) or stencilc changes. Each generated file's INCLUDE_DIRECTORIES source
+#     property holds its source's directory, so the source's `#include "..."` still resolve.
+#
+#   stencilc_add_executable(<name> SOURCES <file>... [TARGET host|cuda]
+#                           [SCHEDULE cpu-free|host-controlled] [BACKEND p2p|nvshmem]
+#                           [CUDA_ARCHITECTURES <arch>...] [OPTIONS <compile-arg>...])
+#     An executable built from the code stencilc generates for SOURCES, linked with
+#     stencilc::runtime_host. Give it include directories and definitions with
+#     target_include_directories/target_compile_definitions(<name> ...): stencilc's front end
+#     and the host compiler both see them. Only TARGET host (the default; PEs are threads) with
+#     SCHEDULE cpu-free and BACKEND p2p (the defaults) is available in this version.
+#
+#   stencilc_add_reference_executable(<name> SOURCES <file>...)
+#     The same sources built by the host compiler against the user header (serial reference
+#     semantics): the build every compiled run is checked against.
+include_guard(GLOBAL)
+
+# Recorded by the functions below (functions keep the policies of their definition): DEPFILE
+# paths relative to the current binary directory, transformed for Ninja.
+cmake_policy(SET CMP0116 NEW)
+
+set(_stencilc_available_targets host)
+
+function(_stencilc_check_choice function what value known available)
+  if(NOT value IN_LIST known)
+    string(REPLACE ";" ", " known_text "${known}")
+    message(FATAL_ERROR "${function}: unknown ${what} '${value}' (known: ${known_text})")
+  endif()
+  if(NOT value IN_LIST available)
+    string(REPLACE ";" ", " available_text "${available}")
+    message(FATAL_ERROR "${function}: ${what} ${value} is not available yet in this version of stencilc "
+                        "(${stencilc_VERSION}); available: ${available_text}")
+  endif()
+endfunction()
+
+# A one-value keyword given without its value is a mistake, not a request for the default.
+function(_stencilc_check_values function keywords missing)
+  foreach(keyword IN LISTS keywords)
+    if(keyword IN_LIST missing)
+      message(FATAL_ERROR "${function}: ${keyword} needs a value")
+    endif()
+  endforeach()
+endfunction()
+
+function(stencilc_generate out_var)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "TARGET;TARGET_PROPERTIES;OUTPUT_DIRECTORY" "SOURCES;OPTIONS")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "stencilc_generate: unexpected arguments: ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_SOURCES)
+    message(FATAL_ERROR "stencilc_generate: no SOURCES given")
+  endif()
+  _stencilc_check_values(stencilc_generate "TARGET;TARGET_PROPERTIES;OUTPUT_DIRECTORY" "${arg_KEYWORDS_MISSING_VALUES}")
+  if(NOT arg_TARGET)
+    set(arg_TARGET host)
+  endif()
+  _stencilc_check_choice(stencilc_generate TARGET "${arg_TARGET}" "host;cuda" "${_stencilc_available_targets}")
+  if(NOT arg_OUTPUT_DIRECTORY)
+    set(arg_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
+  endif()
+  get_filename_component(out_dir "${arg_OUTPUT_DIRECTORY}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+
+  # The compile arguments stencilc's front end needs: the target's, then OPTIONS.
+  set(compile_args)
+  if(arg_TARGET_PROPERTIES)
+    set(includes "$<TARGET_PROPERTY:${arg_TARGET_PROPERTIES},INCLUDE_DIRECTORIES>")
+    set(defines "$<TARGET_PROPERTY:${arg_TARGET_PROPERTIES},COMPILE_DEFINITIONS>")
+    list(APPEND compile_args "$<$<BOOL:${includes}>:-I$<JOIN:${includes},$<SEMICOLON>-I>>"
+                             "$<$<BOOL:${defines}>:-D$<JOIN:${defines},$<SEMICOLON>-D>>")
+  endif()
+  list(APPEND compile_args ${arg_OPTIONS})
+
+  set(generated)
+  foreach(source IN LISTS arg_SOURCES)
+    get_filename_component(source "${source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    get_filename_component(source_dir "${source}" DIRECTORY)
+    get_filename_component(name "${source}" NAME_WLE)
+    get_filename_component(source_name "${source}" NAME)
+    set(output "${out_dir}/${name}.stencilc.cpp")
+    add_custom_command(
+      OUTPUT "${output}"
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"
+      COMMAND stencilc::stencilc --target=${arg_TARGET} --emit=cpp "${source}" -o "${output}"
+              -MD -MF "${output}.d" -- ${compile_args}
+      DEPENDS "${source}" stencilc::stencilc
+      DEPFILE "${output}.d"
+      COMMENT "stencilc: generating ${name}.stencilc.cpp from ${source_name}"
+      COMMAND_EXPAND_LISTS VERBATIM)
+    set_source_files_properties("${output}" PROPERTIES GENERATED TRUE INCLUDE_DIRECTORIES "${source_dir}")
+    list(APPEND generated "${output}")
+  endforeach()
+  set(${out_var} "${generated}" PARENT_SCOPE)
+endfunction()
+
+function(stencilc_add_executable name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "TARGET;SCHEDULE;BACKEND" "SOURCES;CUDA_ARCHITECTURES;OPTIONS")
+  set(fn "stencilc_add_executable(${name})")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${fn}: unexpected arguments: ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_SOURCES)
+    message(FATAL_ERROR "${fn}: no SOURCES given")
+  endif()
+  _stencilc_check_values("${fn}" "TARGET;SCHEDULE;BACKEND" "${arg_KEYWORDS_MISSING_VALUES}")
+  if(NOT arg_TARGET)
+    set(arg_TARGET host)
+  endif()
+  if(NOT arg_SCHEDULE)
+    set(arg_SCHEDULE cpu-free)
+  endif()
+  if(NOT arg_BACKEND)
+    set(arg_BACKEND p2p)
+  endif()
+  _stencilc_check_choice("${fn}" TARGET "${arg_TARGET}" "host;cuda" "${_stencilc_available_targets}")
+  _stencilc_check_choice("${fn}" SCHEDULE "${arg_SCHEDULE}" "cpu-free;host-controlled" "cpu-free")
+  _stencilc_check_choice("${fn}" BACKEND "${arg_BACKEND}" "p2p;nvshmem" "p2p")
+  if(arg_CUDA_ARCHITECTURES)
+    message(AUTHOR_WARNING "${fn}: CUDA_ARCHITECTURES is ignored for TARGET ${arg_TARGET}")
+  endif()
+
+  add_executable(${name})
+  stencilc_generate(generated SOURCES ${arg_SOURCES} TARGET ${arg_TARGET} TARGET_PROPERTIES ${name}
+                    OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/stencilc/${name}" OPTIONS ${arg_OPTIONS})
+  target_sources(${name} PRIVATE ${generated})
+  # compiled.hpp comes with the user header; the runtime brings its own headers and Threads.
+  target_link_libraries(${name} PRIVATE stencilc::runtime_host stencilc::headers)
+  set_target_properties(${name} PROPERTIES STENCILC_GENERATED_SOURCES "${generated}")
+endfunction()
+
+function(stencilc_add_reference_executable name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SOURCES")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "stencilc_add_reference_executable(${name}): unexpected arguments: ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_SOURCES)
+    message(FATAL_ERROR "stencilc_add_reference_executable(${name}): no SOURCES given")
+  endif()
+  add_executable(${name} ${arg_SOURCES})
+  target_link_libraries(${name} PRIVATE stencilc::headers)
+endfunction()

@@ -1,0 +1,169 @@
+// What the CUDA backends of the stencilc device communication runtime share: checked CUDA calls,
+// the error record that device code fills before it traps, system-scope signal loads and
+// stores, the wall clock of the GPU, and a tiny message formatter for device-side diagnostics.
+//
+// Host side, this reuses the backend-independent common.hpp (Cmp, ReduceOp, fatal, the wait
+// timeout). docs/RUNTIME-CUDA.md describes the whole backend.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "stencilc/runtime/common.hpp"
+
+// Checks a CUDA runtime call: on failure prints "stencilc: error: FILE:LINE: CALL: message
+// (cudaErrorName)" and exits with status 2 (a bad run-time configuration, as in the host backend).
+#define STENCILC_CUDA_CHECK(call) \
+  ::stencilc::rt::cuda::detail::check_cuda((call), #call, __FILE__, __LINE__)
+
+namespace stencilc::rt::cuda {
+
+// The most PEs (GPUs) one team may have: the size of the peer tables in device parameters.
+inline constexpr int kMaxPes = 8;
+
+namespace detail {
+
+inline void check_cuda(cudaError_t err, const char* call, const char* file, int line) {
+  if (err == cudaSuccess) return;
+  fatal("%s:%d: %s: %s (%s)", file, line, call, cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
+}  // namespace detail
+
+// ---- The error record ---------------------------------------------------------------------------
+
+// Why a PE stopped. A wait that timed out, a wait abandoned because another PE had failed first
+// (so that a deadlock is reported from all sides, as the host backend does), or a misuse of the
+// runtime found on the device (an epoch out of order, a block of the wrong layout).
+enum class FailureKind : int { None = 0, WaitTimeout = 1, PeerFailed = 2, Fatal = 3 };
+
+// One PE's diagnostic, written by its GPU into host-mapped memory just before __trap(). The
+// launcher prints it after the kernels have stopped.
+struct ErrorRecord {
+  int state;   // 0: empty; 1: complete (written last)
+  int kind;    // FailureKind
+  int pe, n;   // who
+  int block, thread;
+  int cmp;     // Cmp of the wait
+  int reserved;
+  unsigned long long value;          // the value waited for
+  unsigned long long current;        // the signal's value when the wait gave up
+  unsigned long long waited_ns;      // how long it waited
+  unsigned long long signal_offset;  // the signal's offset in the symmetric heap (~0 if outside)
+  char what[320];                    // what the wait was for, or the fatal message
+};
+
+// The host-mapped area of a team: `abort` is set by the first PE that fails (or by the host when
+// a GPU faulted without a record); waiting PEs that see it record their own wait and stop too.
+struct ErrorArea {
+  int abort;
+  int reserved;
+  ErrorRecord record[kMaxPes];
+};
+
+// ---- Device primitives --------------------------------------------------------------------------
+
+// Signal comparisons, host and device (common.hpp's compare() is host only).
+__host__ __device__ inline bool signal_compare(std::uint64_t current, Cmp cmp,
+                                               std::uint64_t value) {
+  switch (cmp) {
+    case Cmp::EQ:
+      return current == value;
+    case Cmp::NE:
+      return current != value;
+    case Cmp::GT:
+      return current > value;
+    case Cmp::GE:
+      return current >= value;
+    case Cmp::LT:
+      return current < value;
+    case Cmp::LE:
+      return current <= value;
+  }
+  return false;
+}
+
+#if defined(__CUDACC__)
+
+namespace detail {
+
+// ld.acquire.sys: sees every write that happened before the release store that wrote the value,
+// on any GPU or the host.
+__device__ __forceinline__ std::uint64_t load_acquire_sys(const std::uint64_t* p) {
+  std::uint64_t v;
+  asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// st.release.sys: every earlier memory access of this thread (and, cumulatively, whatever it
+// has observed, e.g. through __syncthreads) is visible before the value.
+__device__ __forceinline__ void store_release_sys(std::uint64_t* p, std::uint64_t v) {
+  asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+// Nanoseconds of the GPU's global timer (wall time, the same clock on every SM).
+__device__ __forceinline__ std::uint64_t global_timer_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ __forceinline__ int thread_rank() {
+  return static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+}
+__device__ __forceinline__ int block_threads() {
+  return static_cast<int>(blockDim.x * blockDim.y * blockDim.z);
+}
+__device__ __forceinline__ int block_rank() {
+  return static_cast<int>(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+}
+__device__ __forceinline__ int grid_blocks() {
+  return static_cast<int>(gridDim.x * gridDim.y * gridDim.z);
+}
+// Thread 0 of block 0: the thread that runs the cross-GPU part of barrier_all and allreduce.
+__device__ __forceinline__ bool is_leader() { return block_rank() == 0 && thread_rank() == 0; }
+
+// A bounded string builder for the (cold) failure paths: device code cannot printf into the
+// host's stderr after a trap, so messages are assembled here and copied into the error record.
+struct Message {
+  char text[320];
+  int length = 0;
+
+  __device__ Message& str(const char* s) {
+    if (s == nullptr) s = "(null)";
+    while (*s != '\0' && length < static_cast<int>(sizeof text) - 1) text[length++] = *s++;
+    text[length] = '\0';
+    return *this;
+  }
+  __device__ Message& num(long long v) {
+    char digits[24];
+    int count = 0;
+    unsigned long long u = v < 0 ? 0ULL - static_cast<unsigned long long>(v)
+                                 : static_cast<unsigned long long>(v);
+    do {
+      digits[count++] = static_cast<char>('0' + u % 10);
+      u /= 10;
+    } while (u != 0);
+    if (v < 0 && length < static_cast<int>(sizeof text) - 1) text[length++] = '-';
+    while (count > 0 && length < static_cast<int>(sizeof text) - 1) text[length++] = digits[--count];
+    text[length] = '\0';
+    return *this;
+  }
+  // "(+1, 0, -1)", as the host backend prints directions.
+  __device__ Message& dir(const int* d, int n) {
+    str("(");
+    for (int i = 0; i < n; ++i) {
+      if (i > 0) str(", ");
+      str(d[i] > 0 ? "+1" : d[i] < 0 ? "-1" : "0");
+    }
+    return str(")");
+  }
+};
+
+}  // namespace detail
+
+#endif  // __CUDACC__
+
+}  // namespace stencilc::rt::cuda

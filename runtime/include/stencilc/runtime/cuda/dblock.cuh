@@ -1,0 +1,165 @@
+// The view the persistent kernel computes on: one PE's block of a global grid with its halos,
+// inside a symmetric allocation. The same fields as the host backend's Block<T, N> (block.hpp),
+// as plain arrays so that device code can use them, and the same layout rules: row-major over
+// extent + halo_lo + halo_hi, local index 0 at `data`, halos at negative indices and past the
+// extent. Swapping two DBlocks is the per-step pointer swap of the generated kernel.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+#include "stencilc/runtime/common.hpp"
+#include "stencilc/runtime/cuda/common.cuh"
+#include "stencilc/runtime/cuda/p2p.cuh"
+#include "stencilc/runtime/decomposition.hpp"
+
+namespace stencilc::rt::cuda {
+
+template <class T, int N>
+struct DBlock {
+  static_assert(N >= 1 && N <= 3, "grids have 1 to 3 dimensions");
+
+  T* data = nullptr;        // local index (0, ..., 0), on this PE's GPU
+  int extent[N] = {};       // owned cells per dimension
+  int halo_lo[N] = {};      // halo layers below the owned cells: [-halo_lo, 0)
+  int halo_hi[N] = {};      // above: [extent, extent + halo_hi)
+  int origin[N] = {};       // global index of local 0
+  int global_extent[N] = {};
+  long stride[N] = {};      // row-major over extent + halo_lo + halo_hi
+
+  // Local indices, halo cells allowed. Checked only when STENCILC_CHECK_BOUNDS is defined.
+  template <class... Index>
+  __host__ __device__ T& operator()(Index... index) const {
+    static_assert(sizeof...(Index) == N, "one index per dimension");
+    const int idx[N] = {static_cast<int>(index)...};
+    long offset = 0;
+    for (int d = 0; d < N; ++d) {
+#if defined(STENCILC_CHECK_BOUNDS)
+      if (idx[d] < -halo_lo[d] || idx[d] >= extent[d] + halo_hi[d]) out_of_bounds(idx[d], d);
+#endif
+      offset += idx[d] * stride[d];
+    }
+    return data[offset];
+  }
+
+  __host__ __device__ int extent_with_halos(int d) const {
+    return extent[d] + halo_lo[d] + halo_hi[d];
+  }
+
+  // Elements of this block's layout, halos included.
+  __host__ __device__ long allocated() const {
+    long count = 1;
+    for (int d = 0; d < N; ++d) count *= extent_with_halos(d);
+    return count;
+  }
+
+  // Offset of local index (0, ..., 0) from the start of the allocation.
+  __host__ __device__ long data_offset() const {
+    long offset = 0;
+    for (int d = 0; d < N; ++d) offset += halo_lo[d] * stride[d];
+    return offset;
+  }
+
+  // Same extents and halos (the two buffers of a swapped pair always are).
+  __host__ __device__ bool same_layout(const DBlock& other) const {
+    for (int d = 0; d < N; ++d) {
+      if (extent[d] != other.extent[d] || halo_lo[d] != other.halo_lo[d] ||
+          halo_hi[d] != other.halo_hi[d]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  __host__ __device__ void out_of_bounds(int index, int d) const {
+#if defined(__CUDA_ARCH__)
+    printf("stencilc: error: block index %d out of range [%d, %d) in dimension %d\n", index,
+           -halo_lo[d], extent[d] + halo_hi[d], d);
+    __trap();
+#else
+    fatal("block index %d out of range [%d, %d) in dimension %d (owned [0, %d), global origin %d)",
+          index, -halo_lo[d], extent[d] + halo_hi[d], d, extent[d], origin[d]);
+#endif
+  }
+};
+
+// Swaps pointers and layouts: what the generated kernel does with its two buffers each step.
+template <class T, int N>
+__host__ __device__ void swap(DBlock<T, N>& a, DBlock<T, N>& b) noexcept {
+  const DBlock<T, N> t = a;
+  a = b;
+  b = t;
+}
+
+// The layout of PE `pe`'s block (data left null), from the process grid: the same as the host
+// backend's block_shape.
+template <class T, int N>
+DBlock<T, N> dblock_shape(const ProcessGrid& grid, int pe, const std::array<int, N>& global_extent,
+                          const std::array<int, N>& halo_lo, const std::array<int, N>& halo_hi) {
+  const BlockLayout<N> layout = block_layout<N>(grid, pe, global_extent);
+  DBlock<T, N> block;
+  for (int d = 0; d < N; ++d) {
+    block.extent[d] = layout.extent[d];
+    block.origin[d] = layout.origin[d];
+    block.halo_lo[d] = halo_lo[d];
+    block.halo_hi[d] = halo_hi[d];
+    block.global_extent[d] = global_extent[d];
+  }
+  long stride = 1;
+  for (int d = N - 1; d >= 0; --d) {
+    block.stride[d] = stride;
+    stride *= block.extent_with_halos(d);
+  }
+  return block;
+}
+
+// Any block with the host backend's field names (rt::Block<T, N>), as a DBlock (same data).
+template <class T, int N, class HostBlock>
+DBlock<T, N> to_dblock(const HostBlock& b) {
+  DBlock<T, N> block;
+  block.data = b.data;
+  for (int d = 0; d < N; ++d) {
+    block.extent[d] = b.extent[d];
+    block.halo_lo[d] = b.halo_lo[d];
+    block.halo_hi[d] = b.halo_hi[d];
+    block.origin[d] = b.origin[d];
+    block.global_extent[d] = b.global_extent[d];
+    block.stride[d] = b.stride[d];
+  }
+  return block;
+}
+
+// Allocates every PE's block of a global grid in symmetric memory, zero-filled (the host does it
+// for all GPUs at once): the largest halo'd block over all PEs, each PE's own layout at its
+// start. Returns one DBlock per PE, each pointing into its GPU's copy.
+template <class T, int N>
+std::vector<DBlock<T, N>> alloc_blocks(P2PTeam& team, const ProcessGrid& grid,
+                                       const std::array<int, N>& global_extent,
+                                       const std::array<int, N>& halo_lo,
+                                       const std::array<int, N>& halo_hi) {
+  if (grid.size() != team.n() || grid.rank != N) {
+    fatal("alloc_blocks: a %s process grid does not fit %d PEs and a %d-dimensional grid",
+          format_dims(grid.dims.data(), grid.rank).c_str(), team.n(), N);
+  }
+  for (int d = 0; d < N; ++d) {
+    if (global_extent[d] < 1 || halo_lo[d] < 0 || halo_hi[d] < 0) {
+      fatal(
+          "alloc_blocks: dimension %d has extent %d and halos %d, %d (extents must be positive, "
+          "halos not negative)",
+          d, global_extent[d], halo_lo[d], halo_hi[d]);
+    }
+  }
+  std::vector<DBlock<T, N>> blocks;
+  long largest = 0;
+  for (int p = 0; p < grid.size(); ++p) {
+    blocks.push_back(dblock_shape<T, N>(grid, p, global_extent, halo_lo, halo_hi));
+    largest = blocks.back().allocated() > largest ? blocks.back().allocated() : largest;
+  }
+  const Sym<T> sym = team.template alloc<T>(static_cast<std::size_t>(largest));
+  for (int p = 0; p < grid.size(); ++p) blocks[p].data = sym.on(p) + blocks[p].data_offset();
+  return blocks;
+}
+
+}  // namespace stencilc::rt::cuda

@@ -1,0 +1,782 @@
+// The p2p backend of the stencilc device communication runtime: one process drives every GPU of
+// a team, the GPUs reach each other's memory through peer pointers (NVLink), and one persistent
+// cooperative kernel per GPU runs the whole time loop. The CPU allocates, launches and waits.
+//
+//   host:   P2PTeam team(n);                   // GPUs 0..n-1, peer access between every pair
+//           Sym<float> buf = team.alloc<float>(count);   // symmetric: same size on every GPU
+//           team.launch_cooperative(kernel, [&](int pe) { return std::make_tuple(team.device_pe(pe), ...); });
+//   device: __global__ void kernel(const __grid_constant__ DevicePe pe, ...) {
+//             pe.put_signal_block(dst, src, count, sig, value, peer);   // one thread block
+//             pe.wait_until(sig, Cmp::GE, value, "what");                // one thread block
+//             pe.grid_barrier(); pe.barrier_all(); pe.allreduce(x, ReduceOp::Sum);  // whole grid
+//           }
+//
+// Mirrors the host backend (host.hpp); docs/RUNTIME-CUDA.md has the API, the memory-ordering
+// argument and the NVSHMEM mapping.
+#pragma once
+
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "stencilc/runtime/common.hpp"
+#include "stencilc/runtime/cuda/common.cuh"
+
+namespace stencilc::rt::cuda {
+
+// A symmetric allocation: `count` elements at the same offset of every PE's symmetric heap.
+// Trivially copyable: passed to a kernel it is the device-readable table of the n copies.
+template <class T>
+struct Sym {
+  T* ptr[kMaxPes] = {};   // PE p's copy (a device pointer of GPU p, reachable from every peer)
+  std::size_t count = 0;  // elements
+  std::size_t offset = 0; // bytes from the start of the symmetric heap
+  int n = 0;              // PEs
+
+  __host__ __device__ T* on(int pe) const { return ptr[pe]; }
+};
+
+// Per-PE bookkeeping of the collectives, in the PE's own device memory (only its leader thread,
+// thread 0 of block 0, touches it). It outlives a launch, like the signals, so a second launch
+// of the same team continues the epochs.
+struct Control {
+  unsigned long long barrier_epoch;
+  unsigned long long reduce_epoch;
+  unsigned long long reduce_result;  // allreduce's result, for the rest of the grid
+  int fail_claim;                    // the first failing thread of this PE writes the record
+  int reserved;
+};
+
+namespace detail {
+
+#if defined(__CUDACC__)
+
+// Block-cooperative copy of `count` elements: 16-byte vectors where dst and src are equally
+// misaligned (after an elementwise head), elementwise otherwise.
+template <class T>
+__device__ void block_copy(T* dst, const T* src, std::size_t count) {
+  const std::size_t tid = static_cast<std::size_t>(thread_rank());
+  const std::size_t threads = static_cast<std::size_t>(block_threads());
+  constexpr std::size_t S = sizeof(T);
+  if constexpr (S <= 16 && 16 % S == 0) {
+    const auto d = reinterpret_cast<std::uintptr_t>(dst);
+    const auto s = reinterpret_cast<std::uintptr_t>(src);
+    const std::size_t head_bytes = (16 - (d & 15)) & 15;
+    if (((d ^ s) & 15) == 0 && head_bytes % S == 0) {
+      std::size_t head = head_bytes / S;
+      if (head > count) head = count;
+      for (std::size_t i = tid; i < head; i += threads) dst[i] = src[i];
+      const std::size_t vectors = (count - head) * S / 16;
+      int4* dv = reinterpret_cast<int4*>(dst + head);
+      const int4* sv = reinterpret_cast<const int4*>(src + head);
+      for (std::size_t i = tid; i < vectors; i += threads) dv[i] = sv[i];
+      for (std::size_t i = head + vectors * (16 / S) + tid; i < count; i += threads) {
+        dst[i] = src[i];
+      }
+      return;
+    }
+  }
+  for (std::size_t i = tid; i < count; i += threads) dst[i] = src[i];
+}
+
+template <class T>
+__device__ void block_copy_2d_elements(T* dst, std::size_t dst_pitch, const T* src,
+                                       std::size_t src_pitch, std::size_t width,
+                                       std::size_t rows) {
+  const std::size_t tid = static_cast<std::size_t>(thread_rank());
+  const std::size_t threads = static_cast<std::size_t>(block_threads());
+  const std::size_t total = width * rows;
+  for (std::size_t i = tid; i < total; i += threads) {
+    const std::size_t r = i / width;
+    const std::size_t c = i - r * width;
+    dst[r * dst_pitch + c] = src[r * src_pitch + c];
+  }
+}
+
+// Block-cooperative copy of `rows` rows of `width` elements; pitches in elements. 16-byte
+// vectors when every row start of both sides is 16-byte aligned.
+template <class T>
+__device__ void block_copy_2d(T* dst, std::size_t dst_pitch, const T* src, std::size_t src_pitch,
+                              std::size_t width, std::size_t rows) {
+  constexpr std::size_t S = sizeof(T);
+  if constexpr (S <= 16 && 16 % S == 0) {
+    const auto d = reinterpret_cast<std::uintptr_t>(dst);
+    const auto s = reinterpret_cast<std::uintptr_t>(src);
+    if ((d & 15) == 0 && (s & 15) == 0 && (width * S) % 16 == 0 && (dst_pitch * S) % 16 == 0 &&
+        (src_pitch * S) % 16 == 0) {
+      block_copy_2d_elements(reinterpret_cast<int4*>(dst), dst_pitch * S / 16,
+                             reinterpret_cast<const int4*>(src), src_pitch * S / 16,
+                             width * S / 16, rows);
+      return;
+    }
+  }
+  block_copy_2d_elements(dst, dst_pitch, src, src_pitch, width, rows);
+}
+
+#endif  // __CUDACC__
+
+}  // namespace detail
+
+// One PE's device-side handle, passed to the persistent kernel by value. Declare the parameter
+// `const __grid_constant__ DevicePe pe` so that taking its address (every member call does) does
+// not copy it to local memory. All members are const: the mutable state of the collectives lives
+// in device memory (Control), so every thread may use the same parameter.
+//
+// Who calls what (see docs/RUNTIME-CUDA.md, "Who calls what"):
+//   thread level:  remote, signal_set, signal_fetch, wait_until_thread, quiet, fatal
+//   block level:   put_block, put_signal_block, put_signal_block_2d, wait_until
+//                  (every thread of the block, block-uniform arguments)
+//   grid level:    grid_barrier, barrier_all, allreduce (every thread of the grid)
+//   leader only:   allreduce_leader (thread 0 of block 0)
+struct DevicePe {
+  int id = 0;
+  int n = 1;
+  char* heap[kMaxPes] = {};           // base of every PE's symmetric heap, as this GPU sees it
+  unsigned long long heap_bytes = 0;  // per PE
+  unsigned long long timeout_ns = 0;  // a wait longer than this fails (STENCILC_WAIT_TIMEOUT_MS)
+  std::uint64_t* barrier_sig = nullptr;  // symmetric [kMaxPes]: PE p writes slot p
+  std::uint64_t* reduce_slot = nullptr;  // symmetric [2][kMaxPes]: by epoch parity, then PE
+  std::uint64_t* reduce_sig = nullptr;   // symmetric [kMaxPes]
+  Control* control = nullptr;            // this PE's own (in its heap)
+  ErrorArea* errors = nullptr;           // host-mapped
+
+#if defined(__CUDACC__)
+  // ---- Addresses ---------------------------------------------------------------------------
+
+  // The same symmetric object on PE `pe`: `local_sym` must point into this PE's symmetric heap.
+  // Checked (a fatal error) only when STENCILC_CHECK_BOUNDS is defined.
+  template <class T>
+  __device__ T* remote(T* local_sym, int pe) const {
+    const auto offset = reinterpret_cast<const char*>(local_sym) - heap[id];
+#if defined(STENCILC_CHECK_BOUNDS)
+    if (offset < 0 || static_cast<unsigned long long>(offset) >= heap_bytes || pe < 0 ||
+        pe >= n) {
+      fatal("remote(): the pointer is not in this PE's symmetric heap, or the PE does not exist");
+    }
+#endif
+    return reinterpret_cast<T*>(heap[pe] + offset);
+  }
+
+  // ---- Puts and signals ---------------------------------------------------------------------
+
+  // Block-cooperative: the whole block copies `count` elements from `src` (any memory this GPU
+  // can read) to the symmetric `dst_sym` on PE `pe`. Complete (visible to `pe`) only after a
+  // later quiet() or a signal of this block.
+  template <class T>
+  __device__ void put_block(T* dst_sym, const T* src, std::size_t count, int pe) const {
+    detail::block_copy(remote(dst_sym, pe), src, count);
+  }
+
+  // Block-cooperative put, then thread 0 sets PE `pe`'s signal `sig_sym` to `value` with release
+  // ordering: a thread that sees the value with wait_until (acquire) sees all the data.
+  template <class T>
+  __device__ void put_signal_block(T* dst_sym, const T* src, std::size_t count,
+                                   std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
+    detail::block_copy(remote(dst_sym, pe), src, count);
+    signal_after_block(sig_sym, value, pe);
+  }
+
+  // Strided variant (faces that are rows of a 2-D or 3-D box): `rows` rows of `width` elements,
+  // row r at dst_sym + r * dst_pitch on PE `pe` and at src + r * src_pitch here (pitches in
+  // elements). No packing: the stores go straight over NVLink.
+  template <class T>
+  __device__ void put_signal_block_2d(T* dst_sym, std::size_t dst_pitch, const T* src,
+                                      std::size_t src_pitch, std::size_t width, std::size_t rows,
+                                      std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
+    detail::block_copy_2d(remote(dst_sym, pe), dst_pitch, src, src_pitch, width, rows);
+    signal_after_block(sig_sym, value, pe);
+  }
+
+  // Thread level: sets PE `pe`'s signal to `value` (release: this thread's earlier stores, and
+  // everything it has observed, are visible to whoever acquires the value).
+  __device__ void signal_set(std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
+    detail::store_release_sys(remote(sig_sym, pe), value);
+  }
+
+  // Thread level: this PE's value of its signal (acquire).
+  __device__ std::uint64_t signal_fetch(const std::uint64_t* sig_sym) const {
+    return detail::load_acquire_sys(sig_sym);
+  }
+
+  // Completes this thread's earlier puts: they are visible on their PEs after it.
+  __device__ void quiet() const { __threadfence_system(); }
+
+  // ---- Waits ------------------------------------------------------------------------------------
+
+  // Block-cooperative bounded wait on this PE's signal: thread 0 spins with acquire loads and a
+  // short __nanosleep backoff, the other threads wait at __syncthreads(); after it every thread
+  // of the block sees what the signal's writer wrote before it. After timeout_ns the PE's error
+  // record is filled ("PE 1 of 2 waited 10000 ms for <what>: signal is 6, waiting for >= 7") and
+  // the GPU traps; the launcher prints the record and exits with status 3. `what` is copied into
+  // the record only then (any device string).
+  __device__ void wait_until(const std::uint64_t* sig_sym, Cmp cmp, std::uint64_t value,
+                             const char* what) const {
+    if (detail::thread_rank() == 0) wait_until_thread(sig_sym, cmp, value, what);
+    __syncthreads();
+  }
+
+  // The same for one thread (no __syncthreads()).
+  __device__ void wait_until_thread(const std::uint64_t* sig_sym, Cmp cmp, std::uint64_t value,
+                                    const char* what) const {
+    wait_with(sig_sym, cmp, value, [what](detail::Message& m) { m.str(what); });
+  }
+
+  // The wait behind every other: `describe(detail::Message&)` writes what it waits for, and is
+  // called only on failure. Single thread.
+  template <class Describe>
+  __device__ void wait_with(const std::uint64_t* sig, Cmp cmp, std::uint64_t value,
+                            const Describe& describe) const {
+    std::uint64_t current = detail::load_acquire_sys(sig);
+    if (signal_compare(current, cmp, value)) return;
+    const std::uint64_t start = detail::global_timer_ns();
+    unsigned sleep_ns = 0;
+    for (unsigned spins = 1;; ++spins) {
+      current = detail::load_acquire_sys(sig);
+      if (signal_compare(current, cmp, value)) return;
+      if (spins < 32) continue;  // a put in flight usually lands within a few hundred ns
+      __nanosleep(sleep_ns);
+      sleep_ns = sleep_ns < 256 ? sleep_ns + 32 : 256;
+      if ((spins & 15) != 0) continue;
+      const std::uint64_t waited = detail::global_timer_ns() - start;
+      if (waited >= timeout_ns) {
+        fail_wait(FailureKind::WaitTimeout, sig, cmp, value, current, waited, describe);
+      }
+      // Another PE failed (its trap would leave us waiting for the full timeout): report this
+      // wait too and stop. Host memory is slow to read, so only once the wait is long anyway.
+      if (waited >= 200000 && *static_cast<volatile int*>(&errors->abort) != 0) {
+        fail_wait(FailureKind::PeerFailed, sig, cmp, value, current, waited, describe);
+      }
+    }
+  }
+
+  // ---- Grid and team synchronisation -------------------------------------------------------
+
+  // Every thread of this GPU's grid (needs the cooperative launch of P2PTeam).
+  __device__ void grid_barrier() const { cooperative_groups::this_grid().sync(); }
+
+  // Every thread of every GPU's grid: everything any thread of any PE did before it (stores,
+  // puts) is visible to every thread of every PE after it. Grid sync; the leader signals every
+  // PE's barrier slot with this barrier's epoch (release) and waits for all n (acquire); grid
+  // sync again.
+  __device__ void barrier_all(const char* what = "barrier_all") const {
+    grid_barrier();
+    if (detail::is_leader()) {
+      const std::uint64_t epoch = ++control->barrier_epoch;
+      __threadfence_system();
+      for (int p = 0; p < n; ++p) detail::store_release_sys(remote(&barrier_sig[id], p), epoch);
+      for (int p = 0; p < n; ++p) {
+        wait_with(&barrier_sig[p], Cmp::GE, epoch, [&](detail::Message& m) {
+          int arrived = 0;
+          for (int q = 0; q < n; ++q) {
+            if (detail::load_acquire_sys(&barrier_sig[q]) >= epoch) ++arrived;
+          }
+          m.str(what).str(" (barrier #").num(static_cast<long long>(epoch)).str("): ");
+          m.num(arrived).str(" of ").num(n).str(" PEs arrived; the signal of PE ").num(p);
+        });
+      }
+    }
+    grid_barrier();
+  }
+
+  // Leader only (thread 0 of block 0), no grid synchronisation: combines every PE's `value` (its
+  // GPU's already reduced value) in PE order 0..n-1, so every PE gets the bit-identical result.
+  // Each PE stores its value into slot [epoch parity][me] on every PE, then release-stores its
+  // signal there; it waits for all n signals of this epoch and combines.
+  template <class T>
+  __device__ T allreduce_leader(T value, ReduceOp op) const {
+    static_assert(std::is_arithmetic_v<T> && sizeof(T) <= sizeof(std::uint64_t),
+                  "allreduce of a scalar of at most 8 bytes");
+    const std::uint64_t epoch = ++control->reduce_epoch;
+    const int parity = static_cast<int>(epoch & 1);
+    std::uint64_t bits = 0;
+    memcpy(&bits, &value, sizeof(T));
+    for (int p = 0; p < n; ++p) {
+      *static_cast<volatile std::uint64_t*>(remote(&reduce_slot[parity * kMaxPes + id], p)) = bits;
+    }
+    for (int p = 0; p < n; ++p) detail::store_release_sys(remote(&reduce_sig[id], p), epoch);
+    for (int p = 0; p < n; ++p) {
+      wait_with(&reduce_sig[p], Cmp::GE, epoch, [&](detail::Message& m) {
+        m.str("allreduce #").num(static_cast<long long>(epoch)).str(": the value of PE ").num(p);
+      });
+    }
+    T result{};
+    for (int p = 0; p < n; ++p) {
+      const std::uint64_t word =
+          *static_cast<volatile const std::uint64_t*>(&reduce_slot[parity * kMaxPes + p]);
+      T next;
+      memcpy(&next, &word, sizeof(T));
+      if (p == 0) {
+        result = next;
+      } else if (op == ReduceOp::Sum) {
+        result = static_cast<T>(result + next);
+      } else if (op == ReduceOp::Max) {
+        result = next > result ? next : result;
+      } else {
+        result = next < result ? next : result;
+      }
+    }
+    return result;
+  }
+
+  // Every thread of the grid: the value of the leader (thread 0 of block 0; the GPU's already
+  // reduced value) is combined across PEs as allreduce_leader does, and every thread of every
+  // PE gets the result. Two grid barriers (the first so that no thread still reads the previous
+  // result when the leader writes the next).
+  template <class T>
+  __device__ T allreduce(T value, ReduceOp op) const {
+    grid_barrier();
+    if (detail::is_leader()) {
+      const T result = allreduce_leader(value, op);
+      std::uint64_t bits = 0;
+      memcpy(&bits, &result, sizeof(T));
+      control->reduce_result = bits;
+    }
+    grid_barrier();
+    const std::uint64_t bits = *static_cast<volatile unsigned long long*>(&control->reduce_result);
+    T result;
+    memcpy(&result, &bits, sizeof(T));
+    return result;
+  }
+
+  // ---- Failure -------------------------------------------------------------------------------
+
+  // A misuse found on the device: records `message` and traps; the launcher prints it and exits
+  // with status 2 (as fatal() does in the host backend).
+  __device__ void fatal(const char* message) const {
+    fatal_with([message](detail::Message& m) { m.str(message); });
+  }
+  template <class Describe>
+  __device__ __noinline__ void fatal_with(const Describe& describe) const {
+    detail::Message m;
+    describe(m);
+    write_record(FailureKind::Fatal, nullptr, Cmp::GE, 0, 0, 0, m);
+  }
+
+ private:
+  // After a block-wide copy: every thread's stores happen before thread 0's fence (bar.sync),
+  // which orders them before the release store of the signal (cumulativity).
+  __device__ void signal_after_block(std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
+    __syncthreads();
+    if (detail::thread_rank() == 0) {
+      __threadfence_system();
+      detail::store_release_sys(remote(sig_sym, pe), value);
+    }
+  }
+
+  template <class Describe>
+  __device__ __noinline__ void fail_wait(FailureKind kind, const std::uint64_t* sig, Cmp cmp,
+                                         std::uint64_t value, std::uint64_t current,
+                                         std::uint64_t waited, const Describe& describe) const {
+    detail::Message m;
+    describe(m);
+    write_record(kind, sig, cmp, value, current, waited, m);
+  }
+
+  __device__ __noinline__ void write_record(FailureKind kind, const std::uint64_t* sig, Cmp cmp,
+                                            std::uint64_t value, std::uint64_t current,
+                                            std::uint64_t waited, const detail::Message& m) const {
+    volatile ErrorRecord* record = &errors->record[id];
+    if (atomicCAS(&control->fail_claim, 0, 1) != 0) {
+      // Another thread of this PE is writing the record: wait (bounded) for it, then stop.
+      const std::uint64_t start = detail::global_timer_ns();
+      while (record->state == 0 && detail::global_timer_ns() - start < 1000000000ULL) {
+        __nanosleep(1000);
+      }
+      __trap();
+    }
+    const long long offset =
+        sig == nullptr ? -1 : reinterpret_cast<const char*>(sig) - heap[id];
+    record->kind = static_cast<int>(kind);
+    record->pe = id;
+    record->n = n;
+    record->block = detail::block_rank();
+    record->thread = detail::thread_rank();
+    record->cmp = static_cast<int>(cmp);
+    record->value = value;
+    record->current = current;
+    record->waited_ns = waited;
+    record->signal_offset =
+        offset < 0 || static_cast<unsigned long long>(offset) >= heap_bytes ? ~0ULL : offset;
+    for (int i = 0; i <= m.length && i < static_cast<int>(sizeof record->what); ++i) {
+      record->what[i] = m.text[i];
+    }
+    __threadfence_system();
+    record->state = 1;
+    __threadfence_system();
+    *static_cast<volatile int*>(&errors->abort) = 1;
+    __threadfence_system();
+    __trap();
+  }
+#endif  // __CUDACC__
+};
+
+// How launch_cooperative sizes the grid. The grid is blocks-per-SM times the SM count, with
+// blocks per SM from the occupancy API (or fewer if asked), so every block is resident at once
+// and grid-wide barriers cannot deadlock.
+struct LaunchConfig {
+  int block_threads = 256;
+  std::size_t dynamic_smem = 0;
+  int blocks_per_sm = 0;  // 0: as many as fit; otherwise at most this many
+  int max_blocks = 0;     // 0: no cap; otherwise at most this many blocks per GPU
+};
+
+struct LaunchResult {
+  std::vector<int> blocks;  // per PE
+  int block_threads = 0;
+  double wall_ms = 0;  // host wall time from the first launch to the last GPU done
+};
+
+// One process, n GPUs (devices 0..n-1 of the visible ones), peer access between every pair, a
+// symmetric heap on each, a host-mapped error area, one stream per GPU.
+class P2PTeam {
+ public:
+  // Fatal (status 2) if fewer than n GPUs are visible, if n is outside 1..kMaxPes, or if some
+  // pair of GPUs cannot reach each other's memory. heap_bytes: the symmetric heap per GPU
+  // (0: STENCILC_SYM_HEAP_MB, default 1024 MiB).
+  explicit P2PTeam(int n, std::size_t heap_bytes = 0)
+      : n_(n), heap_bytes_(heap_bytes != 0 ? heap_bytes : default_heap_bytes()),
+        timeout_ms_(wait_timeout_ms()) {
+    if (n < 1 || n > kMaxPes) {
+      fatal("cannot run %d PEs with the p2p backend: it drives 1 to %d GPUs", n, kMaxPes);
+    }
+    int visible = 0;
+    const cudaError_t count_error = cudaGetDeviceCount(&visible);
+    if (count_error != cudaSuccess) visible = 0;
+    if (visible < n) {
+      const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
+      fatal("cannot run %d PEs with the p2p backend: only %d GPU%s visible (%s%s%s)", n, visible,
+            visible == 1 ? " is" : "s are",
+            count_error != cudaSuccess ? cudaGetErrorString(count_error) : "CUDA_VISIBLE_DEVICES=",
+            count_error != cudaSuccess ? "" : (env != nullptr ? env : "unset"), "");
+    }
+    for (int pe = 0; pe < n_; ++pe) {
+      int cooperative = 0;
+      STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, pe));
+      if (!cooperative) fatal("GPU %d does not support cooperative launches", pe);
+    }
+    for (int pe = 0; pe < n_; ++pe) {
+      for (int peer = 0; peer < n_; ++peer) {
+        if (peer == pe) continue;
+        int can = 0;
+        STENCILC_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, pe, peer));
+        if (!can) {
+          fatal(
+              "GPU %d cannot access the memory of GPU %d (cudaDeviceCanAccessPeer): the p2p "
+              "backend needs peer access between every pair of its GPUs; use fewer GPUs or the "
+              "NVSHMEM backend",
+              pe, peer);
+        }
+        STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+        const cudaError_t enabled = cudaDeviceEnablePeerAccess(peer, 0);
+        if (enabled == cudaErrorPeerAccessAlreadyEnabled) {
+          (void)cudaGetLastError();  // not an error: an earlier team enabled it
+        } else if (enabled != cudaSuccess) {
+          fatal("GPU %d cannot enable peer access to GPU %d: %s (%s)", pe, peer,
+                cudaGetErrorString(enabled), cudaGetErrorName(enabled));
+        }
+      }
+    }
+    for (int pe = 0; pe < n_; ++pe) {
+      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      void* base = nullptr;
+      const cudaError_t allocated = cudaMalloc(&base, heap_bytes_);
+      if (allocated != cudaSuccess) {
+        fatal("cannot allocate the symmetric heap of %zu MiB on GPU %d: %s (set "
+              "STENCILC_SYM_HEAP_MB)",
+              heap_bytes_ >> 20, pe, cudaGetErrorString(allocated));
+      }
+      heap_[pe] = static_cast<char*>(base);
+      STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&streams_[pe], cudaStreamNonBlocking));
+      int sms = 0;
+      STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, pe));
+      sm_count_[pe] = sms;
+    }
+    void* area = nullptr;
+    STENCILC_CUDA_CHECK(
+        cudaHostAlloc(&area, sizeof(ErrorArea), cudaHostAllocMapped | cudaHostAllocPortable));
+    errors_ = static_cast<ErrorArea*>(area);
+    std::memset(errors_, 0, sizeof(ErrorArea));
+    void* mapped = nullptr;
+    STENCILC_CUDA_CHECK(cudaHostGetDevicePointer(&mapped, area, 0));
+    errors_device_ = static_cast<ErrorArea*>(mapped);
+    // The collectives' state, at the start of every heap.
+    control_ = alloc<Control>(1);
+    barrier_sig_ = alloc<std::uint64_t>(kMaxPes);
+    reduce_slot_ = alloc<std::uint64_t>(2 * kMaxPes);
+    reduce_sig_ = alloc<std::uint64_t>(kMaxPes);
+  }
+
+  ~P2PTeam() {
+    // Only reached after a successful run (failures exit): errors here are not worth a report.
+    for (int pe = 0; pe < n_; ++pe) {
+      if (cudaSetDevice(pe) != cudaSuccess) continue;
+      if (streams_[pe] != nullptr) cudaStreamDestroy(streams_[pe]);
+      if (heap_[pe] != nullptr) cudaFree(heap_[pe]);
+    }
+    if (errors_ != nullptr) cudaFreeHost(errors_);
+  }
+
+  P2PTeam(const P2PTeam&) = delete;
+  P2PTeam& operator=(const P2PTeam&) = delete;
+
+  int n() const { return n_; }
+  int device(int pe) const { return pe; }  // PE p runs on visible GPU p
+  int sm_count(int pe) const { return sm_count_[pe]; }
+  cudaStream_t stream(int pe) const { return streams_[pe]; }
+  long long timeout_ms() const { return timeout_ms_; }
+  std::size_t heap_bytes() const { return heap_bytes_; }
+  std::size_t heap_used() const { return heap_used_; }
+
+  // Collective over the team's GPUs (the host does all): `count` elements at one offset of every
+  // PE's symmetric heap, zero-filled, 256-byte aligned. Fatal (status 2) when the heap is full.
+  template <class T>
+  Sym<T> alloc(std::size_t count) {
+    static_assert(std::is_trivially_copyable_v<T>, "symmetric memory holds trivially copyable data");
+    static_assert(alignof(T) <= 256, "over-aligned type");
+    if (count > (SIZE_MAX - 256) / sizeof(T)) fatal("alloc: %zu elements overflow", count);
+    const std::size_t bytes = count * sizeof(T) > 0 ? count * sizeof(T) : 1;
+    const std::size_t offset = (heap_used_ + 255) & ~static_cast<std::size_t>(255);
+    if (offset > heap_bytes_ || bytes > heap_bytes_ - offset) {
+      fatal(
+          "the symmetric heap of %zu MiB per GPU is full: allocation #%d of %zu bytes does not "
+          "fit (%zu bytes used); set STENCILC_SYM_HEAP_MB",
+          heap_bytes_ >> 20, allocations_, bytes, heap_used_);
+    }
+    heap_used_ = offset + bytes;
+    ++allocations_;
+    Sym<T> sym;
+    sym.count = count;
+    sym.offset = offset;
+    sym.n = n_;
+    for (int pe = 0; pe < n_; ++pe) {
+      sym.ptr[pe] = reinterpret_cast<T*>(heap_[pe] + offset);
+      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      STENCILC_CUDA_CHECK(cudaMemset(heap_[pe] + offset, 0, bytes));
+    }
+    STENCILC_CUDA_CHECK(cudaSetDevice(0));
+    return sym;
+  }
+
+  // The handle PE `pe`'s kernel gets.
+  DevicePe device_pe(int pe) const {
+    DevicePe d;
+    d.id = pe;
+    d.n = n_;
+    for (int p = 0; p < n_; ++p) d.heap[p] = heap_[p];
+    d.heap_bytes = heap_bytes_;
+    d.timeout_ns = static_cast<unsigned long long>(timeout_ms_) * 1000000ULL;
+    d.barrier_sig = barrier_sig_.on(pe);
+    d.reduce_slot = reduce_slot_.on(pe);
+    d.reduce_sig = reduce_sig_.on(pe);
+    d.control = control_.on(pe);
+    d.errors = errors_device_;
+    return d;
+  }
+
+  // Host <-> one PE's device memory (synchronous, checked).
+  template <class T>
+  void upload(int pe, T* dst, const T* src, std::size_t count) {
+    STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+    STENCILC_CUDA_CHECK(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  template <class T>
+  void download(int pe, T* dst, const T* src, std::size_t count) {
+    STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+    STENCILC_CUDA_CHECK(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+
+  // The grid one GPU gets for `kernel` (see LaunchConfig). Fatal if not one block fits.
+  template <class... KArgs>
+  int cooperative_blocks(int pe, void (*kernel)(KArgs...), const LaunchConfig& config) {
+    STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+    if (config.dynamic_smem > 48 * 1024) {
+      STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(config.dynamic_smem)));
+    }
+    int per_sm = 0;
+    STENCILC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, kernel, config.block_threads, config.dynamic_smem));
+    if (per_sm < 1) {
+      fatal("the persistent kernel cannot run one block of %d threads with %zu bytes of dynamic "
+            "shared memory per SM on GPU %d (registers or shared memory)",
+            config.block_threads, config.dynamic_smem, pe);
+    }
+    if (config.blocks_per_sm > 0 && config.blocks_per_sm < per_sm) per_sm = config.blocks_per_sm;
+    int blocks = per_sm * sm_count_[pe];
+    if (config.max_blocks > 0 && config.max_blocks < blocks) blocks = config.max_blocks;
+    return blocks;
+  }
+
+  // One cooperative launch per GPU, on its own stream, all before any is waited for (the kernels
+  // wait for each other). `args_for(pe)` returns a std::tuple of PE pe's kernel arguments
+  // (typically team.device_pe(pe) first). Then synchronize(): see there.
+  template <class... KArgs, class ArgsFor>
+  LaunchResult launch_cooperative(void (*kernel)(KArgs...), ArgsFor&& args_for,
+                                  const LaunchConfig& config = LaunchConfig()) {
+    launch_cooperative_async(kernel, std::forward<ArgsFor>(args_for), config);
+    return synchronize();
+  }
+
+  template <class... KArgs, class ArgsFor>
+  void launch_cooperative_async(void (*kernel)(KArgs...), ArgsFor&& args_for,
+                                const LaunchConfig& config = LaunchConfig()) {
+    using Args = std::tuple<std::decay_t<KArgs>...>;
+    last_.blocks.assign(static_cast<std::size_t>(n_), 0);
+    last_.block_threads = config.block_threads;
+    // Size every grid first: that loads the module on every GPU before any kernel starts
+    // waiting for another.
+    for (int pe = 0; pe < n_; ++pe) last_.blocks[pe] = cooperative_blocks(pe, kernel, config);
+    launched_at_ = std::chrono::steady_clock::now();
+    for (int pe = 0; pe < n_; ++pe) {
+      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      Args args(args_for(pe));
+      std::apply(
+          [&](auto&... arg) {
+            void* pointers[] = {nullptr, static_cast<void*>(&arg)...};
+            STENCILC_CUDA_CHECK(cudaLaunchCooperativeKernel(
+                reinterpret_cast<const void*>(kernel), dim3(last_.blocks[pe]),
+                dim3(config.block_threads), pointers + 1, config.dynamic_smem, streams_[pe]));
+          },
+          args);
+    }
+    running_ = true;
+  }
+
+  // Waits for every GPU. If a kernel trapped or faulted: the other GPUs are told to stop (the
+  // abort flag), every PE's error record is printed in the host backend's form, and the process
+  // exits with status 3 (a wait timed out or a GPU faulted) or 2 (a misuse recorded by device
+  // code). A GPU that does not stop within a few seconds of another's failure is reported and
+  // the process exits all the same.
+  LaunchResult synchronize() {
+    using Clock = std::chrono::steady_clock;
+    if (!running_) return last_;
+    running_ = false;
+    std::vector<bool> done(static_cast<std::size_t>(n_), false);
+    std::vector<cudaError_t> error(static_cast<std::size_t>(n_), cudaSuccess);
+    int remaining = n_;
+    bool failed = false;
+    Clock::time_point failed_at{};
+    const long long grace_ms = 5000;
+    bool stuck = false;
+    for (unsigned polls = 0; remaining > 0; ++polls) {
+      for (int pe = 0; pe < n_; ++pe) {
+        if (done[pe]) continue;
+        STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+        const cudaError_t status = cudaStreamQuery(streams_[pe]);
+        if (status == cudaErrorNotReady) continue;
+        done[pe] = true;
+        --remaining;
+        if (status != cudaSuccess) {
+          error[pe] = status;
+          if (!failed) {
+            failed = true;
+            failed_at = Clock::now();
+            *static_cast<volatile int*>(&errors_->abort) = 1;
+          }
+        }
+      }
+      if (remaining == 0) break;
+      if (failed && std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - failed_at)
+                            .count() > grace_ms) {
+        stuck = true;
+        break;
+      }
+      if (polls > 1000) std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+    last_.wall_ms =
+        std::chrono::duration<double, std::milli>(Clock::now() - launched_at_).count();
+    bool recorded = false;
+    for (int pe = 0; pe < n_; ++pe) recorded |= errors_->record[pe].state != 0;
+    if (!failed && !recorded) return last_;
+    report_failure(error, done, stuck);
+  }
+
+  // The error area as the host sees it (tests read it).
+  const ErrorArea& errors() const { return *errors_; }
+
+ private:
+  static std::size_t default_heap_bytes() {
+    const char* text = std::getenv("STENCILC_SYM_HEAP_MB");
+    if (text == nullptr) return std::size_t{1024} << 20;
+    long long mib = 0;
+    if (!parse_positive(text, 1LL << 24, &mib)) {
+      fatal("STENCILC_SYM_HEAP_MB='%s' is not a positive number of MiB", text);
+    }
+    return static_cast<std::size_t>(mib) << 20;
+  }
+
+  [[noreturn]] void report_failure(const std::vector<cudaError_t>& error,
+                                   const std::vector<bool>& done, bool stuck) {
+    bool any_fatal = false, any_wait = false;
+    for (int pe = 0; pe < n_; ++pe) {
+      const ErrorRecord& r = errors_->record[pe];
+      if (r.state == 0) continue;
+      char what[sizeof r.what + 1];
+      std::memcpy(what, r.what, sizeof r.what);
+      what[sizeof r.what] = '\0';
+      if (r.kind == static_cast<int>(FailureKind::Fatal)) {
+        any_fatal = true;
+        report_error("PE %d of %d (GPU %d, block %d, thread %d): %s", r.pe, r.n, pe, r.block,
+                     r.thread, what);
+        continue;
+      }
+      any_wait = true;
+      std::string where = format("GPU %d, block %d, thread %d", pe, r.block, r.thread);
+      if (r.signal_offset != ~0ULL) {
+        where += format(", signal at offset %llu of the symmetric heap", r.signal_offset);
+      }
+      if (r.kind == static_cast<int>(FailureKind::PeerFailed)) where += ", stopped after another PE failed";
+      report_error("PE %d of %d waited %lld ms for %s: signal is %llu, waiting for %s %llu [%s]",
+                   r.pe, r.n, static_cast<long long>(r.waited_ns / 1000000ULL), what, r.current,
+                   cmp_symbol(static_cast<Cmp>(r.cmp)), r.value, where.c_str());
+    }
+    for (int pe = 0; pe < n_; ++pe) {
+      if (errors_->record[pe].state != 0) continue;
+      if (!done[pe]) {
+        report_error("PE %d of %d: the kernel on GPU %d did not stop within 5 s of the failure above",
+                     pe, n_, pe);
+      } else if (error[pe] != cudaSuccess) {
+        report_error("PE %d of %d: the kernel on GPU %d failed: %s (%s)", pe, n_, pe,
+                     cudaGetErrorString(error[pe]), cudaGetErrorName(error[pe]));
+      }
+    }
+    (void)stuck;
+    if (any_fatal) exit_process(2);
+    if (any_wait) {
+      report_error(
+          "giving up after STENCILC_WAIT_TIMEOUT_MS=%lld ms: the PEs above are deadlocked or too "
+          "slow",
+          timeout_ms_);
+    }
+    exit_process(3);
+  }
+
+  int n_;
+  std::size_t heap_bytes_;
+  long long timeout_ms_;
+  char* heap_[kMaxPes] = {};
+  cudaStream_t streams_[kMaxPes] = {};
+  int sm_count_[kMaxPes] = {};
+  std::size_t heap_used_ = 0;
+  int allocations_ = 0;
+  ErrorArea* errors_ = nullptr;
+  ErrorArea* errors_device_ = nullptr;
+  Sym<Control> control_;
+  Sym<std::uint64_t> barrier_sig_, reduce_slot_, reduce_sig_;
+  LaunchResult last_;
+  bool running_ = false;
+  std::chrono::steady_clock::time_point launched_at_{};
+};
+
+}  // namespace stencilc::rt::cuda

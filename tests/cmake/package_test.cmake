@@ -1,0 +1,158 @@
+# The steps of tests/cmake (see CMakeLists.txt there), one per ctest test:
+#   install      cmake --install the build into WORK_DIR/staged, move it to WORK_DIR/prefix (the
+#                package must not depend on where it was installed), check its files, and that
+#                the installed stencilc finds the installed headers.
+#   consumer     configure, build and test a copy of examples/cmake-consumer against the prefix;
+#                a no-op rebuild must not run stencilc, a rebuild after editing params.hpp must.
+#   unavailable  stencilc_add_executable must refuse what this version cannot build.
+# cmake -DSTEP=<step> -DSTENCILC_BINARY_DIR= -DSTENCILC_SOURCE_DIR= -DWORK_DIR= -DCONFIG=
+#       -DGENERATOR= -DMAKE_PROGRAM= -DCXX= -P package_test.cmake
+cmake_minimum_required(VERSION 3.20)
+
+set(prefix "${WORK_DIR}/prefix")
+set(package_dir "${prefix}/lib/cmake/stencilc")
+set(generate_line "stencilc: generating heat2d.stencilc.cpp from heat2d.cpp")
+
+# run(<what> [EXPECT_FAILURE] [OUTPUT <var>] [ENV <name=value>...] COMMAND <command>...)
+function(run what)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "EXPECT_FAILURE" "OUTPUT" "ENV;COMMAND")
+  message(STATUS "${what}: ${arg_COMMAND}")
+  if(arg_ENV)
+    list(PREPEND arg_COMMAND ${CMAKE_COMMAND} -E env ${arg_ENV})
+  endif()
+  execute_process(COMMAND ${arg_COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(arg_EXPECT_FAILURE AND rc EQUAL 0)
+    message(FATAL_ERROR "${what}: succeeded, but should have failed:\n${out}")
+  elseif(NOT arg_EXPECT_FAILURE AND NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what}: failed (${rc}):\n${out}")
+  endif()
+  if(arg_OUTPUT)
+    set(${arg_OUTPUT} "${out}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# configure(<what> <source-dir> <build-dir> [EXPECT_FAILURE] [DEFINES -D...]): its output in
+# configure_output.
+function(configure what source build)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "EXPECT_FAILURE" "" "DEFINES")
+  set(generator_args -G "${GENERATOR}")
+  if(MAKE_PROGRAM)
+    list(APPEND generator_args "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
+  endif()
+  set(build_type ${CONFIG})
+  if(NOT build_type)
+    set(build_type Release)
+  endif()
+  set(expect)
+  if(arg_EXPECT_FAILURE)
+    set(expect EXPECT_FAILURE)
+  endif()
+  run("${what}" ${expect} OUTPUT out
+      COMMAND ${CMAKE_COMMAND} -S "${source}" -B "${build}" ${generator_args} "-DCMAKE_CXX_COMPILER=${CXX}"
+              -DCMAKE_BUILD_TYPE=${build_type} "-Dstencilc_DIR=${package_dir}" ${arg_DEFINES})
+  set(configure_output "${out}" PARENT_SCOPE)
+endfunction()
+
+# A path as a regular expression that matches just it.
+function(regex_escape out_var text)
+  string(REGEX REPLACE "([][+.*?()^$|\\])" "\\\\\\1" text "${text}")
+  set(${out_var} "${text}" PARENT_SCOPE)
+endfunction()
+
+function(expect_match what text regex)
+  if(NOT text MATCHES "${regex}")
+    message(FATAL_ERROR "${what}: expected to match '${regex}':\n${text}")
+  endif()
+endfunction()
+
+if(STEP STREQUAL "install")
+  file(REMOVE_RECURSE "${WORK_DIR}/staged" "${prefix}")
+  set(config_args)
+  if(CONFIG)
+    set(config_args --config ${CONFIG})
+  endif()
+  run("install" COMMAND ${CMAKE_COMMAND} --install "${STENCILC_BINARY_DIR}" --prefix "${WORK_DIR}/staged" ${config_args})
+  file(RENAME "${WORK_DIR}/staged" "${prefix}")
+  regex_escape(prefix_re "${prefix}")
+  foreach(file bin/stencilc include/stencilc/stencilc.hpp include/stencilc/compiled.hpp
+               include/stencilc/detail/grid.hpp include/stencilc/runtime/host.hpp include/stencilc/runtime/halo.hpp
+               lib/cmake/stencilc/stencilcConfig.cmake lib/cmake/stencilc/stencilcConfigVersion.cmake
+               lib/cmake/stencilc/stencilcTargets.cmake lib/cmake/stencilc/stencilcFunctions.cmake)
+    if(NOT EXISTS "${prefix}/${file}")
+      message(FATAL_ERROR "the install has no ${file}")
+    endif()
+  endforeach()
+
+  # Driver mode with a host compiler that only records its arguments: the installed stencilc
+  # must compile against the installed headers, not against the sources it was built from.
+  set(fake_cxx "${WORK_DIR}/record-cxx.sh")
+  file(WRITE "${fake_cxx}" "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"${WORK_DIR}/cxx-args.txt\"\n")
+  file(CHMOD "${fake_cxx}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+  set(example "${STENCILC_SOURCE_DIR}/examples/cmake-consumer/heat2d.cpp")
+  run("installed stencilc, driver mode" ENV "CXX=${fake_cxx}"
+      COMMAND "${prefix}/bin/stencilc" --target=host "${example}" -o "${WORK_DIR}/heat2d" -MD -MF "${WORK_DIR}/heat2d.d")
+  file(READ "${WORK_DIR}/cxx-args.txt" cxx_args)
+  string(REPLACE "\n" " " cxx_args "${cxx_args}")
+  expect_match("host compiler arguments" "${cxx_args}" "-I ${prefix_re}/bin/\\.\\./include -I ${prefix_re}/bin/\\.\\./include ")
+  # The front end's header, seen through the depfile.
+  file(READ "${WORK_DIR}/heat2d.d" depfile)
+  expect_match("depfile" "${depfile}" "^[^:]*/heat2d:")
+  expect_match("depfile" "${depfile}" "${prefix_re}/bin/\\.\\./include/stencilc/stencilc\\.hpp")
+  expect_match("depfile" "${depfile}" "examples/cmake-consumer/params\\.hpp")
+  string(FIND "${depfile}" "${STENCILC_SOURCE_DIR}/include/" in_sources)
+  if(NOT in_sources EQUAL -1)
+    message(FATAL_ERROR "the installed stencilc read the headers in the source tree:\n${depfile}")
+  endif()
+
+elseif(STEP STREQUAL "consumer")
+  set(source "${WORK_DIR}/consumer-src")
+  set(build "${WORK_DIR}/consumer-build")
+  file(REMOVE_RECURSE "${source}" "${build}")
+  file(COPY "${STENCILC_SOURCE_DIR}/examples/cmake-consumer/" DESTINATION "${source}")
+  configure("configure the consumer" "${source}" "${build}")
+  run("build the consumer" OUTPUT out COMMAND ${CMAKE_COMMAND} --build "${build}" --parallel 2)
+  expect_match("first build" "${out}" "${generate_line}")
+  run("the consumer's tests" OUTPUT out COMMAND ${CMAKE_CTEST_COMMAND} --test-dir "${build}" --output-on-failure)
+  expect_match("the consumer's tests" "${out}" "100% tests passed")
+
+  set(generated "${build}/stencilc/heat2d/heat2d.stencilc.cpp")
+  file(READ "${generated}.d" depfile)
+  regex_escape(source_re "${source}")
+  expect_match("the generated code's depfile" "${depfile}" "${source_re}/params\\.hpp")
+
+  run("rebuild, nothing changed" OUTPUT out COMMAND ${CMAKE_COMMAND} --build "${build}" --parallel 2)
+  if(out MATCHES "${generate_line}")
+    message(FATAL_ERROR "a rebuild with nothing changed ran stencilc again:\n${out}")
+  endif()
+
+  # Edit the header heat2d.cpp includes: stencilc must run again, and both builds see it.
+  file(READ "${source}/params.hpp" params)
+  string(REPLACE "kSteps = 200;" "kSteps = 150;" edited "${params}")
+  if(edited STREQUAL params)
+    message(FATAL_ERROR "params.hpp has no 'kSteps = 200;' to edit")
+  endif()
+  file(TIMESTAMP "${generated}" before "%s")
+  execute_process(COMMAND ${CMAKE_COMMAND} -E sleep 1.1)
+  file(WRITE "${source}/params.hpp" "${edited}")
+  run("rebuild after editing params.hpp" OUTPUT out COMMAND ${CMAKE_COMMAND} --build "${build}" --parallel 2)
+  expect_match("rebuild after editing params.hpp" "${out}" "${generate_line}")
+  file(TIMESTAMP "${generated}" after "%s")
+  if(NOT after GREATER before)
+    message(FATAL_ERROR "${generated} was not rewritten (modified at ${after}, before the edit ${before})")
+  endif()
+  run("the consumer's tests after the edit" OUTPUT out
+      COMMAND ${CMAKE_CTEST_COMMAND} --test-dir "${build}" --output-on-failure -V -R heat2d.default)
+  expect_match("the consumer's tests after the edit" "${out}" "steps=150 ")
+
+elseif(STEP STREQUAL "unavailable")
+  foreach(case "TARGET cuda" "SCHEDULE host-controlled" "BACKEND nvshmem")
+    string(REPLACE " " ";" option "${case}")
+    string(REPLACE " " "-" name "${case}")
+    configure("stencilc_add_executable(... ${case})" "${STENCILC_SOURCE_DIR}/tests/cmake/unavailable"
+              "${WORK_DIR}/unavailable-${name}" EXPECT_FAILURE "DEFINES" "-DUNAVAILABLE_OPTION=${option}")
+    expect_match("stencilc_add_executable(... ${case})" "${configure_output}"
+                 "stencilc_add_executable\\(prog\\): ${case} is not available yet in this version of stencilc")
+  endforeach()
+else()
+  message(FATAL_ERROR "package_test.cmake: unknown STEP '${STEP}'")
+endif()
