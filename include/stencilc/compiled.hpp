@@ -69,7 +69,7 @@ inline std::string shape_text(const int* extent, int n) {
 }
 
 /// Checks the grids fit one decomposition and chooses it for configured_pes() PEs (the
-/// process grid can be forced with STENCILC_DECOMP, e.g. "2x2"). `swaps` lists the pairs of
+/// process grid can be forced with --stencilc-decomp=2x2 or STENCILC_DECOMP). `swaps` lists the pairs of
 /// grids the program swaps: they exchange buffers, so their boundaries must agree too.
 template <int N>
 Plan<N> plan(const char* program, const std::vector<GridDesc<N>>& grids, const std::vector<std::array<int, 2>>& swaps) {
@@ -99,9 +99,8 @@ Plan<N> plan(const char* program, const std::vector<GridDesc<N>>& grids, const s
     }
   }
   for (int k = 0; k < N; ++k) extent3[k] = p.extent[k];
-  const char* forced = std::getenv("STENCILC_DECOMP");
   std::string error;
-  auto grid = rt::choose_process_grid(p.pes, N, extent3, lo3, hi3, forced ? forced : "", &error);
+  auto grid = rt::choose_process_grid(p.pes, N, extent3, lo3, hi3, configured_decomp(), &error);
   if (!grid) rt::fatal("program '%s': %s", program, error.c_str());
   p.grid = *grid;
   return p;

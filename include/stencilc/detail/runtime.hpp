@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "stencilc/detail/error.hpp"
 
@@ -16,6 +17,7 @@ namespace detail {
 struct RuntimeState {
   bool initialized = false;
   int pes = 1;
+  std::string decomp;  // --stencilc-decomp=AxB[xC]: the process grid compiled runs must use
 };
 
 inline RuntimeState& runtime_state() {
@@ -33,7 +35,9 @@ inline int pes_from_environment() {
 // null-terminated). An invalid value or an unknown --stencilc-* option exits with status 2.
 inline void init(int& argc, char** argv) {
   static const char kPesOption[] = "--stencilc-pes=";
+  static const char kDecompOption[] = "--stencilc-decomp=";
   int pes = 0;  // 0: not given on the command line
+  std::string decomp;
   int kept = argc > 0 ? 1 : 0;
   for (int i = 1; i < argc; ++i) {
     const char* arg = argv[i];
@@ -45,10 +49,17 @@ inline void init(int& argc, char** argv) {
         detail::usage_error(
             "invalid value '%s' in '%s': the number of PEs must be a positive integer", value, arg);
       }
+    } else if (std::strncmp(arg, kDecompOption, sizeof kDecompOption - 1) == 0) {
+      // Checked against the PE count and the grids where a compiled program runs; the reference
+      // build runs global-view programs serially and has nothing to decompose.
+      decomp = arg + sizeof kDecompOption - 1;
+      if (decomp.empty() || decomp.find_first_not_of("0123456789x") != std::string::npos) {
+        detail::usage_error("invalid value in '%s': expected a process grid such as 2x2 or 4x1x1", arg);
+      }
     } else if (std::strcmp(arg, "--stencilc-pes") == 0) {
       detail::usage_error("'--stencilc-pes' needs a value: --stencilc-pes=N");
     } else {
-      detail::usage_error("unknown option '%s' (the reference build understands --stencilc-pes=N)",
+      detail::usage_error("unknown option '%s' (known: --stencilc-pes=N, --stencilc-decomp=AxB[xC])",
                           arg);
     }
   }
@@ -56,6 +67,7 @@ inline void init(int& argc, char** argv) {
   argc = kept;
   detail::RuntimeState& state = detail::runtime_state();
   state.pes = pes > 0 ? pes : detail::pes_from_environment();
+  state.decomp = decomp;
   state.initialized = true;
 }
 
@@ -68,6 +80,15 @@ inline void finalize() {
 inline int configured_pes() {
   const detail::RuntimeState& state = detail::runtime_state();
   return state.initialized ? state.pes : detail::pes_from_environment();
+}
+
+// The process grid a compiled run must use: --stencilc-decomp=, else STENCILC_DECOMP, else ""
+// (the runtime chooses the one with the least halo traffic).
+inline std::string configured_decomp() {
+  const detail::RuntimeState& state = detail::runtime_state();
+  if (!state.decomp.empty()) return state.decomp;
+  const char* env = std::getenv("STENCILC_DECOMP");
+  return env != nullptr ? env : "";
 }
 
 }  // namespace stencilc

@@ -452,13 +452,14 @@ class P2PTeam {
     }
     int visible = 0;
     const cudaError_t count_error = cudaGetDeviceCount(&visible);
-    if (count_error != cudaSuccess) visible = 0;
+    if (count_error != cudaSuccess) {
+      fatal("cannot run %d PEs with the p2p backend: no usable GPU (%s)", n,
+            cudaGetErrorString(count_error));
+    }
     if (visible < n) {
       const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
-      fatal("cannot run %d PEs with the p2p backend: only %d GPU%s visible (%s%s%s)", n, visible,
-            visible == 1 ? " is" : "s are",
-            count_error != cudaSuccess ? cudaGetErrorString(count_error) : "CUDA_VISIBLE_DEVICES=",
-            count_error != cudaSuccess ? "" : (env != nullptr ? env : "unset"), "");
+      fatal("cannot run %d PEs with the p2p backend: only %d GPU%s visible (CUDA_VISIBLE_DEVICES=%s)",
+            n, visible, visible == 1 ? " is" : "s are", env != nullptr ? env : "unset");
     }
     for (int pe = 0; pe < n_; ++pe) {
       int cooperative = 0;

@@ -1,0 +1,459 @@
+// The lowered `exchange` of one grid on the GPUs (p2p backend): the host backend's protocol
+// (halo.hpp, docs/RUNTIME.md) run by thread blocks of the persistent kernel.
+//
+// Per direction code, in symmetric memory of every PE: two slots of the largest face any PE
+// receives from that direction (double-buffered by epoch parity), a data-ready signal (on the
+// receiver, indexed by the direction as the receiver sees it) and an ack signal (on the sender,
+// indexed by its send direction). send(epoch), per send direction: wait until the receiver has
+// acked epoch - 2, pack the face straight into the receiver's slot over NVLink (no staging
+// buffer), release-store the receiver's ready signal = epoch. recv(epoch), per receive
+// direction: wait until ready >= epoch, unpack the slot into the halo, release-store the
+// sender's ack = epoch.
+//
+// Host: HaloExchange<T, N> ex(team, grid, blocks, periodic, corners, "a");   // before launch
+// Device (every thread of the grid; see send() for the barriers around it):
+//   pe.grid_barrier();                 // the owned cells of `b` are written
+//   halo.send(pe, b, epoch); halo.recv(pe, b, epoch);
+//   pe.grid_barrier();                 // the halos of `b` are visible to every block
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "stencilc/runtime/common.hpp"
+#include "stencilc/runtime/cuda/common.cuh"
+#include "stencilc/runtime/cuda/dblock.cuh"
+#include "stencilc/runtime/cuda/p2p.cuh"
+#include "stencilc/runtime/decomposition.hpp"
+
+namespace stencilc::rt::cuda {
+
+// One PE's part of one exchange, in that PE's device memory.
+template <class T, int N>
+struct HaloPlan {
+  static constexpr int kCodes = N == 1 ? 3 : N == 2 ? 9 : 27;  // 3^N directions, 0 included
+  static constexpr int kReady = 0;                             // signals[kReady + code]
+  static constexpr int kAck = kCodes;                          // signals[kAck + code]
+
+  // One direction with a neighbour: the box of my block that is sent (owned cells) or received
+  // (halo cells), in local indices, as a 3-D box whose leading dimensions are 1 thick.
+  struct Channel {
+    int code;  // the direction as this PE sees it
+    int peer;
+    int lo[3];
+    int count[3];
+    long long elements;
+  };
+
+  int n_send = 0;
+  int n_recv = 0;
+  Channel send[kCodes] = {};
+  Channel recv[kCodes] = {};
+  long long slot_offset[kCodes] = {};  // elements, per code: two slots of slot_size each
+  long long slot_size[kCodes] = {};
+  T* slots = nullptr;                   // this PE's symmetric slots
+  std::uint64_t* signals = nullptr;     // this PE's symmetric signals: ready, then ack
+  unsigned long long* last = nullptr;   // last epoch per send channel, then per recv channel
+  int extent[N] = {};
+  int halo_lo[N] = {};
+  int halo_hi[N] = {};
+  char name[64] = {};
+};
+
+// The device handle of one PE's exchange (trivially copyable, a kernel argument).
+//
+// Who calls: EVERY thread of the grid calls send() and recv() (block-uniform arguments); each
+// channel is run by one thread block: send channel s by block (first_block + s) % gridDim, recv
+// channel r by block (first_block + n_send + r) % gridDim; the other blocks return at once.
+// With gridDim >= blocks_needed() every channel has its own block and all run in parallel;
+// fewer blocks run several channels one after the other (still deadlock free: a recv only waits
+// for a peer's send of this epoch, and a send only for acks of epoch - 2).
+//
+// Barriers (the caller's): a grid_barrier() between the writes of the owned cells and send()
+// (the sending block reads cells other blocks wrote), and a grid_barrier() between recv() and
+// the first read of the halos (the receiving block wrote them). None is needed between send()
+// and recv(). Epochs count 1, 2, 3, ... per exchange, across launches too (checked on the
+// device: a fatal error, status 2).
+template <class T, int N>
+struct DHaloExchange {
+  using Plan = HaloPlan<T, N>;
+  static constexpr int kCodes = Plan::kCodes;
+
+  const Plan* plan = nullptr;
+  int n_send = 0;
+  int n_recv = 0;
+
+  __host__ __device__ int blocks_needed() const { return n_send + n_recv; }
+
+#if defined(__CUDACC__)
+  // Sends epoch `epoch` of my owned cells of `block` to every neighbour.
+  __device__ void send(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
+                       int first_block = 0) const {
+    const int blocks = detail::grid_blocks();
+    const int me = detail::block_rank();
+    for (int s = 0; s < n_send; ++s) {
+      if ((first_block + s) % blocks == me) send_channel(pe, block, s, epoch);
+    }
+  }
+
+  // Receives epoch `epoch` into my halos of `block`, then acks each neighbour.
+  __device__ void recv(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
+                       int first_block = 0) const {
+    const int blocks = detail::grid_blocks();
+    const int me = detail::block_rank();
+    for (int r = 0; r < n_recv; ++r) {
+      if ((first_block + n_send + r) % blocks == me) recv_channel(pe, block, r, epoch);
+    }
+  }
+
+  // send() then recv() (the same requirements).
+  __device__ void exchange(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
+                           int first_block = 0) const {
+    send(pe, block, epoch, first_block);
+    recv(pe, block, epoch, first_block);
+  }
+
+ private:
+  static __device__ int opposite(int code) { return kCodes - 1 - code; }
+  static __device__ void dir_of(int code, int* dir) {
+    for (int d = N - 1; d >= 0; --d, code /= 3) dir[d] = code % 3 - 1;
+  }
+
+  __device__ T* slot(int code, std::uint64_t epoch) const {
+    return plan->slots + plan->slot_offset[code] +
+           static_cast<long long>(epoch % 2) * plan->slot_size[code];
+  }
+
+  // The block's strides as a 3-D box whose leading dimensions are 1 thick.
+  static __device__ void steps3(const DBlock<T, N>& block, long* step) {
+    step[0] = step[1] = step[2] = 0;
+    for (int d = 0; d < N; ++d) step[3 - N + d] = block.stride[d];
+  }
+
+  // Thread 0 of the channel's block: epochs count 1, 2, 3, ... and the block has the layout the
+  // exchange was made for.
+  __device__ void check(const DevicePe& pe, const DBlock<T, N>& block, int index,
+                        std::uint64_t epoch, const char* operation) const {
+    unsigned long long* last = &plan->last[index];
+    if (epoch != *last + 1) {
+      const unsigned long long previous = *last;
+      pe.fatal_with([&](detail::Message& m) {
+        m.str("halo exchange of grid '").str(plan->name).str("' on PE ").num(pe.id).str(": ");
+        m.str(operation).str(" of epoch ").num(static_cast<long long>(epoch)).str(" after epoch ");
+        m.num(static_cast<long long>(previous)).str(" (epochs count 1, 2, 3, ...)");
+      });
+    }
+    for (int d = 0; d < N; ++d) {
+      if (block.extent[d] != plan->extent[d] || block.halo_lo[d] != plan->halo_lo[d] ||
+          block.halo_hi[d] != plan->halo_hi[d]) {
+        pe.fatal_with([&](detail::Message& m) {
+          m.str("halo exchange of grid '").str(plan->name).str("' on PE ").num(pe.id).str(": ");
+          m.str(operation).str(" of a block with another layout");
+        });
+      }
+    }
+    *last = epoch;
+  }
+
+  __device__ void send_channel(const DevicePe& pe, const DBlock<T, N>& block, int s,
+                               std::uint64_t epoch) const {
+    const typename Plan::Channel c = plan->send[s];  // a copy: the stores below may alias
+    const int theirs = opposite(c.code);  // my send direction, as the receiver sees it
+    if (detail::thread_rank() == 0) {
+      check(pe, block, s, epoch, "send");
+      if (epoch > 2) {
+        pe.wait_with(&plan->signals[Plan::kAck + c.code], Cmp::GE, epoch - 2,
+                     [&](detail::Message& m) {
+                       int dir[N];
+                       dir_of(c.code, dir);
+                       m.str("PE ").num(c.peer).str(" to unpack the previous halo of grid '");
+                       m.str(plan->name).str("' sent in direction ").dir(dir, N);
+                     });
+      }
+    }
+    __syncthreads();
+    // Pack straight into the receiver's slot: strided reads here, contiguous stores over NVLink.
+    T* out = pe.remote(slot(theirs, epoch), c.peer);
+    long step[3];
+    steps3(block, step);
+    const T* data = block.data;
+    const unsigned c1 = static_cast<unsigned>(c.count[1]);
+    const unsigned c2 = static_cast<unsigned>(c.count[2]);
+    const unsigned total = static_cast<unsigned>(c.elements);
+    for (unsigned i = detail::thread_rank(); i < total; i += detail::block_threads()) {
+      const unsigned k = i % c2;
+      const unsigned row = i / c2;
+      const unsigned j = row % c1;
+      const unsigned h = row / c1;
+      out[i] = data[(c.lo[0] + static_cast<long>(h)) * step[0] +
+                    (c.lo[1] + static_cast<long>(j)) * step[1] +
+                    (c.lo[2] + static_cast<long>(k)) * step[2]];
+    }
+    __syncthreads();
+    if (detail::thread_rank() == 0) {
+      __threadfence_system();
+      detail::store_release_sys(pe.remote(&plan->signals[Plan::kReady + theirs], c.peer), epoch);
+    }
+  }
+
+  __device__ void recv_channel(const DevicePe& pe, const DBlock<T, N>& block, int r,
+                               std::uint64_t epoch) const {
+    const typename Plan::Channel c = plan->recv[r];
+    if (detail::thread_rank() == 0) {
+      check(pe, block, kCodes + r, epoch, "recv");
+      pe.wait_with(&plan->signals[Plan::kReady + c.code], Cmp::GE, epoch, [&](detail::Message& m) {
+        int dir[N];
+        dir_of(c.code, dir);
+        m.str("the halo of grid '").str(plan->name).str("' from PE ").num(c.peer);
+        m.str(", direction ").dir(dir, N);
+      });
+    }
+    __syncthreads();
+    const T* in = slot(c.code, epoch);
+    long step[3];
+    steps3(block, step);
+    T* data = block.data;
+    const unsigned c1 = static_cast<unsigned>(c.count[1]);
+    const unsigned c2 = static_cast<unsigned>(c.count[2]);
+    const unsigned total = static_cast<unsigned>(c.elements);
+    for (unsigned i = detail::thread_rank(); i < total; i += detail::block_threads()) {
+      const unsigned k = i % c2;
+      const unsigned row = i / c2;
+      const unsigned j = row % c1;
+      const unsigned h = row / c1;
+      data[(c.lo[0] + static_cast<long>(h)) * step[0] + (c.lo[1] + static_cast<long>(j)) * step[1] +
+           (c.lo[2] + static_cast<long>(k)) * step[2]] = in[i];
+    }
+    // The slot's reads are done before the ack lets the sender overwrite it.
+    __syncthreads();
+    if (detail::thread_rank() == 0) {
+      __threadfence_system();
+      detail::store_release_sys(pe.remote(&plan->signals[Plan::kAck + opposite(c.code)], c.peer),
+                                epoch);
+    }
+  }
+#endif  // __CUDACC__
+};
+
+// The host side: made once per exchanged grid before the launch; builds every PE's plan (the
+// host drives all GPUs, so it is not collective in the SPMD sense) and allocates the slots and
+// signals in symmetric memory.
+template <class T, int N>
+class HaloExchange {
+ public:
+  using Dir = std::array<int, N>;
+  using Plan = HaloPlan<T, N>;
+  static constexpr int kCodes = Plan::kCodes;
+
+  // `blocks`: every PE's block (alloc_blocks), or blocks with their layout: the two buffers of a
+  // swapped pair share it. `corners`: also exchange diagonal directions.
+  HaloExchange(P2PTeam& team, const ProcessGrid& grid, const std::vector<DBlock<T, N>>& blocks,
+               std::array<bool, N> periodic, bool corners, const char* name)
+      : name_(name != nullptr ? name : "?"), n_(team.n()) {
+    check_layouts(team, grid, blocks);
+    const DBlock<T, N>& first = blocks[0];
+    for (int d = 0; d < N; ++d) {
+      halo_lo_[d] = first.halo_lo[d];
+      halo_hi_[d] = first.halo_hi[d];
+      global_extent_[d] = first.global_extent[d];
+    }
+    std::array<long long, kCodes> slot_offset{}, slot_size{};
+    long long slot_elements = 0;
+    for (int code = 0; code < kCodes; ++code) {
+      slot_offset[code] = slot_elements;
+      slot_size[code] =
+          exchanged(dir_of(code), corners) ? largest_face(grid, dir_of(code)) : 0;
+      slot_elements += 2 * slot_size[code];
+    }
+    std::array<bool, 3> periodic3{false, false, false};
+    for (int d = 0; d < N; ++d) periodic3[d] = periodic[d];
+    plans_.resize(static_cast<std::size_t>(n_));
+    for (int pe = 0; pe < n_; ++pe) {
+      Plan& plan = plans_[pe];
+      for (int d = 0; d < N; ++d) {
+        plan.extent[d] = blocks[pe].extent[d];
+        plan.halo_lo[d] = halo_lo_[d];
+        plan.halo_hi[d] = halo_hi_[d];
+      }
+      for (int code = 0; code < kCodes; ++code) {
+        plan.slot_offset[code] = slot_offset[code];
+        plan.slot_size[code] = slot_size[code];
+        const Dir dir = dir_of(code);
+        const int peer = neighbor(grid, pe, dir3(dir), periodic3);
+        if (peer < 0) continue;
+        if (exchanged(dir, corners)) {
+          plan.recv[plan.n_recv++] = make_channel(pe, blocks[pe], dir, peer, false);
+        }
+        if (exchanged(dir_of(kCodes - 1 - code), corners)) {
+          typename Plan::Channel channel = make_channel(pe, blocks[pe], dir, peer, true);
+          if (channel.elements > slot_size[kCodes - 1 - code]) {
+            fatal("halo exchange of grid '%s': internal error: face of %lld elements, slot of %lld",
+                  name_.c_str(), channel.elements, slot_size[kCodes - 1 - code]);
+          }
+          plan.send[plan.n_send++] = channel;
+        }
+      }
+      std::strncpy(plan.name, name_.c_str(), sizeof plan.name - 1);
+    }
+    const Sym<T> slots = team.template alloc<T>(static_cast<std::size_t>(slot_elements));
+    const Sym<std::uint64_t> signals = team.template alloc<std::uint64_t>(2 * kCodes);
+    const Sym<unsigned long long> last = team.template alloc<unsigned long long>(2 * kCodes);
+    plan_memory_ = team.template alloc<Plan>(1);
+    for (int pe = 0; pe < n_; ++pe) {
+      plans_[pe].slots = slots.on(pe);
+      plans_[pe].signals = signals.on(pe);
+      plans_[pe].last = last.on(pe);
+      team.upload(pe, plan_memory_.on(pe), &plans_[pe], 1);
+    }
+  }
+
+  // PE `pe`'s device handle.
+  DHaloExchange<T, N> device(int pe) const {
+    DHaloExchange<T, N> handle;
+    handle.plan = plan_memory_.on(pe);
+    handle.n_send = plans_[pe].n_send;
+    handle.n_recv = plans_[pe].n_recv;
+    return handle;
+  }
+
+  // Blocks that run every channel of PE `pe` in parallel.
+  int blocks_needed(int pe) const { return plans_[pe].n_send + plans_[pe].n_recv; }
+
+  // The directions PE `pe` receives halos from and sends faces towards.
+  std::vector<Dir> recv_directions(int pe) const {
+    return directions_of(plans_[pe].recv, plans_[pe].n_recv);
+  }
+  std::vector<Dir> send_directions(int pe) const {
+    return directions_of(plans_[pe].send, plans_[pe].n_send);
+  }
+
+ private:
+  static Dir dir_of(int code) {
+    Dir dir{};
+    for (int d = N - 1; d >= 0; --d, code /= 3) dir[d] = code % 3 - 1;
+    return dir;
+  }
+  static int code_of(const Dir& dir) {
+    int code = 0;
+    for (int d = 0; d < N; ++d) code = code * 3 + dir[d] + 1;
+    return code;
+  }
+  static std::array<int, 3> dir3(const Dir& dir) {
+    std::array<int, 3> out{0, 0, 0};
+    for (int d = 0; d < N; ++d) out[d] = dir[d];
+    return out;
+  }
+  static std::vector<Dir> directions_of(const typename Plan::Channel* channels, int count) {
+    std::vector<Dir> dirs;
+    for (int i = 0; i < count; ++i) dirs.push_back(dir_of(channels[i].code));
+    return dirs;
+  }
+
+  // Whether halos come from direction dir: dir[d] == -1 fills my low halo, so needs halo_lo[d].
+  bool exchanged(const Dir& dir, bool corners) const {
+    int nonzero = 0;
+    for (int d = 0; d < N; ++d) {
+      if (dir[d] != 0) ++nonzero;
+      if ((dir[d] == -1 && halo_lo_[d] == 0) || (dir[d] == 1 && halo_hi_[d] == 0)) return false;
+    }
+    return nonzero == 1 || (nonzero > 1 && corners);
+  }
+
+  // As in halo.hpp: halo cells from dir (receive), or the owned cells the PE at +dir needs in
+  // its halo on side -dir (send: towards +1 my top halo_lo layers, towards -1 my bottom halo_hi).
+  typename Plan::Channel make_channel(int pe, const DBlock<T, N>& block, const Dir& dir, int peer,
+                                      bool sending) const {
+    typename Plan::Channel channel{};
+    channel.code = code_of(dir);
+    channel.peer = peer;
+    channel.elements = 1;
+    for (int d = 0; d < 3; ++d) {
+      channel.lo[d] = 0;
+      channel.count[d] = 1;
+    }
+    for (int d = 0; d < N; ++d) {
+      const int extent = block.extent[d];
+      int lo = 0, hi = 0;
+      if (dir[d] == 0) {
+        lo = 0;
+        hi = extent;
+      } else if (sending) {
+        const int layers = dir[d] > 0 ? halo_lo_[d] : halo_hi_[d];
+        if (layers > extent) {
+          fatal(
+              "halo exchange of grid '%s': PE %d's block is %d thick in dimension %d but must "
+              "supply %d halo layers to PE %d; use fewer PEs or another decomposition",
+              name_.c_str(), pe, extent, d, layers, peer);
+        }
+        lo = dir[d] > 0 ? extent - layers : 0;
+        hi = dir[d] > 0 ? extent : layers;
+      } else {
+        lo = dir[d] < 0 ? -halo_lo_[d] : extent;
+        hi = dir[d] < 0 ? 0 : extent + halo_hi_[d];
+      }
+      channel.lo[3 - N + d] = lo;
+      channel.count[3 - N + d] = hi - lo;
+      channel.elements *= hi - lo;
+    }
+    if (channel.elements > 0x7fffffffLL) {
+      fatal("halo exchange of grid '%s': a face of %lld elements is too large", name_.c_str(),
+            channel.elements);
+    }
+    return channel;
+  }
+
+  // The largest face from direction dir over all PEs: the slot size (one size on every PE).
+  long long largest_face(const ProcessGrid& grid, const Dir& dir) const {
+    long long largest = 0;
+    std::array<int, N> global{};
+    for (int d = 0; d < N; ++d) global[d] = global_extent_[d];
+    for (int pe = 0; pe < grid.size(); ++pe) {
+      const BlockLayout<N> theirs = block_layout<N>(grid, pe, global);
+      long long face = 1;
+      for (int d = 0; d < N; ++d) {
+        face *= dir[d] < 0 ? halo_lo_[d] : dir[d] > 0 ? halo_hi_[d] : theirs.extent[d];
+      }
+      largest = face > largest ? face : largest;
+    }
+    return largest;
+  }
+
+  void check_layouts(P2PTeam& team, const ProcessGrid& grid,
+                     const std::vector<DBlock<T, N>>& blocks) const {
+    if (grid.size() != team.n() || grid.rank != N) {
+      fatal("halo exchange of grid '%s': a %s process grid does not fit %d PEs and %d dimensions",
+            name_.c_str(), format_dims(grid.dims.data(), grid.rank).c_str(), team.n(), N);
+    }
+    if (static_cast<int>(blocks.size()) != team.n()) {
+      fatal("halo exchange of grid '%s': %zu blocks for %d PEs", name_.c_str(), blocks.size(),
+            team.n());
+    }
+    for (int pe = 0; pe < team.n(); ++pe) {
+      std::array<int, N> global{};
+      for (int d = 0; d < N; ++d) global[d] = blocks[pe].global_extent[d];
+      const BlockLayout<N> mine = block_layout<N>(grid, pe, global);
+      for (int d = 0; d < N; ++d) {
+        if (mine.extent[d] != blocks[pe].extent[d] || mine.origin[d] != blocks[pe].origin[d] ||
+            blocks[pe].global_extent[d] != blocks[0].global_extent[d] ||
+            blocks[pe].halo_lo[d] != blocks[0].halo_lo[d] ||
+            blocks[pe].halo_hi[d] != blocks[0].halo_hi[d]) {
+          fatal(
+              "halo exchange of grid '%s': block %d is not PE %d's block of the process grid "
+              "(or its halos differ from PE 0's)",
+              name_.c_str(), pe, pe);
+        }
+      }
+    }
+  }
+
+  std::string name_;
+  int n_;
+  int halo_lo_[N] = {}, halo_hi_[N] = {}, global_extent_[N] = {};
+  std::vector<Plan> plans_;
+  Sym<Plan> plan_memory_;
+};
+
+}  // namespace stencilc::rt::cuda
