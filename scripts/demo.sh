@@ -14,3 +14,10 @@ echo "== reference build of samples/jacobi2d.cpp (serial CPU), 256x256, 500 iter
 echo
 echo "== stencilc --emit=ir samples/jacobi2d.cpp"
 "$build/tools/stencilc/stencilc" --emit=ir "$sample"
+
+echo
+echo "== stencilc --target=host samples/jacobi2d.cpp, run on 1 and 4 PEs (threads)"
+exe="$build/jacobi2d.host"
+"$build/tools/stencilc/stencilc" --target=host "$sample" -o "$exe"
+"$exe" 256 256 500 --stencilc-pes=1
+"$exe" 256 256 500 --stencilc-pes=4
