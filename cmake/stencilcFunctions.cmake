@@ -19,8 +19,10 @@
 #     An executable built from the code stencilc generates for SOURCES, linked with
 #     stencilc::runtime_host. Give it include directories and definitions with
 #     target_include_directories/target_compile_definitions(<name> ...): stencilc's front end
-#     and the host compiler both see them. Only TARGET host (the default; PEs are threads) with
-#     SCHEDULE cpu-free and BACKEND p2p (the defaults) is available in this version.
+#     and the host compiler both see them (OPTIONS: arguments for the front end only). Only
+#     TARGET host (the default; PEs are threads) with SCHEDULE cpu-free and BACKEND p2p (the
+#     defaults) is available in this version; the others stop the configuration. The generated
+#     files are in the target's STENCILC_GENERATED_SOURCES property.
 #
 #   stencilc_add_reference_executable(<name> SOURCES <file>...)
 #     The same sources built by the host compiler against the user header (serial reference
@@ -75,8 +77,8 @@ function(stencilc_generate out_var)
   # The compile arguments stencilc's front end needs: the target's, then OPTIONS.
   set(compile_args)
   if(arg_TARGET_PROPERTIES)
-    set(includes "$<TARGET_PROPERTY:${arg_TARGET_PROPERTIES},INCLUDE_DIRECTORIES>")
-    set(defines "$<TARGET_PROPERTY:${arg_TARGET_PROPERTIES},COMPILE_DEFINITIONS>")
+    set(includes "$<REMOVE_DUPLICATES:$<TARGET_PROPERTY:${arg_TARGET_PROPERTIES},INCLUDE_DIRECTORIES>>")
+    set(defines "$<REMOVE_DUPLICATES:$<TARGET_PROPERTY:${arg_TARGET_PROPERTIES},COMPILE_DEFINITIONS>>")
     list(APPEND compile_args "$<$<BOOL:${includes}>:-I$<JOIN:${includes},$<SEMICOLON>-I>>"
                              "$<$<BOOL:${defines}>:-D$<JOIN:${defines},$<SEMICOLON>-D>>")
   endif()
@@ -89,6 +91,10 @@ function(stencilc_generate out_var)
     get_filename_component(name "${source}" NAME_WLE)
     get_filename_component(source_name "${source}" NAME)
     set(output "${out_dir}/${name}.stencilc.cpp")
+    if(output IN_LIST generated)
+      message(FATAL_ERROR "stencilc_generate: two sources named ${name}.* would both generate ${output}; "
+                          "give them separate OUTPUT_DIRECTORY")
+    endif()
     add_custom_command(
       OUTPUT "${output}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"

@@ -58,6 +58,30 @@ const char* to_string(GridQueryOp op) {
   return "?";
 }
 
+const char* to_string(ForEachPart p) {
+  switch (p) {
+    case ForEachPart::All:
+      return "all";
+    case ForEachPart::Boundary:
+      return "boundary";
+    case ForEachPart::Inner:
+      return "inner";
+  }
+  return "?";
+}
+
+const char* to_string(WorkerRole r) {
+  switch (r) {
+    case WorkerRole::All:
+      return "all";
+    case WorkerRole::Comm:
+      return "comm";
+    case WorkerRole::Compute:
+      return "compute";
+  }
+  return "?";
+}
+
 bool takes_pe(GridQueryOp op) { return op == GridQueryOp::ExtentOn || op == GridQueryOp::OriginOn; }
 
 const char* to_string(UnaryOp op) {
@@ -288,6 +312,28 @@ Stmt make_for_each(Range r, std::vector<std::string> indices, Stmt body, SourceL
   return std::make_shared<ForEach>(std::move(r), std::move(indices), std::move(body), std::move(l));
 }
 
+Stmt make_for_each_part(ForEachPart part, std::vector<int> width_lo, std::vector<int> width_hi,
+                        Range r, std::vector<std::string> indices, Stmt body, SourceLoc l) {
+  auto f = std::make_shared<ForEach>(std::move(r), std::move(indices), std::move(body), std::move(l));
+  f->part = part;
+  f->width_lo = std::move(width_lo);
+  f->width_hi = std::move(width_hi);
+  return f;
+}
+
+Stmt with_role(const Stmt& s, WorkerRole role, int bytes_per_point) {
+  if (auto* f = as<ForEach>(s)) {
+    auto out = std::make_shared<ForEach>(*f);
+    out->role = role;
+    out->bytes_per_point = bytes_per_point;
+    return out;
+  }
+  if (auto* h = as<HaloSend>(s)) return make_halo_send(h->grid, h->loc, role);
+  if (auto* h = as<HaloRecv>(s)) return make_halo_recv(h->grid, h->loc, role);
+  if (as<PhaseBarrier>(s)) return make_phase_barrier(s->loc, role);
+  return s;
+}
+
 Stmt make_reduce(const std::string& result, ScalarType t, ReduceOp op, Range r,
                  std::vector<std::string> indices, Stmt body, SourceLoc l) {
   return std::make_shared<Reduce>(result, t, op, std::move(r), std::move(indices), std::move(body),
@@ -335,20 +381,20 @@ Stmt make_barrier_all(SourceLoc l) {
   return std::make_shared<BarrierAll>(std::move(l));
 }
 
-Stmt make_halo_send(const std::string& grid, SourceLoc l) {
-  return std::make_shared<HaloSend>(grid, std::move(l));
+Stmt make_halo_send(const std::string& grid, SourceLoc l, WorkerRole role) {
+  return std::make_shared<HaloSend>(grid, std::move(l), role);
 }
 
-Stmt make_halo_recv(const std::string& grid, SourceLoc l) {
-  return std::make_shared<HaloRecv>(grid, std::move(l));
+Stmt make_halo_recv(const std::string& grid, SourceLoc l, WorkerRole role) {
+  return std::make_shared<HaloRecv>(grid, std::move(l), role);
 }
 
 Stmt make_all_reduce(const std::string& var, ReduceOp op, SourceLoc l) {
   return std::make_shared<AllReduce>(var, op, std::move(l));
 }
 
-Stmt make_phase_barrier(SourceLoc l) {
-  return std::make_shared<PhaseBarrier>(std::move(l));
+Stmt make_phase_barrier(SourceLoc l, WorkerRole role) {
+  return std::make_shared<PhaseBarrier>(std::move(l), role);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -254,15 +254,45 @@ struct Range {
   int rank = 0;
 };
 
+/// Which points of its range a ForEach of a decomposed program covers (split-boundary). With the
+/// range clipped to the PE's block [B_lo, B_hi) (global coordinates) and per-dimension widths
+/// `width_lo`, `width_hi`, a point p is *inner* when in every dimension d
+/// `p[d] - B_lo[d] >= width_lo[d]` and `B_hi[d] - 1 - p[d] >= width_hi[d]`, and a *boundary*
+/// point otherwise. Printed `foreach[boundary 1:1, 0:2] ...` (one `lo:hi` pair per dimension).
+enum class ForEachPart {
+  All,       // every point of the clipped range (the default; printed `foreach`)
+  Boundary,  // the points within the widths of the block's faces
+  Inner,     // the others
+};
+const char* to_string(ForEachPart p);  // "all", "boundary", "inner"
+
+/// Which workers of a persistent PE run a statement (specialize-blocks). When the runtime
+/// specialises the PE, its workers form a comm group and a compute group; otherwise both names
+/// mean all the workers. Printed ` role(comm)` / ` role(compute)`; All is not printed.
+enum class WorkerRole { All, Comm, Compute };
+const char* to_string(WorkerRole r);  // "all", "comm", "compute"
+
 /// A point update: for every point of `range`, run `body` with the index variables bound.
 struct ForEach : StmtNode {
   static constexpr StmtKind kKind = StmtKind::ForEach;
   Range range;
   std::vector<std::string> indices;
   Stmt body;
+  /// A part of a split foreach and its widths (one per range dimension; empty for All). The two
+  /// parts of one foreach stand in one block with equal range, indices, widths and body.
+  ForEachPart part = ForEachPart::All;
+  std::vector<int> width_lo, width_hi;
+  /// Who runs it in a specialised PE, and (inner parts marked role(compute) only) the cost
+  /// model's bytes moved per point, printed ` cost(8 bytes/point)`; 0 when not recorded.
+  WorkerRole role = WorkerRole::All;
+  int bytes_per_point = 0;
   ForEach(Range r, std::vector<std::string> i, Stmt b, SourceLoc l)
       : StmtNode(kKind, std::move(l)), range(std::move(r)), indices(std::move(i)), body(std::move(b)) {}
 };
+
+/// True when `a` and `b` are the two parts of one split foreach: one Boundary and one Inner with
+/// the same widths, range, indices and body.
+bool are_split_parts(const ForEach& a, const ForEach& b);
 
 enum class ReduceOp { Sum, Max, Min };
 const char* to_string(ReduceOp op);
@@ -370,7 +400,9 @@ struct BarrierAll : StmtNode {
 struct HaloSend : StmtNode {
   static constexpr StmtKind kKind = StmtKind::HaloSend;
   std::string grid;
-  HaloSend(std::string g, SourceLoc l) : StmtNode(kKind, std::move(l)), grid(std::move(g)) {}
+  WorkerRole role = WorkerRole::All;  // Comm: the comm group does it (specialize-blocks)
+  HaloSend(std::string g, SourceLoc l, WorkerRole r = WorkerRole::All)
+      : StmtNode(kKind, std::move(l)), grid(std::move(g)), role(r) {}
 };
 
 /// `halo_recv %a`: wait (bounded) for every neighbour's halo of %a at this epoch, unpack the
@@ -379,7 +411,9 @@ struct HaloSend : StmtNode {
 struct HaloRecv : StmtNode {
   static constexpr StmtKind kKind = StmtKind::HaloRecv;
   std::string grid;
-  HaloRecv(std::string g, SourceLoc l) : StmtNode(kKind, std::move(l)), grid(std::move(g)) {}
+  WorkerRole role = WorkerRole::All;  // Comm: the comm group does it (specialize-blocks)
+  HaloRecv(std::string g, SourceLoc l, WorkerRole r = WorkerRole::All)
+      : StmtNode(kKind, std::move(l)), grid(std::move(g)), role(r) {}
 };
 
 /// `allreduce %r sum`: combine the scalar %r over all PEs; every PE gets the result.
@@ -393,10 +427,14 @@ struct AllReduce : StmtNode {
 
 /// `phase_barrier`: all the workers of one PE (e.g. the thread blocks of its persistent kernel)
 /// finish what comes before before any starts what comes after. Inserted by persistent-fusion
-/// where a dependence between point updates needs it.
+/// where a dependence between point updates needs it. `phase_barrier role(comm)` (or compute)
+/// synchronises only the workers of that group when the PE is specialised, and all of them
+/// otherwise (specialize-blocks).
 struct PhaseBarrier : StmtNode {
   static constexpr StmtKind kKind = StmtKind::PhaseBarrier;
-  explicit PhaseBarrier(SourceLoc l) : StmtNode(kKind, std::move(l)) {}
+  WorkerRole role = WorkerRole::All;
+  explicit PhaseBarrier(SourceLoc l, WorkerRole r = WorkerRole::All)
+      : StmtNode(kKind, std::move(l)), role(r) {}
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -432,6 +470,10 @@ struct Program {
   /// (ranges are global and clipped to the PE's part), reductions are followed by allreduce.
   /// Printed `decomposed` after the parameter list.
   bool decomposed = false;
+  /// A decomposed program after persistent-fusion: each PE runs the whole program as one
+  /// persistent kernel whose workers synchronise only at `phase_barrier` (and inside
+  /// `allreduce`). Printed `persistent` after `decomposed`.
+  bool persistent = false;
   std::vector<Param> params;
   Stmt body;  // a Block
   SourceLoc loc;
@@ -480,6 +522,12 @@ Stmt make_if(Expr c, Stmt t, Stmt e, SourceLoc l = {});
 Stmt make_for(const std::string& var, ScalarType t, Expr lo, Expr hi, int64_t step, Stmt body, SourceLoc l = {});
 Stmt make_while(Expr c, Stmt body, SourceLoc l = {});
 Stmt make_for_each(Range r, std::vector<std::string> indices, Stmt body, SourceLoc l = {});
+/// One part of a split foreach (`part` Boundary or Inner), with its widths.
+Stmt make_for_each_part(ForEachPart part, std::vector<int> width_lo, std::vector<int> width_hi,
+                        Range r, std::vector<std::string> indices, Stmt body, SourceLoc l = {});
+/// `s` (a ForEach, HaloSend, HaloRecv or PhaseBarrier) with another role; for a ForEach also
+/// another bytes_per_point. Other statements come back unchanged.
+Stmt with_role(const Stmt& s, WorkerRole role, int bytes_per_point = 0);
 Stmt make_reduce(const std::string& result, ScalarType t, ReduceOp op, Range r,
                  std::vector<std::string> indices, Stmt body, SourceLoc l = {});
 Stmt make_store(const std::string& grid, Expr v, SourceLoc l = {});
@@ -492,10 +540,12 @@ Stmt make_put_signal(Region dst, Region src, const std::string& signal, Expr val
 Stmt make_wait_until(const std::string& signal, CmpOp cmp, Expr value, SourceLoc l = {});
 Stmt make_quiet(SourceLoc l = {});
 Stmt make_barrier_all(SourceLoc l = {});
-Stmt make_halo_send(const std::string& grid, SourceLoc l = {});
-Stmt make_halo_recv(const std::string& grid, SourceLoc l = {});
+Stmt make_halo_send(const std::string& grid, SourceLoc l = {},
+                    WorkerRole role = WorkerRole::All);
+Stmt make_halo_recv(const std::string& grid, SourceLoc l = {},
+                    WorkerRole role = WorkerRole::All);
 Stmt make_all_reduce(const std::string& var, ReduceOp op, SourceLoc l = {});
-Stmt make_phase_barrier(SourceLoc l = {});
+Stmt make_phase_barrier(SourceLoc l = {}, WorkerRole role = WorkerRole::All);
 
 Range make_interior(const std::string& grid, int rank);
 Range make_owned(const std::string& block, int rank);

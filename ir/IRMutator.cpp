@@ -274,7 +274,11 @@ Stmt IRMutator::visit(const Ref<ForEach>& op) {
   Stmt body = mutate(op->body);
   if (same_nodes(r, op->range) && body == op->body) return op;
   if (!body) body = make_block({}, op->body->loc);
-  return make_for_each(std::move(r), op->indices, std::move(body), op->loc);
+  // A copy keeps what the pipeline attached (part, widths, role, cost).
+  auto out = std::make_shared<ForEach>(*op);
+  out->range = std::move(r);
+  out->body = std::move(body);
+  return out;
 }
 
 Stmt IRMutator::visit(const Ref<Reduce>& op) {

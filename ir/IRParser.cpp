@@ -190,19 +190,23 @@ Param Parser::parse_param() {
 }
 
 void Parser::parse_halo(Param& p) {
+  expect_punct("[");
+  parse_widths(&p.halo_lo, &p.halo_hi, "a halo width");
+  expect_punct("]");
+}
+
+void Parser::parse_widths(std::vector<int>* lo, std::vector<int>* hi, const std::string& what) {
   // Negative widths parse so that tests can hand the verifier ill-formed IR.
-  auto width = [this](const char* what) {
+  auto width = [this](const std::string& what) {
     bool negative = accept_punct("-");
-    int w = static_cast<int>(expect_int(what));
+    int w = static_cast<int>(expect_int(what.c_str()));
     return negative ? -w : w;
   };
-  expect_punct("[");
   do {
-    p.halo_lo.push_back(width("a halo width below"));
+    lo->push_back(width(what + " below"));
     expect_punct(":");
-    p.halo_hi.push_back(width("a halo width above"));
+    hi->push_back(width(what + " above"));
   } while (accept_punct(","));
-  expect_punct("]");
 }
 
 void Parser::parse_function(Module& m) {
@@ -251,6 +255,7 @@ void Parser::parse_program(Module& m, ProgramKind kind) {
   take();
   params_ = p.params;
   p.decomposed = accept_ident("decomposed");
+  p.persistent = accept_ident("persistent");
   p.loc = parse_opt_loc();
   p.body = parse_block();
   params_.clear();
@@ -363,8 +368,9 @@ Stmt Parser::parse_simple_stmt(const Token& t) {
   if (w == "barrier_all") return make_barrier_all(parse_opt_loc());
   if (w == "halo_send" || w == "halo_recv") {
     std::string g = expect_var_name("a grid");
-    return w == "halo_send" ? make_halo_send(g, parse_opt_loc())
-                            : make_halo_recv(g, parse_opt_loc());
+    WorkerRole role = parse_opt_role();
+    return w == "halo_send" ? make_halo_send(g, parse_opt_loc(), role)
+                            : make_halo_recv(g, parse_opt_loc(), role);
   }
   if (w == "allreduce") {
     std::string var = expect_var_name("a scalar");
@@ -374,7 +380,10 @@ Stmt Parser::parse_simple_stmt(const Token& t) {
     take();
     return make_all_reduce(var, *op, parse_opt_loc());
   }
-  if (w == "phase_barrier") return make_phase_barrier(parse_opt_loc());
+  if (w == "phase_barrier") {
+    WorkerRole role = parse_opt_role();
+    return make_phase_barrier(parse_opt_loc(), role);
+  }
   error(t, "unknown statement '" + w + "'");
 }
 
@@ -441,11 +450,49 @@ std::vector<std::string> Parser::parse_indices() {
 
 Stmt Parser::parse_for_each() {
   take();  // foreach
+  ForEachPart part = ForEachPart::All;
+  std::vector<int> width_lo, width_hi;
+  // `foreach[boundary 1:1, 0:2] range`: a box range starts with an expression, never with these.
+  if (peek().is_punct("[") &&
+      (peek(1).is_ident("boundary") || peek(1).is_ident("inner") || peek(1).is_ident("all"))) {
+    take();
+    std::string w = take().text;
+    part = w == "boundary" ? ForEachPart::Boundary : w == "inner" ? ForEachPart::Inner : ForEachPart::All;
+    if (!peek().is_punct("]")) parse_widths(&width_lo, &width_hi, "a width");
+    expect_punct("]");
+  }
   Range r = parse_range();
   std::vector<std::string> indices = parse_indices();
+  WorkerRole role = parse_opt_role();
+  int bytes_per_point = 0;
+  if (accept_ident("cost")) {
+    expect_punct("(");
+    bytes_per_point = static_cast<int>(expect_int("a number of bytes per point"));
+    expect_ident("bytes");
+    expect_punct("/");
+    expect_ident("point");
+    expect_punct(")");
+  }
   SourceLoc loc = parse_opt_loc();
   Stmt body = parse_body_with(indices, ScalarType::I32);
-  return make_for_each(std::move(r), indices, body, loc);
+  Stmt f = make_for_each_part(part, std::move(width_lo), std::move(width_hi), std::move(r),
+                              indices, body, loc);
+  return role == WorkerRole::All && bytes_per_point == 0 ? f : with_role(f, role, bytes_per_point);
+}
+
+WorkerRole Parser::parse_opt_role() {
+  if (!accept_ident("role")) return WorkerRole::All;
+  expect_punct("(");
+  WorkerRole role = WorkerRole::All;
+  if (accept_ident("comm")) {
+    role = WorkerRole::Comm;
+  } else if (accept_ident("compute")) {
+    role = WorkerRole::Compute;
+  } else {
+    error(peek(), "expected a role (comm, compute), found " + describe(peek()));
+  }
+  expect_punct(")");
+  return role;
 }
 
 Stmt Parser::parse_reduce() {

@@ -71,6 +71,9 @@ class Parser {
   SourceLoc parse_opt_loc();
   Param parse_param();
   void parse_halo(Param& p);  // `[lo:hi, ...]` after `halo`
+  // `lo:hi, ...` (halo widths, or a split foreach's); `what` names one in messages.
+  void parse_widths(std::vector<int>* lo, std::vector<int>* hi, const std::string& what);
+  WorkerRole parse_opt_role();  // ` role(comm)`, or All when absent
   void parse_function(Module& m);
   void parse_program(Module& m, ProgramKind kind);
   Stmt parse_block(SourceLoc loc = {});  // `{ stmt* }` in a new scope

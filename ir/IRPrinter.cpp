@@ -79,6 +79,33 @@ std::string print_indices(const std::vector<std::string>& indices) {
   return "(" + join(parts) + ")";
 }
 
+// `lo:hi` per dimension; a width missing from one of the two vectors (ill-formed IR, which the
+// verifier reports) prints as `?`.
+std::string print_widths(const std::vector<int>& lo, const std::vector<int>& hi) {
+  auto width = [](const std::vector<int>& v, size_t d) {
+    return d < v.size() ? std::to_string(v[d]) : std::string("?");
+  };
+  std::vector<std::string> dims;
+  for (size_t d = 0; d < lo.size() || d < hi.size(); ++d) dims.push_back(width(lo, d) + ":" + width(hi, d));
+  return join(dims);
+}
+
+// `[boundary 1:1, 0:2]` for a part of a split foreach; nothing for a whole one (unless it carries
+// widths anyway, which the verifier reports: then `[all 1:1]`).
+std::string print_part(const ForEach& f) {
+  if (f.part == ForEachPart::All && f.width_lo.empty() && f.width_hi.empty()) return "";
+  std::string widths = print_widths(f.width_lo, f.width_hi);
+  return std::string("[") + to_string(f.part) + (widths.empty() ? "" : " " + widths) + "]";
+}
+
+std::string print_role(WorkerRole r) {
+  return r == WorkerRole::All ? "" : std::string(" role(") + to_string(r) + ")";
+}
+
+std::string print_cost(const ForEach& f) {
+  return f.bytes_per_point == 0 ? "" : " cost(" + std::to_string(f.bytes_per_point) + " bytes/point)";
+}
+
 // Prints statements line by line; knows the module's source so locs in it omit the file.
 class StmtPrinter {
  public:
@@ -159,7 +186,9 @@ void StmtPrinter::print_stmt(const Stmt& s, int indent) {
     }
     case StmtKind::ForEach: {
       auto* op = as<ForEach>(s);
-      return nested(indent, "foreach " + print(op->range) + " " + print_indices(op->indices),
+      return nested(indent,
+                    "foreach" + print_part(*op) + " " + print(op->range) + " " +
+                        print_indices(op->indices) + print_role(op->role) + print_cost(*op),
                     s->loc, op->body);
     }
     case StmtKind::Reduce: {
@@ -212,16 +241,16 @@ void StmtPrinter::print_stmt(const Stmt& s, int indent) {
       text = "barrier_all";
       break;
     case StmtKind::HaloSend:
-      text = "halo_send %" + as<HaloSend>(s)->grid;
+      text = "halo_send %" + as<HaloSend>(s)->grid + print_role(as<HaloSend>(s)->role);
       break;
     case StmtKind::HaloRecv:
-      text = "halo_recv %" + as<HaloRecv>(s)->grid;
+      text = "halo_recv %" + as<HaloRecv>(s)->grid + print_role(as<HaloRecv>(s)->role);
       break;
     case StmtKind::AllReduce:
       text = "allreduce %" + as<AllReduce>(s)->var + " " + to_string(as<AllReduce>(s)->op);
       break;
     case StmtKind::PhaseBarrier:
-      text = "phase_barrier";
+      text = "phase_barrier" + print_role(as<PhaseBarrier>(s)->role);
       break;
   }
   line(indent, text, s->loc);
@@ -236,15 +265,7 @@ std::string print_params(const std::vector<std::string>& params) {
 // of the two vectors (ill-formed IR, which the verifier reports) prints as `?`.
 std::string print_halo(const Param& p) {
   std::string out;
-  if (!p.halo_lo.empty() || !p.halo_hi.empty()) {
-    auto width = [](const std::vector<int>& v, size_t d) {
-      return d < v.size() ? std::to_string(v[d]) : std::string("?");
-    };
-    std::vector<std::string> dims;
-    for (size_t d = 0; d < p.halo_lo.size() || d < p.halo_hi.size(); ++d)
-      dims.push_back(width(p.halo_lo, d) + ":" + width(p.halo_hi, d));
-    out = " halo[" + join(dims) + "]";
-  }
+  if (!p.halo_lo.empty() || !p.halo_hi.empty()) out = " halo[" + print_widths(p.halo_lo, p.halo_hi) + "]";
   return p.halo_corners ? out + " corners" : out;
 }
 
@@ -396,7 +417,8 @@ std::string print(const Program& p, const std::string& module_source) {
   for (const Param& param : p.params) params.push_back(print(param));
   std::ostringstream out;
   out << (p.kind == ProgramKind::Spmd ? "spmd_program @" : "program @") << p.name
-      << print_params(params) << (p.decomposed ? " decomposed" : "");
+      << print_params(params) << (p.decomposed ? " decomposed" : "")
+      << (p.persistent ? " persistent" : "");
   std::string loc = print_loc(p.loc, module_source);
   out << (loc.empty() ? "" : " ") << loc << " {\n";
   StmtPrinter(out, module_source).print_body(p.body, 0);
@@ -409,6 +431,16 @@ std::string print(const Module& m) {
   for (const Function& f : m.functions) out += "\n" + print(f, m.source);
   for (const Program& p : m.programs) out += "\n" + print(p, m.source);
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Split foreach parts (declared in IR.h; compared as text, which is exact for the IR)
+
+bool are_split_parts(const ForEach& a, const ForEach& b) {
+  bool complementary = (a.part == ForEachPart::Boundary && b.part == ForEachPart::Inner) ||
+                       (a.part == ForEachPart::Inner && b.part == ForEachPart::Boundary);
+  return complementary && a.width_lo == b.width_lo && a.width_hi == b.width_hi &&
+         a.indices == b.indices && print(a.range) == print(b.range) && print(a.body) == print(b.body);
 }
 
 }  // namespace stencilc::ir

@@ -185,6 +185,7 @@ void Verifier::check_program(const Program& p) {
   scopes_.assign(1, {});
   // An SPMD program already is one PE's view: there is nothing to decompose.
   if (p.decomposed && p.kind == ProgramKind::Spmd) error("an SPMD program cannot be decomposed");
+  if (p.persistent && !p.decomposed) error("only a decomposed program can be persistent");
   check_params(p);
   check_body(p.body);
   program_ = nullptr;
@@ -254,6 +255,7 @@ void Verifier::check_body(const Stmt& body, bool new_scope) {
   if (new_scope) push_scope();
   for (const Stmt& s : b->stmts) check_stmt(s);
   if (new_scope) pop_scope();
+  check_split_pairs(b);
 }
 
 void Verifier::check_placement(const Stmt& s) {
@@ -320,6 +322,8 @@ void Verifier::check_stmt(const Stmt& s) {
       auto* op = as<ForEach>(s);
       check_point_loop(s, op->range, op->indices, op->body);
       check_reads_of_written(op);
+      check_for_each_part(op);
+      check_role(s, op->role);
       break;
     }
     case StmtKind::Reduce: {
@@ -366,13 +370,21 @@ void Verifier::check_stmt(const Stmt& s) {
       check_typed(as<WaitUntil>(s)->value, ScalarType::U64, "wait_until value");
       break;
     case StmtKind::HaloSend:
+      check_decomposed_stmt(s);
+      check_role(s, as<HaloSend>(s)->role);
+      break;
     case StmtKind::HaloRecv:
+      check_decomposed_stmt(s);
+      check_role(s, as<HaloRecv>(s)->role);
+      break;
     case StmtKind::AllReduce:
       check_decomposed_stmt(s);
       break;
+    case StmtKind::PhaseBarrier:
+      check_role(s, as<PhaseBarrier>(s)->role);
+      break;
     case StmtKind::Quiet:
     case StmtKind::BarrierAll:
-    case StmtKind::PhaseBarrier:
       break;
   }
   loc_ = saved;
@@ -465,6 +477,80 @@ void Verifier::check_reads_of_written(const ForEach* op) {
                         print(make_grid_read(r->grid, r->offsets, r->type)) +
                         " (a point update may read a grid it writes only at offset 0)");
     }
+  }
+}
+
+void Verifier::check_for_each_part(const ForEach* op) {
+  if (op->part == ForEachPart::All) {
+    if (!op->width_lo.empty() || !op->width_hi.empty()) error("a whole foreach cannot have widths");
+    if (op->bytes_per_point != 0) error("only the inner part of a split foreach can have a cost");
+    return;
+  }
+  const std::string what = std::string("foreach[") + to_string(op->part) + "]";
+  // The parts are defined by the faces of the PE's block, which only decomposed programs have.
+  if (program_ && !program_->decomposed) error(what + " is only allowed in decomposed programs");
+  size_t rank = static_cast<size_t>(op->range.rank);
+  if (op->width_lo.size() != rank || op->width_hi.size() != rank) {
+    error(what + " has widths for " + std::to_string(std::max(op->width_lo.size(), op->width_hi.size())) +
+          " dimensions, expected " + std::to_string(op->range.rank));
+  }
+  bool any = false;
+  for (const std::vector<int>* widths : {&op->width_lo, &op->width_hi}) {
+    for (int w : *widths) {
+      if (w < 0) error(what + " has a negative width " + std::to_string(w));
+      any = any || w > 0;
+    }
+  }
+  if (!any) error(what + " has zero widths: its boundary would be empty");
+  if (op->bytes_per_point < 0) error(what + " has a negative cost");
+  if (op->bytes_per_point != 0 && op->role != WorkerRole::Compute)
+    error(what + " has a cost but no role(compute): the cost belongs to a specialised inner part");
+  if (op->role == WorkerRole::Compute && op->bytes_per_point <= 0)
+    error(what + " role(compute) has no cost (bytes/point): the runtime's cost model needs it");
+}
+
+void Verifier::check_role(const Stmt& s, WorkerRole role) {
+  if (role == WorkerRole::All) return;
+  const std::string what = std::string(stmt_name(s->kind)) + " role(" + to_string(role) + ")";
+  if (program_ && !program_->persistent) error(what + " is only allowed in persistent programs");
+  auto* f = as<ForEach>(s);
+  if (f && role == WorkerRole::Comm && f->part != ForEachPart::Boundary)
+    error(what + ": only the boundary part of a split foreach runs on the comm workers");
+  if (f && role == WorkerRole::Compute && f->part != ForEachPart::Inner)
+    error(what + ": only the inner part of a split foreach runs on the compute workers");
+  if ((s->kind == StmtKind::HaloSend || s->kind == StmtKind::HaloRecv) && role != WorkerRole::Comm)
+    error(what + ": halo transfers run on the comm workers");
+}
+
+void Verifier::check_split_pairs(const Block* b) {
+  // Each part pairs with one partner in the same block; together they cover the range once.
+  std::vector<const ForEach*> parts;
+  for (const Stmt& s : b->stmts) {
+    auto* f = as<ForEach>(s);
+    if (f && f->part != ForEachPart::All) parts.push_back(f);
+  }
+  std::vector<bool> paired(parts.size(), false);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    for (size_t j = i + 1; j < parts.size() && !paired[i]; ++j) {
+      if (paired[j] || !are_split_parts(*parts[i], *parts[j])) continue;
+      paired[i] = paired[j] = true;
+      const ForEach* boundary = parts[i]->part == ForEachPart::Boundary ? parts[i] : parts[j];
+      const ForEach* inner = boundary == parts[i] ? parts[j] : parts[i];
+      bool whole = boundary->role == WorkerRole::All && inner->role == WorkerRole::All;
+      bool specialised = boundary->role == WorkerRole::Comm && inner->role == WorkerRole::Compute;
+      if (!whole && !specialised) {
+        error_at(boundary->loc.valid() ? boundary->loc : loc_,
+                 "the parts of a split foreach are specialised together (boundary role(comm), "
+                 "inner role(compute)) or not at all");
+      }
+    }
+  }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (paired[i]) continue;
+    const char* other = parts[i]->part == ForEachPart::Boundary ? "inner" : "boundary";
+    error_at(parts[i]->loc.valid() ? parts[i]->loc : loc_,
+             std::string("foreach[") + to_string(parts[i]->part) + "] without its " + other +
+                 " part in the same block (same range, indices, widths and body)");
   }
 }
 

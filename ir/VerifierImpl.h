@@ -64,6 +64,9 @@ class Verifier {
   void check_decomposed_stmt(const Stmt& s);  // halo_send, halo_recv, allreduce
   void check_all_reduce(const AllReduce* op);
   void check_reads_of_written(const ForEach* op);
+  void check_for_each_part(const ForEach* op);      // split-boundary's widths
+  void check_role(const Stmt& s, WorkerRole role);  // specialize-blocks' roles
+  void check_split_pairs(const Block* b);           // every part has its partner
 
   // ---- Expressions (VerifyExprs.cpp)
   /// Checks `e` and its operands; check_typed also checks that `e` has type `expected`

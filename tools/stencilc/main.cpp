@@ -49,13 +49,18 @@ cl::opt<std::string> pass_pipeline("pass-pipeline",
                                   cl::value_desc("a,b,c"), cl::init("fold-constants"), cl::cat(category));
 cl::list<std::string> extra_args("extra-arg", cl::desc("Additional argument to append to the compile command"),
                                  cl::cat(category));
-cl::opt<bool> dep_md("MD", cl::desc("Also write a Makefile-style depfile: the source and every file it includes (see -MF)"),
+cl::opt<bool> dep_md("MD",
+                     cl::desc("Also write a Makefile-style depfile: the source and every file it "
+                              "includes (see -MF)"),
                      cl::cat(category));
 cl::opt<bool> dep_mmd("MMD", cl::desc("Like -MD, but leave system headers out"), cl::cat(category));
-cl::opt<std::string> dep_file("MF", cl::desc("With -MD/-MMD: the depfile to write (default: the -o file with .d for "
-                                             "its extension)"),
+cl::opt<std::string> dep_file("MF",
+                              cl::desc("With -MD/-MMD: the depfile to write (default: the -o file "
+                                       "with .d for its extension)"),
                               cl::value_desc("file"), cl::cat(category));
-cl::opt<std::string> dep_target("MT", cl::desc("With -MD/-MMD: the target the depfile names (default: the -o file)"),
+cl::opt<std::string> dep_target("MT",
+                                cl::desc("With -MD/-MMD: the target the depfile names (default: "
+                                         "the -o file)"),
                                 cl::value_desc("target"), cl::cat(category));
 
 void print_version(llvm::raw_ostream& os) {
@@ -139,7 +144,8 @@ std::vector<std::string> forwarded_args(const clang::tooling::CompilationDatabas
 }
 
 /// Compiles the generated C++ with the host compiler ($CXX, else c++) into `exe`.
-int compile_host(const std::string& cpp_file, const std::string& exe, const std::vector<std::string>& user_args) {
+int compile_host(const std::string& cpp_file, const std::string& source, const std::string& exe,
+                 const std::vector<std::string>& user_args) {
   const char* cxx_env = std::getenv("CXX");
   std::string cxx = cxx_env && *cxx_env ? cxx_env : "c++";
   auto program = llvm::sys::findProgramByName(cxx);
@@ -149,6 +155,12 @@ int compile_host(const std::string& cpp_file, const std::string& exe, const std:
   }
   std::vector<std::string> args{*program, "-std=c++17", "-O2"};
   args.insert(args.end(), user_args.begin(), user_args.end());
+  // The generated file lives elsewhere: `#include "x.h"` must still find x.h beside the source.
+  llvm::SmallString<256> source_dir(source);
+  llvm::sys::fs::make_absolute(source_dir);
+  llvm::sys::path::remove_filename(source_dir);
+  args.push_back("-iquote");
+  args.push_back(source_dir.str().str());
   for (const std::string& dir : {stencilc::frontend::default_include_dir(), runtime_include_dir()}) {
     args.push_back("-I");
     args.push_back(dir);
@@ -292,7 +304,7 @@ static int compile(int argc, const char** argv) {
   }
   std::vector<std::string> user_args = forwarded_args(*db, input);
   user_args.insert(user_args.end(), extra_args.begin(), extra_args.end());
-  int rc = compile_host(tmp.str().str(), output == "-" ? "a.out" : output.getValue(), user_args);
+  int rc = compile_host(tmp.str().str(), input, output == "-" ? "a.out" : output.getValue(), user_args);
   if (rc == 0 || !std::getenv("STENCILC_KEEP_TEMPS")) llvm::sys::fs::remove(tmp);
   return rc;
 }

@@ -103,28 +103,6 @@ __device__ __forceinline__ void store_release_sys(std::uint64_t* p, std::uint64_
   asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
-// Nanoseconds of the GPU's global timer (wall time, the same clock on every SM).
-__device__ __forceinline__ std::uint64_t global_timer_ns() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__device__ __forceinline__ int thread_rank() {
-  return static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
-}
-__device__ __forceinline__ int block_threads() {
-  return static_cast<int>(blockDim.x * blockDim.y * blockDim.z);
-}
-__device__ __forceinline__ int block_rank() {
-  return static_cast<int>(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
-}
-__device__ __forceinline__ int grid_blocks() {
-  return static_cast<int>(gridDim.x * gridDim.y * gridDim.z);
-}
-// Thread 0 of block 0: the thread that runs the cross-GPU part of barrier_all and allreduce.
-__device__ __forceinline__ bool is_leader() { return block_rank() == 0 && thread_rank() == 0; }
-
 // A bounded string builder for the (cold) failure paths: device code cannot printf into the
 // host's stderr after a trap, so messages are assembled here and copied into the error record.
 struct Message {
@@ -163,6 +141,29 @@ struct Message {
 };
 
 }  // namespace detail
+
+// Public device helpers (generated code uses them too).
+// Nanoseconds of the GPU's global timer (wall time, the same clock on every SM).
+__device__ __forceinline__ std::uint64_t global_timer_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ __forceinline__ int thread_rank() {
+  return static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+}
+__device__ __forceinline__ int block_threads() {
+  return static_cast<int>(blockDim.x * blockDim.y * blockDim.z);
+}
+__device__ __forceinline__ int block_rank() {
+  return static_cast<int>(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+}
+__device__ __forceinline__ int grid_blocks() {
+  return static_cast<int>(gridDim.x * gridDim.y * gridDim.z);
+}
+// Thread 0 of block 0: the thread that runs the cross-GPU part of barrier_all and allreduce.
+__device__ __forceinline__ bool is_leader() { return block_rank() == 0 && thread_rank() == 0; }
 
 #endif  // __CUDACC__
 

@@ -92,8 +92,8 @@ struct DHaloExchange {
   // Sends epoch `epoch` of my owned cells of `block` to every neighbour.
   __device__ void send(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
                        int first_block = 0) const {
-    const int blocks = detail::grid_blocks();
-    const int me = detail::block_rank();
+    const int blocks = grid_blocks();
+    const int me = block_rank();
     for (int s = 0; s < n_send; ++s) {
       if ((first_block + s) % blocks == me) send_channel(pe, block, s, epoch);
     }
@@ -102,8 +102,8 @@ struct DHaloExchange {
   // Receives epoch `epoch` into my halos of `block`, then acks each neighbour.
   __device__ void recv(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
                        int first_block = 0) const {
-    const int blocks = detail::grid_blocks();
-    const int me = detail::block_rank();
+    const int blocks = grid_blocks();
+    const int me = block_rank();
     for (int r = 0; r < n_recv; ++r) {
       if ((first_block + n_send + r) % blocks == me) recv_channel(pe, block, r, epoch);
     }
@@ -162,7 +162,7 @@ struct DHaloExchange {
                                std::uint64_t epoch) const {
     const typename Plan::Channel c = plan->send[s];  // a copy: the stores below may alias
     const int theirs = opposite(c.code);  // my send direction, as the receiver sees it
-    if (detail::thread_rank() == 0) {
+    if (thread_rank() == 0) {
       check(pe, block, s, epoch, "send");
       if (epoch > 2) {
         pe.wait_with(&plan->signals[Plan::kAck + c.code], Cmp::GE, epoch - 2,
@@ -183,7 +183,7 @@ struct DHaloExchange {
     const unsigned c1 = static_cast<unsigned>(c.count[1]);
     const unsigned c2 = static_cast<unsigned>(c.count[2]);
     const unsigned total = static_cast<unsigned>(c.elements);
-    for (unsigned i = detail::thread_rank(); i < total; i += detail::block_threads()) {
+    for (unsigned i = thread_rank(); i < total; i += block_threads()) {
       const unsigned k = i % c2;
       const unsigned row = i / c2;
       const unsigned j = row % c1;
@@ -193,7 +193,7 @@ struct DHaloExchange {
                     (c.lo[2] + static_cast<long>(k)) * step[2]];
     }
     __syncthreads();
-    if (detail::thread_rank() == 0) {
+    if (thread_rank() == 0) {
       __threadfence_system();
       detail::store_release_sys(pe.remote(&plan->signals[Plan::kReady + theirs], c.peer), epoch);
     }
@@ -202,7 +202,7 @@ struct DHaloExchange {
   __device__ void recv_channel(const DevicePe& pe, const DBlock<T, N>& block, int r,
                                std::uint64_t epoch) const {
     const typename Plan::Channel c = plan->recv[r];
-    if (detail::thread_rank() == 0) {
+    if (thread_rank() == 0) {
       check(pe, block, kCodes + r, epoch, "recv");
       pe.wait_with(&plan->signals[Plan::kReady + c.code], Cmp::GE, epoch, [&](detail::Message& m) {
         int dir[N];
@@ -219,7 +219,7 @@ struct DHaloExchange {
     const unsigned c1 = static_cast<unsigned>(c.count[1]);
     const unsigned c2 = static_cast<unsigned>(c.count[2]);
     const unsigned total = static_cast<unsigned>(c.elements);
-    for (unsigned i = detail::thread_rank(); i < total; i += detail::block_threads()) {
+    for (unsigned i = thread_rank(); i < total; i += block_threads()) {
       const unsigned k = i % c2;
       const unsigned row = i / c2;
       const unsigned j = row % c1;
@@ -229,7 +229,7 @@ struct DHaloExchange {
     }
     // The slot's reads are done before the ack lets the sender overwrite it.
     __syncthreads();
-    if (detail::thread_rank() == 0) {
+    if (thread_rank() == 0) {
       __threadfence_system();
       detail::store_release_sys(pe.remote(&plan->signals[Plan::kAck + opposite(c.code)], c.peer),
                                 epoch);

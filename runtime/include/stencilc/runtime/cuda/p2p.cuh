@@ -222,7 +222,7 @@ struct DevicePe {
   // the record only then (any device string).
   __device__ void wait_until(const std::uint64_t* sig_sym, Cmp cmp, std::uint64_t value,
                              const char* what) const {
-    if (detail::thread_rank() == 0) wait_until_thread(sig_sym, cmp, value, what);
+    if (thread_rank() == 0) wait_until_thread(sig_sym, cmp, value, what);
     __syncthreads();
   }
 
@@ -239,7 +239,7 @@ struct DevicePe {
                             const Describe& describe) const {
     std::uint64_t current = detail::load_acquire_sys(sig);
     if (signal_compare(current, cmp, value)) return;
-    const std::uint64_t start = detail::global_timer_ns();
+    const std::uint64_t start = global_timer_ns();
     unsigned sleep_ns = 0;
     for (unsigned spins = 1;; ++spins) {
       current = detail::load_acquire_sys(sig);
@@ -248,7 +248,7 @@ struct DevicePe {
       __nanosleep(sleep_ns);
       sleep_ns = sleep_ns < 256 ? sleep_ns + 32 : 256;
       if ((spins & 15) != 0) continue;
-      const std::uint64_t waited = detail::global_timer_ns() - start;
+      const std::uint64_t waited = global_timer_ns() - start;
       if (waited >= timeout_ns) {
         fail_wait(FailureKind::WaitTimeout, sig, cmp, value, current, waited, describe);
       }
@@ -270,8 +270,9 @@ struct DevicePe {
   // PE's barrier slot with this barrier's epoch (release) and waits for all n (acquire); grid
   // sync again.
   __device__ void barrier_all(const char* what = "barrier_all") const {
+    __threadfence_system();  // this thread's stores and puts, before the leader's signals
     grid_barrier();
-    if (detail::is_leader()) {
+    if (is_leader()) {
       const std::uint64_t epoch = ++control->barrier_epoch;
       __threadfence_system();
       for (int p = 0; p < n; ++p) detail::store_release_sys(remote(&barrier_sig[id], p), epoch);
@@ -336,7 +337,7 @@ struct DevicePe {
   template <class T>
   __device__ T allreduce(T value, ReduceOp op) const {
     grid_barrier();
-    if (detail::is_leader()) {
+    if (is_leader()) {
       const T result = allreduce_leader(value, op);
       std::uint64_t bits = 0;
       memcpy(&bits, &result, sizeof(T));
@@ -368,7 +369,7 @@ struct DevicePe {
   // which orders them before the release store of the signal (cumulativity).
   __device__ void signal_after_block(std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
     __syncthreads();
-    if (detail::thread_rank() == 0) {
+    if (thread_rank() == 0) {
       __threadfence_system();
       detail::store_release_sys(remote(sig_sym, pe), value);
     }
@@ -389,8 +390,8 @@ struct DevicePe {
     volatile ErrorRecord* record = &errors->record[id];
     if (atomicCAS(&control->fail_claim, 0, 1) != 0) {
       // Another thread of this PE is writing the record: wait (bounded) for it, then stop.
-      const std::uint64_t start = detail::global_timer_ns();
-      while (record->state == 0 && detail::global_timer_ns() - start < 1000000000ULL) {
+      const std::uint64_t start = global_timer_ns();
+      while (record->state == 0 && global_timer_ns() - start < 1000000000ULL) {
         __nanosleep(1000);
       }
       __trap();
@@ -400,8 +401,8 @@ struct DevicePe {
     record->kind = static_cast<int>(kind);
     record->pe = id;
     record->n = n;
-    record->block = detail::block_rank();
-    record->thread = detail::thread_rank();
+    record->block = block_rank();
+    record->thread = thread_rank();
     record->cmp = static_cast<int>(cmp);
     record->value = value;
     record->current = current;
@@ -636,8 +637,13 @@ class P2PTeam {
     last_.blocks.assign(static_cast<std::size_t>(n_), 0);
     last_.block_threads = config.block_threads;
     // Size every grid first: that loads the module on every GPU before any kernel starts
-    // waiting for another.
-    for (int pe = 0; pe < n_; ++pe) last_.blocks[pe] = cooperative_blocks(pe, kernel, config);
+    // waiting for another. Then wait for every earlier operation of each GPU (alloc's memsets,
+    // uploads: they run on the legacy stream, which the team's non-blocking streams do not
+    // wait for).
+    for (int pe = 0; pe < n_; ++pe) {
+      last_.blocks[pe] = cooperative_blocks(pe, kernel, config);
+      STENCILC_CUDA_CHECK(cudaDeviceSynchronize());
+    }
     launched_at_ = std::chrono::steady_clock::now();
     for (int pe = 0; pe < n_; ++pe) {
       STENCILC_CUDA_CHECK(cudaSetDevice(pe));
@@ -752,15 +758,17 @@ class P2PTeam {
                      cudaGetErrorString(error[pe]), cudaGetErrorName(error[pe]));
       }
     }
-    (void)stuck;
-    if (any_fatal) exit_process(2);
-    if (any_wait) {
+    if (!any_fatal && any_wait) {
       report_error(
           "giving up after STENCILC_WAIT_TIMEOUT_MS=%lld ms: the PEs above are deadlocked or too "
           "slow",
           timeout_ms_);
     }
-    exit_process(3);
+    // No exit(): tearing the CUDA runtime down can block on a GPU that is still running (stuck)
+    // or faulted. Output is flushed; the driver reclaims everything at process end.
+    (void)stuck;
+    std::fflush(nullptr);
+    std::_Exit(any_fatal ? 2 : 3);
   }
 
   int n_;

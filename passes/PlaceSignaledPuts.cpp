@@ -1,0 +1,85 @@
+// place-signaled-puts: hoist sends, sink receives, one block at a time.
+#include "passes/PlaceSignaledPuts.h"
+
+#include <algorithm>
+
+#include "ir/IRMutator.h"
+#include "passes/GridEffects.h"
+
+namespace stencilc::passes {
+
+namespace {
+
+using namespace ir;
+
+class PlaceSignaledPuts : public IRMutator {
+ public:
+  explicit PlaceSignaledPuts(const Program& p) : program_(p) {}
+
+ protected:
+  using IRMutator::visit;
+
+  Stmt visit(const Ref<Block>& op) override {
+    std::vector<Stmt> stmts;
+    bool changed = false;
+    for (const Stmt& s : op->stmts) {  // nested blocks first: moves never cross block edges
+      Stmt m = mutate(s);
+      changed = changed || m != s;
+      stmts.push_back(std::move(m));
+    }
+    std::vector<Effects> effects;
+    for (const Stmt& s : stmts) effects.push_back(effects_of(program_, s));
+    // Sends rise in program order, receives sink in reverse order. Transfers of other grids do
+    // not stop a move, but one that ends next to them settles behind them (a send after the
+    // sends already there, a receive before the receives), which keeps their order stable.
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      auto* send = as<HaloSend>(stmts[i]);
+      if (!send) continue;
+      size_t j = i;
+      while (j > 0 && send_can_rise_past(effects[j - 1], send->grid)) --j;
+      while (j < i && as<HaloSend>(stmts[j])) ++j;
+      changed = move(stmts, effects, i, j) || changed;
+    }
+    for (size_t i = stmts.size(); i-- > 0;) {
+      auto* recv = as<HaloRecv>(stmts[i]);
+      if (!recv) continue;
+      size_t j = i;
+      while (j + 1 < stmts.size() && recv_can_sink_past(effects[j + 1], recv->grid)) ++j;
+      while (j > i && as<HaloRecv>(stmts[j])) --j;
+      changed = move(stmts, effects, i, j) || changed;
+    }
+    return changed ? make_block(std::move(stmts), op->loc) : op;
+  }
+
+ private:
+  /// Moves v[from] to index `to`, shifting what lies between by one.
+  template <typename T>
+  static void rotate(std::vector<T>& v, size_t from, size_t to) {
+    if (from > to) {
+      std::rotate(v.begin() + to, v.begin() + from, v.begin() + from + 1);
+    } else {
+      std::rotate(v.begin() + from, v.begin() + from + 1, v.begin() + to + 1);
+    }
+  }
+  /// Moves a statement and its effects; true when it moved.
+  static bool move(std::vector<Stmt>& stmts, std::vector<Effects>& effects, size_t from, size_t to) {
+    if (from == to) return false;
+    rotate(stmts, from, to);
+    rotate(effects, from, to);
+    return true;
+  }
+
+  const Program& program_;
+};
+
+}  // namespace
+
+ir::Module place_signaled_puts(const ir::Module& m) {
+  Module out = m;
+  for (Program& p : out.programs) {
+    if (p.kind == ProgramKind::Global && p.decomposed) p.body = PlaceSignaledPuts(p).mutate(p.body);
+  }
+  return out;
+}
+
+}  // namespace stencilc::passes

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Builds (compile-only.sh) and runs the GPU tests of the p2p backend on the GPUs of this machine:
+# every test on 1 GPU, and on 2 when there are at least 2. Prints one PASS/FAIL line per case,
+# the timings, and last "N passed, M failed"; exits non-zero if anything failed.
+#   bash tests/gpu/run.sh [build-dir]      (logs also under $OUT when it is set)
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+# NVLink multicast stays off on shared machines (see the device notes); nothing here uses it.
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+BUILD="${1:-build/gpu-tests}"
+LOGDIR="${OUT:-$BUILD}"
+mkdir -p "$BUILD" "$LOGDIR"
+LOG="$LOGDIR/gpu-tests.log"
+: > "$LOG"
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "PASS $*" | tee -a "$LOG"; }
+fail() { failed=$((failed + 1)); echo "FAIL $*" | tee -a "$LOG"; }
+
+echo "== $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname)" | tee -a "$LOG"
+if command -v nvidia-smi > /dev/null; then
+  nvidia-smi -L 2>&1 | tee -a "$LOG"
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader 2>&1 | tee -a "$LOG"
+  nvidia-smi topo -m 2>&1 | head -n 6 | tee -a "$LOG"
+  ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+else
+  ngpus=0
+fi
+echo "GPUs: $ngpus" | tee -a "$LOG"
+
+t0=$(date +%s)
+if bash tests/gpu/compile-only.sh "$BUILD" >> "$LOG" 2>&1; then
+  pass "build ($(($(date +%s) - t0)) s)"
+else
+  fail "build"
+  tail -n 40 "$LOG"
+  echo "$passed passed, $failed failed"
+  exit 1
+fi
+if [ "$ngpus" -lt 1 ]; then
+  fail "no GPU visible"
+  echo "$passed passed, $failed failed"
+  exit 1
+fi
+pes_list=(1)
+[ "$ngpus" -ge 2 ] && pes_list+=(2)
+
+# A test program that prints its own PASS/FAIL line: status 0 passes.
+run_test() {
+  local name="$1"; shift
+  local out="$BUILD/$name.out" start end status
+  start=$(date +%s.%N)
+  timeout 90 "$@" > "$out" 2>&1
+  status=$?
+  end=$(date +%s.%N)
+  cat "$out" >> "$LOG"
+  grep -E '^  (timing|perf)' "$out"
+  local secs
+  secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+  if [ "$status" -eq 0 ] && grep -q '^PASS' "$out"; then
+    pass "$name (${secs} s)"
+  else
+    grep -E 'check failed|FAIL|error' "$out" | head -n 12
+    fail "$name (status $status, ${secs} s)"
+  fi
+}
+
+# A run that must fail: expected status, every pattern in stderr, and within `limit` seconds.
+run_failure() {
+  local name="$1" expect_status="$2" limit="$3"; shift 3
+  local patterns=()
+  while [ "$1" != "--" ]; do patterns+=("$1"); shift; done
+  shift
+  local out="$BUILD/$name.err" start end status ok=1
+  start=$(date +%s.%N)
+  STENCILC_WAIT_TIMEOUT_MS=500 timeout 30 "$@" > "$out" 2>&1
+  status=$?
+  end=$(date +%s.%N)
+  local secs
+  secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+  { echo "-- $name: status $status, $secs s"; cat "$out"; } >> "$LOG"
+  sed "s/^/    | /" "$out" | cut -c1-400 | head -n 4
+  [ "$status" -eq "$expect_status" ] || ok=0
+  for p in "${patterns[@]}"; do grep -qF -- "$p" "$out" || { echo "    missing: $p"; ok=0; }; done
+  awk -v s="$secs" -v l="$limit" 'BEGIN { exit !(s < l) }' || { echo "    too slow: $secs s"; ok=0; }
+  if [ "$ok" = 1 ]; then
+    pass "$name (status $status in ${secs} s)"
+  else
+    fail "$name (status $status in ${secs} s, expected $expect_status within $limit s)"
+  fi
+}
+
+for n in "${pes_list[@]}"; do
+  run_test "ping_pong --pes=$n" "$BUILD/ping_pong" --pes="$n"
+  run_test "allreduce --pes=$n" "$BUILD/allreduce" --pes="$n"
+  run_test "halo_check --pes=$n" "$BUILD/halo_check" --pes="$n"
+  run_test "jacobi2d --pes=$n" "$BUILD/jacobi2d" --pes="$n"
+done
+for n in "${pes_list[@]}"; do
+  last=$((n - 1))
+  run_failure "timeout missing signal --pes=$n" 3 10 \
+    "PE 0 of $n waited" "for a signal that nobody sends: signal is 0, waiting for >= 1" \
+    "giving up after STENCILC_WAIT_TIMEOUT_MS=500 ms" -- \
+    "$BUILD/timeout" --pes="$n" --mode=missing
+  run_failure "timeout missing halo --pes=$n" 3 10 \
+    "for the halo of grid 'u' from PE $last" "waiting for >= 2" \
+    "giving up after STENCILC_WAIT_TIMEOUT_MS=500 ms" -- \
+    "$BUILD/timeout" --pes="$n" --mode=halo
+  run_failure "device fatal: epoch out of order --pes=$n" 2 10 \
+    "halo exchange of grid 'u' on PE" "send of epoch 3 after epoch 1" -- \
+    "$BUILD/timeout" --pes="$n" --mode=epoch
+done
+run_failure "more PEs than GPUs" 2 10 "only $ngpus GPU" -- \
+  "$BUILD/timeout" --pes="$ngpus" --mode=toomany
+for n in "${pes_list[@]}"; do
+  run_test "bench --pes=$n" "$BUILD/bench" --pes="$n"
+done
+
+echo "log: $LOG"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
