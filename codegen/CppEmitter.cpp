@@ -92,7 +92,7 @@ std::string CppEmitter::call(const Call* c) {
   for (size_t i = 0; i < c->args.size(); ++i) args += (i ? ", " : "") + expr(c->args[i]);
   if (c->user) return user_call(c->callee) + "(" + args + ")";
   if (c->callee == "my_pe" || c->callee == "n_pes") return "sc_cx." + c->callee + "()";
-  return "std::" + c->callee + "(" + args + ")";
+  return math_function(c->callee) + "(" + args + ")";
 }
 
 std::string CppEmitter::expr(const Expr& e) {

@@ -46,6 +46,8 @@ class CppEmitter {
   virtual std::string grid_read(const ir::GridRead* r) = 0;
   virtual std::string grid_query(const ir::GridQuery* q) = 0;
   virtual std::string user_call(const std::string& name) { return name; }
+  /// A math intrinsic's spelling (`std::sqrt` on the host).
+  virtual std::string math_function(const std::string& name) { return "std::" + name; }
 
   // Statements whose form depends on the target.
   virtual void for_each(const ir::Stmt& s, int indent) = 0;  // a ForEach

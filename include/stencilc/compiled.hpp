@@ -162,28 +162,42 @@ T poison() {
   return std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN() : T(0);
 }
 
-/// Collective: allocates this PE's block of `g` in symmetric memory and fills its owned and halo
-/// cells from the global grid (periodic dimensions wrap); halo cells with no source get
-/// `no_source`.
+/// A block's layout as plain arrays, so that host blocks (rt::Block) and device blocks
+/// (rt::cuda::DBlock) share the copying below.
+template <int N>
+struct CellLayout {
+  const int* origin;
+  const int* extent;
+  const int* halo_lo;
+  const int* halo_hi;
+  const long* stride;
+};
+
+template <typename B, int N>
+CellLayout<N> layout_of(const B& b) {
+  return CellLayout<N>{&b.origin[0], &b.extent[0], &b.halo_lo[0], &b.halo_hi[0], &b.stride[0]};
+}
+
+/// Fills a block's owned and halo cells (`data` is its local index 0) from the global grid;
+/// periodic dimensions wrap, and halo cells with no source get `no_source`.
 template <typename T, int N>
-rt::Block<T, N> scatter(rt::Pe& pe, const rt::ProcessGrid& grid, const Grid<T, N>& g, Ints<N> halo_lo,
-                        Ints<N> halo_hi, T no_source) {
-  std::array<int, N> extent;
-  for (int k = 0; k < N; ++k) extent[k] = g.extent(k);
-  rt::Block<T, N> b = rt::alloc_block<T, N>(pe, grid, extent, halo_lo, halo_hi);
+void fill_cells(const Grid<T, N>& g, const CellLayout<N>& b, T* data, T no_source) {
   std::array<int, N> lo, hi;
   for (int k = 0; k < N; ++k) {
     lo[k] = -b.halo_lo[k];
     hi[k] = b.extent[k] + b.halo_hi[k];
+    if (hi[k] <= lo[k]) return;
   }
   std::array<int, N> l = lo;
   for (;;) {
     std::array<int, N> gi;
     bool inside = true;
+    long offset = 0;
     for (int k = 0; k < N; ++k) {
       gi[k] = b.origin[k] + l[k];
       if (g.boundary(k).kind == Boundary::Kind::Periodic) gi[k] = detail_io::wrap(gi[k], g.extent(k));
       inside = inside && gi[k] >= 0 && gi[k] < g.extent(k);
+      offset += l[k] * b.stride[k];
     }
     T value = no_source;
     if (inside) {
@@ -191,30 +205,47 @@ rt::Block<T, N> scatter(rt::Pe& pe, const rt::ProcessGrid& grid, const Grid<T, N
       if constexpr (N == 2) value = g(gi[0], gi[1]);
       if constexpr (N == 3) value = g(gi[0], gi[1], gi[2]);
     }
-    if constexpr (N == 1) b(l[0]) = value;
-    if constexpr (N == 2) b(l[0], l[1]) = value;
-    if constexpr (N == 3) b(l[0], l[1], l[2]) = value;
+    data[offset] = value;
     int k = N - 1;
     while (k >= 0 && ++l[k] == hi[k]) l[k] = lo[k], --k;
     if (k < 0) break;
   }
-  return b;
 }
 
-/// Writes the block's owned cells back into the global grid (PEs write disjoint parts).
+/// Writes a block's owned cells back into the global grid (PEs write disjoint parts).
 template <typename T, int N>
-void gather(const rt::Block<T, N>& b, Grid<T, N>& g) {
+void gather_cells(const T* data, const CellLayout<N>& b, Grid<T, N>& g) {
   std::array<int, N> l{};
   for (int k = 0; k < N; ++k)
     if (b.extent[k] == 0) return;
   for (;;) {
-    if constexpr (N == 1) g(b.origin[0] + l[0]) = b(l[0]);
-    if constexpr (N == 2) g(b.origin[0] + l[0], b.origin[1] + l[1]) = b(l[0], l[1]);
-    if constexpr (N == 3) g(b.origin[0] + l[0], b.origin[1] + l[1], b.origin[2] + l[2]) = b(l[0], l[1], l[2]);
+    long offset = 0;
+    for (int k = 0; k < N; ++k) offset += l[k] * b.stride[k];
+    const T value = data[offset];
+    if constexpr (N == 1) g(b.origin[0] + l[0]) = value;
+    if constexpr (N == 2) g(b.origin[0] + l[0], b.origin[1] + l[1]) = value;
+    if constexpr (N == 3) g(b.origin[0] + l[0], b.origin[1] + l[1], b.origin[2] + l[2]) = value;
     int k = N - 1;
     while (k >= 0 && ++l[k] == b.extent[k]) l[k] = 0, --k;
     if (k < 0) break;
   }
+}
+
+/// Collective: allocates this PE's block of `g` in symmetric memory and fills its owned and halo
+/// cells from the global grid (see fill_cells).
+template <typename T, int N>
+rt::Block<T, N> scatter(rt::Pe& pe, const rt::ProcessGrid& grid, const Grid<T, N>& g, Ints<N> halo_lo,
+                        Ints<N> halo_hi, T no_source) {
+  std::array<int, N> extent;
+  for (int k = 0; k < N; ++k) extent[k] = g.extent(k);
+  rt::Block<T, N> b = rt::alloc_block<T, N>(pe, grid, extent, halo_lo, halo_hi);
+  fill_cells<T, N>(g, layout_of<rt::Block<T, N>, N>(b), b.data, no_source);
+  return b;
+}
+
+template <typename T, int N>
+void gather(const rt::Block<T, N>& b, Grid<T, N>& g) {
+  gather_cells<T, N>(b.data, layout_of<rt::Block<T, N>, N>(b), g);
 }
 
 // ---------------------------------------------------------------------------------------------

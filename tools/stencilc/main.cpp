@@ -5,6 +5,7 @@
 #include "ir/Verifier.h"
 #include "passes/PassManager.h"
 #include "passes/Pipelines.h"
+#include "codegen/CudaEmitter.h"
 #include "codegen/HostEmitter.h"
 
 #include <clang/Tooling/CompilationDatabase.h>
@@ -32,10 +33,13 @@ cl::opt<std::string> output("o", cl::desc("Write the output to <file> (stages: '
 cl::opt<std::string> build_dir("p", cl::desc("Read the compile command from <build-dir>/compile_commands.json"),
                                cl::value_desc("build-dir"), cl::cat(category));
 cl::opt<std::string> emit("emit", cl::desc("Stop after a stage and write it: ir (the IR; with --target, after the "
-                                           "target's pipeline), cpp (the generated host C++)"),
+                                           "target's pipeline), cpp (the generated host C++), cuda (the .cu)"),
                           cl::value_desc("stage"), cl::cat(category));
-cl::opt<std::string> target("target", cl::desc("Code generation target: host (PEs are threads; the default)"),
+cl::opt<std::string> target("target", cl::desc("Code generation target: host (PEs are threads; the default) or "
+                                             "cuda (one persistent kernel per GPU)"),
                             cl::value_desc("target"), cl::cat(category));
+cl::opt<std::string> cuda_arch("cuda-arch", cl::desc("With --target=cuda: the GPU architecture (default sm_90)"),
+                               cl::value_desc("sm_XX"), cl::init("sm_90"), cl::cat(category));
 cl::opt<bool> print_after_all("print-ir-after-all", cl::desc("Print the IR after every pass"), cl::cat(category));
 cl::list<std::string> print_after("print-ir-after", cl::desc("Print the IR after the named pass"),
                                   cl::value_desc("pass"), cl::cat(category));
@@ -143,34 +147,41 @@ std::vector<std::string> forwarded_args(const clang::tooling::CompilationDatabas
   return out;
 }
 
-/// Compiles the generated C++ with the host compiler ($CXX, else c++) into `exe`.
-int compile_host(const std::string& cpp_file, const std::string& source, const std::string& exe,
-                 const std::vector<std::string>& user_args) {
-  const char* cxx_env = std::getenv("CXX");
-  std::string cxx = cxx_env && *cxx_env ? cxx_env : "c++";
-  auto program = llvm::sys::findProgramByName(cxx);
+/// Compiles the generated code into `exe`: C++ with the host compiler ($CXX, else c++), CUDA
+/// with nvcc ($NVCC, else nvcc on the PATH or in /usr/local/cuda/bin).
+int compile_generated(bool cuda, const std::string& cpp_file, const std::string& source, const std::string& exe,
+                      const std::vector<std::string>& user_args) {
+  const char* env = std::getenv(cuda ? "NVCC" : "CXX");
+  std::string compiler = env && *env ? env : cuda ? "nvcc" : "c++";
+  auto program = llvm::sys::findProgramByName(compiler);
+  if (!program && cuda) program = llvm::sys::findProgramByName(compiler, {"/usr/local/cuda/bin"});
   if (!program) {
-    std::cerr << "stencilc: error: cannot find the host C++ compiler '" << cxx << "' (set CXX)\n";
+    std::cerr << "stencilc: error: cannot find the " << (cuda ? "CUDA" : "host C++") << " compiler '" << compiler
+              << "' (set " << (cuda ? "NVCC" : "CXX") << ")\n";
     return 1;
   }
-  std::vector<std::string> args{*program, "-std=c++17", "-O2"};
+  std::vector<std::string> args{*program, "-std=c++17"};
+  if (cuda) args.insert(args.end(), {"-O3", "-arch=" + cuda_arch.getValue(), "--expt-relaxed-constexpr", "-x", "cu"});
+  else args.push_back("-O2");
   args.insert(args.end(), user_args.begin(), user_args.end());
   // The generated file lives elsewhere: `#include "x.h"` must still find x.h beside the source.
   llvm::SmallString<256> source_dir(source);
   llvm::sys::fs::make_absolute(source_dir);
   llvm::sys::path::remove_filename(source_dir);
-  args.push_back("-iquote");
+  args.push_back(cuda ? "-I" : "-iquote");
   args.push_back(source_dir.str().str());
   for (const std::string& dir : {stencilc::frontend::default_include_dir(), runtime_include_dir()}) {
     args.push_back("-I");
     args.push_back(dir);
   }
-  args.insert(args.end(), {cpp_file, "-o", exe, "-pthread"});
+  args.insert(args.end(), {cpp_file, "-o", exe});
+  args.push_back(cuda ? "-Xcompiler=-pthread" : "-pthread");
   std::vector<llvm::StringRef> refs(args.begin(), args.end());
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(*program, refs, std::nullopt, {}, 0, 0, &message);
   if (rc != 0) {
-    std::cerr << "stencilc: error: the host compiler failed" << (message.empty() ? "" : ": " + message) << " (";
+    std::cerr << "stencilc: error: the " << (cuda ? "CUDA" : "host") << " compiler failed"
+              << (message.empty() ? "" : ": " + message) << " (";
     for (const auto& a : args) std::cerr << a << " ";
     std::cerr << ")\n";
     return 1;
@@ -210,10 +221,11 @@ std::optional<stencilc::ir::Module> run_pipeline(const stencilc::ir::Module& mod
   return result.module;
 }
 
-/// Host target: the user's file with each program replaced by its generated code.
-std::optional<std::string> host_source(const stencilc::frontend::FrontendResult& fe, const stencilc::ir::Module& m) {
+/// The user's file with each program replaced by its generated code for the target.
+std::optional<std::string> generated_source(const stencilc::frontend::FrontendResult& fe, const stencilc::ir::Module& m,
+                                            bool cuda) {
   std::vector<std::string> errors;
-  auto programs = stencilc::codegen::emit_host(m, &errors);
+  auto programs = cuda ? stencilc::codegen::emit_cuda(m, &errors) : stencilc::codegen::emit_host(m, &errors);
   for (const auto& site : fe.sites) {
     if (site.body_end == 0) errors.push_back(fe.module.source + ": error: program '" + site.name +
                                              "' is defined in an included file; code generation needs it in the "
@@ -226,8 +238,10 @@ std::optional<std::string> host_source(const stencilc::frontend::FrontendResult&
   std::vector<stencilc::codegen::SpliceSite> sites;
   for (const auto& s : fe.sites) sites.push_back({s.insert_at, s.body_begin, s.body_end});
   std::string prologue =
-      "// Generated by stencilc " STENCILC_VERSION " from " + fe.module.source + " for the host target.\n"
-      "#include <stencilc/compiled.hpp>\n#include <stencilc/runtime/halo.hpp>\n";
+      cuda ? "// Generated by stencilc " STENCILC_VERSION " from " + fe.module.source +
+                 " for the cuda target (cpu-free, p2p).\n#include <stencilc/compiled_cuda.hpp>\n"
+           : "// Generated by stencilc " STENCILC_VERSION " from " + fe.module.source +
+                 " for the host target.\n#include <stencilc/compiled.hpp>\n#include <stencilc/runtime/halo.hpp>\n";
   return stencilc::codegen::splice(fe.text, fe.module.source, prologue, programs, sites);
 }
 
@@ -258,12 +272,17 @@ static int compile(int argc, const char** argv) {
   }
   if (!db) db = std::make_unique<clang::tooling::FixedCompilationDatabase>(".", std::vector<std::string>{});
 
-  if (!emit.empty() && emit != "ir" && emit != "cpp") {
-    std::cerr << "stencilc: error: unknown --emit stage '" << emit << "' (known: ir, cpp)\n";
+  if (!emit.empty() && emit != "ir" && emit != "cpp" && emit != "cuda") {
+    std::cerr << "stencilc: error: unknown --emit stage '" << emit << "' (known: ir, cpp, cuda)\n";
     return 1;
   }
-  if (!target.empty() && target != "host") {
-    std::cerr << "stencilc: error: unknown or unavailable --target '" << target << "' (available: host)\n";
+  if (!target.empty() && target != "host" && target != "cuda") {
+    std::cerr << "stencilc: error: unknown --target '" << target << "' (available: host, cuda)\n";
+    return 1;
+  }
+  const bool cuda = target == "cuda" || (target.empty() && emit == "cuda");
+  if ((emit == "cpp" && cuda) || (emit == "cuda" && !cuda)) {
+    std::cerr << "stencilc: error: --emit=" << emit << " goes with --target=" << (emit == "cpp" ? "host" : "cuda") << "\n";
     return 1;
   }
   // --emit=ir alone shows the front end's IR; a target (or driver mode) runs its whole pipeline.
@@ -288,13 +307,13 @@ static int compile(int argc, const char** argv) {
   if (!module) return 1;
   if (emit == "ir") return write_output(stencilc::ir::print(*module)) ? 0 : 1;
 
-  auto source = host_source(*fe, *module);
+  auto source = generated_source(*fe, *module, cuda);
   if (!source) return 1;
-  if (emit == "cpp") return write_output(*source) ? 0 : 1;
+  if (emit == "cpp" || emit == "cuda") return write_output(*source) ? 0 : 1;
 
   // Driver mode: build the executable, like clang or nvcc would.
   llvm::SmallString<128> tmp;
-  if (auto ec = llvm::sys::fs::createTemporaryFile("stencilc", "cpp", tmp)) {
+  if (auto ec = llvm::sys::fs::createTemporaryFile("stencilc", cuda ? "cu" : "cpp", tmp)) {
     std::cerr << "stencilc: error: cannot create a temporary file: " << ec.message() << "\n";
     return 1;
   }
@@ -304,7 +323,7 @@ static int compile(int argc, const char** argv) {
   }
   std::vector<std::string> user_args = forwarded_args(*db, input);
   user_args.insert(user_args.end(), extra_args.begin(), extra_args.end());
-  int rc = compile_host(tmp.str().str(), input, output == "-" ? "a.out" : output.getValue(), user_args);
+  int rc = compile_generated(cuda, tmp.str().str(), input, output == "-" ? "a.out" : output.getValue(), user_args);
   if (rc == 0 || !std::getenv("STENCILC_KEEP_TEMPS")) llvm::sys::fs::remove(tmp);
   return rc;
 }

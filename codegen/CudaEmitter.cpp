@@ -1,0 +1,354 @@
+// The CUDA target (see CudaEmitter.h). For each decomposed program it writes, inside
+// `namespace stencilc_generated::sc_<program>`: the module's functions as __device__ functions,
+// the kernel's arguments, the persistent kernel translated statement by statement from the IR,
+// and the host launcher that moves the grids to the GPUs, launches and brings them back.
+//
+// Synchronisation inside a GPU: every thread of the grid runs the scalar statements (their values
+// are uniform: reductions are broadcast), and a grid barrier follows each point update and each
+// halo receive, so a statement never reads what another block has not finished writing, and never
+// overwrites what another block may still read.
+#include "codegen/CudaEmitter.h"
+
+#include "codegen/CppEmitter.h"
+#include "codegen/EmitUtil.h"
+#include "ir/IRPrinter.h"
+
+namespace stencilc::codegen {
+
+using namespace ir;
+
+namespace {
+
+const char* kRt = "::stencilc::rt::cuda::";
+
+std::string dblock_type(const Param& p) {
+  return std::string(kRt) + "DBlock<" + cpp_type(p.type) + ", " + std::to_string(p.rank) + ">";
+}
+
+const char* reduce_op_name(ReduceOp op) {
+  return op == ReduceOp::Sum ? "::stencilc::rt::ReduceOp::Sum"
+         : op == ReduceOp::Max ? "::stencilc::rt::ReduceOp::Max"
+                               : "::stencilc::rt::ReduceOp::Min";
+}
+
+class CudaKernelEmitter : public CppEmitter {
+ public:
+  CudaKernelEmitter(const Module& m, const Program& p) {
+    module_ = &m;
+    program_ = &p;
+    for (const Param& q : p.params)
+      if (q.kind == ParamKind::Grid && first_grid_.empty()) first_grid_ = q.name;
+  }
+
+  void function(const Function& f) {
+    std::vector<std::string> params;
+    for (const auto& [name, type] : f.params) params.push_back(std::string(cpp_type(type)) + " " + name);
+    line(0, "// func @" + f.name);
+    line(0, std::string("__device__ __forceinline__ ") + cpp_type(f.ret) + " " + f.name + "(" + join(params) + ") {");
+    body(f.body, 1);
+    line(0, "}");
+    line(0, "");
+  }
+
+  void kernel(const std::set<std::string>& exchanged) {
+    line(0, "// program @" + program_->name + ": every GPU runs this whole, on its own blocks");
+    line(0, "__global__ void __launch_bounds__(256) kernel(const __grid_constant__ " + std::string(kRt) +
+                "DevicePe pe, const __grid_constant__ KernelArgs args) {");
+    for (const Param& p : program_->params) {
+      std::string t = cpp_type(p.type);
+      if (p.kind == ParamKind::Grid) line(1, dblock_type(p) + " " + p.name + " = args." + p.name + ";");
+      if (p.kind == ParamKind::Scalar) line(1, "const " + t + " " + p.name + " = args." + p.name + ";");
+      if (p.kind == ParamKind::ScalarRef) line(1, t + " " + p.name + " = args." + p.name + ";");
+    }
+    for (const std::string& g : exchanged) line(1, "std::uint64_t " + g + "_epoch = 0;  // exchanges of %" + g + " so far");
+    body(program_->body, 1);
+    line(1, "// What the host copies back: where each grid ended (after swaps) and the results.");
+    line(1, std::string("if (") + kRt + "block_rank() == 0 && " + kRt + "thread_rank() == 0) {");
+    for (const Param& p : program_->params) {
+      if (p.kind == ParamKind::Grid) line(2, "*args." + p.name + "_final = " + p.name + ";");
+      if (p.kind == ParamKind::ScalarRef) line(2, "*args." + p.name + "_out = " + p.name + ";");
+    }
+    line(1, "}");
+    line(0, "}");
+  }
+
+ protected:
+  std::string first_grid_;
+  std::vector<std::string> loop_vars_;
+
+  std::string math_function(const std::string& name) override { return name; }  // CUDA's overloads
+
+  std::string grid_read(const GridRead* r) override {
+    std::vector<std::string> idx;
+    for (size_t d = 0; d < r->offsets.size(); ++d) {
+      int o = r->offsets[d];
+      std::string l = d < loop_vars_.size() ? loop_vars_[d] : "?";
+      idx.push_back(o == 0 ? l : l + (o > 0 ? " + " : " - ") + std::to_string(std::abs(o)));
+    }
+    return r->grid + "(" + join(idx) + ")";
+  }
+
+  std::string grid_query(const GridQuery* q) override {
+    if (q->op == GridQueryOp::Extent) return "args." + q->grid + "_shape.extent[" + std::to_string(q->dim) + "]";
+    return "?";
+  }
+
+  std::string global_range(const Range& r) {
+    if (r.kind == Range::Kind::Interior) return "args." + r.grid + "_interior";
+    std::vector<std::string> lo, hi;
+    for (const Expr& e : r.lo) lo.push_back(expr(e));
+    for (const Expr& e : r.hi) hi.push_back(expr(e));
+    return std::string(kRt) + "SBox<" + std::to_string(r.rank) + ">{{" + join(lo) + "}, {" + join(hi) + "}}";
+  }
+
+  /// A grid-stride loop over the GPU's part of `range`; returns the body's indent.
+  int open_points(const Stmt& s, const Range& range, const std::vector<std::string>& indices, const Stmt& point_body,
+                  int indent) {
+    line(indent, "{");
+    ++indent;
+    line(indent, "const auto sc_range = " + global_range(range) + ";");
+    ReadExtents reads;
+    reads.visit(point_body);
+    std::string where = module_->source + ":" + std::to_string(s->loc.line) + ":" + std::to_string(s->loc.col);
+    for (const auto& [grid, ext] : reads.grids) {
+      bool offsets = std::any_of(ext.first.begin(), ext.first.end(), [](int o) { return o != 0; }) ||
+                     std::any_of(ext.second.begin(), ext.second.end(), [](int o) { return o != 0; });
+      if (!offsets) continue;
+      line(indent, "{");
+      line(indent + 1, "const int sc_lo[] = " + int_list(ext.first) + ", sc_hi[] = " + int_list(ext.second) + ";");
+      line(indent + 1, std::string(kRt) + "check_reads(pe, sc_range, args." + grid + "_shape.extent, args." + grid +
+                           "_shape.periodic, sc_lo, sc_hi, \"" + program_->name + " at " + where + " reading '" + grid +
+                           "'\");");
+      line(indent, "}");
+    }
+    line(indent, "const auto sc_local = " + std::string(kRt) + "clip(sc_range, " + first_grid_ + ");");
+    size_t n = indices.size();
+    std::vector<std::string> sizes;
+    for (size_t d = 0; d < n; ++d) sizes.push_back("(sc_local.hi[" + std::to_string(d) + "] - sc_local.lo[" + std::to_string(d) + "])");
+    line(indent, "const long long sc_points = " + join(sizes, " * ") + ";");
+    line(indent, "for (long long sc_p = blockIdx.x * (long long)blockDim.x + threadIdx.x; sc_p < sc_points; "
+                 "sc_p += (long long)gridDim.x * blockDim.x) {");
+    ++indent;
+    // Row-major: the last dimension varies fastest across neighbouring threads (coalesced).
+    loop_vars_.assign(n, "");
+    std::string rest = "sc_p";
+    for (size_t k = n; k-- > 0;) {
+      std::string d = std::to_string(k);
+      loop_vars_[k] = "sc_l" + d;
+      std::string extent = "(sc_local.hi[" + d + "] - sc_local.lo[" + d + "])";
+      line(indent, "const int sc_l" + d + " = sc_local.lo[" + d + "] + (int)(" + rest + (k ? " % " + extent : "") + ");");
+      if (k) rest = "(" + rest + " / " + extent + ")";
+    }
+    for (size_t d = 0; d < n; ++d) {
+      std::string dd = std::to_string(d);
+      line(indent, "const int " + indices[d] + " = " + first_grid_ + ".origin[" + dd + "] + sc_l" + dd + ";");
+      line(indent, "(void)" + indices[d] + ";");
+    }
+    return indent;
+  }
+
+  void close_points(int indent) {
+    line(--indent, "}");
+    line(--indent, "}");
+    loop_vars_.clear();
+  }
+
+  void for_each(const Stmt& self, int indent) override {
+    auto* s = as<ForEach>(self);
+    comment(indent, self);
+    int inner = open_points(self, s->range, s->indices, s->body, indent);
+    body(s->body, inner);
+    close_points(inner);
+    line(indent, "pe.grid_barrier();  // the update is complete before anything reads or overwrites it");
+  }
+
+  void reduce(const Stmt& self, int indent) override {
+    auto* s = as<Reduce>(self);
+    comment(indent, self);
+    std::string t = cpp_type(s->type);
+    line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
+    int inner = open_points(self, s->range, s->indices, s->body, indent);
+    line(inner, "const " + t + " sc_value = [&]() -> " + t + " {");
+    body(s->body, inner + 1);
+    line(inner, "}();");
+    line(inner, reduce_combine(s->op, s->result, "sc_value"));
+    close_points(inner);
+    line(indent, s->result + " = " + kRt + "grid_reduce(pe, " + s->result + ", " + reduce_op_name(s->op) +
+                     ", args.scratch);  // over this GPU");
+  }
+
+  void store(const Store* s, int indent) override {
+    GridRead at(ScalarType::F32, s->grid, std::vector<int>(loop_vars_.size(), 0));
+    line(indent, grid_read(&at) + " = " + expr(s->value) + ";");
+  }
+
+  void yield(const Yield* s, int indent) override { line(indent, "return " + expr(s->value) + ";"); }
+
+  void swap(const Swap* s, int indent) override {
+    line(indent, "swap(" + s->a + ", " + s->b + ");  // swap %" + s->a + ", %" + s->b + ": the buffers trade places");
+  }
+
+  void target_stmt(const Stmt& s, int indent) override {
+    switch (s->kind) {
+      case StmtKind::HaloSend: {
+        const std::string& g = as<HaloSend>(s)->grid;
+        comment(indent, s);
+        line(indent, "args." + g + "_halo.send(pe, " + g + ", ++" + g + "_epoch);  // designated blocks put over NVLink");
+        return;
+      }
+      case StmtKind::HaloRecv: {
+        const std::string& g = as<HaloRecv>(s)->grid;
+        comment(indent, s);
+        line(indent, "args." + g + "_halo.recv(pe, " + g + ", " + g + "_epoch);");
+        line(indent, "pe.grid_barrier();  // the halos are in place before any block reads them");
+        return;
+      }
+      case StmtKind::AllReduce: {
+        auto* a = as<AllReduce>(s);
+        comment(indent, s);
+        line(indent, a->var + " = " + kRt + "team_allreduce(pe, " + a->var + ", " + reduce_op_name(a->op) +
+                         ", args.scratch);  // across the GPUs, in PE order");
+        return;
+      }
+      case StmtKind::PhaseBarrier:
+        line(indent, "pe.grid_barrier();  // phase_barrier");
+        return;
+      default:
+        return error(s, "the cuda target does not support '" + print(s).substr(0, print(s).find(' ')) + "'");
+    }
+  }
+};
+
+std::string kernel_args(const Program& p, const std::set<std::string>& exchanged) {
+  std::vector<std::string> l{"struct KernelArgs {"};
+  for (const Param& g : p.params) {
+    std::string t = cpp_type(g.type), n = std::to_string(g.rank);
+    if (g.kind == ParamKind::Grid) {
+      l.push_back("  " + dblock_type(g) + " " + g.name + ";  // this GPU's block of %" + g.name);
+      l.push_back("  " + dblock_type(g) + "* " + g.name + "_final;  // where %" + g.name + " ends up");
+      l.push_back("  ::stencilc::compiled::DeviceShape<" + n + "> " + g.name + "_shape;");
+      l.push_back("  " + std::string(kRt) + "SBox<" + n + "> " + g.name + "_interior;");
+      if (exchanged.count(g.name)) l.push_back("  " + std::string(kRt) + "DHaloExchange<" + t + ", " + n + "> " + g.name + "_halo;");
+    } else if (g.kind == ParamKind::Scalar) {
+      l.push_back("  " + t + " " + g.name + ";");
+    } else if (g.kind == ParamKind::ScalarRef) {
+      l.push_back("  " + t + " " + g.name + ";  // in");
+      l.push_back("  " + t + "* " + g.name + "_out;  // out");
+    }
+  }
+  l.push_back("  std::uint64_t* scratch;  // reductions: one word per block, and the result");
+  l.push_back("};");
+  return join(l, "\n") + "\n";
+}
+
+std::string launcher(const Program& p, const std::set<std::string>& exchanged,
+                     const std::vector<std::array<int, 2>>& swaps) {
+  std::vector<std::string> params, descs, l, args, after;
+  int rank = 0, k = 0;
+  for (const Param& g : p.params) {
+    std::string t = cpp_type(g.type);
+    if (g.kind == ParamKind::Grid) {
+      rank = g.rank;
+      std::string n = std::to_string(g.rank), desc = "sc_descs[" + std::to_string(k++) + "]";
+      params.push_back(std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + n + ">& " + g.name);
+      descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", " + int_list(g.halo_lo) + ", " +
+                      int_list(g.halo_hi) + ")");
+      l.push_back("  auto sc_" + g.name + " = ::stencilc::compiled::upload_grid<" + t + ", " + n + ">(sc_team, sc_plan.grid, " +
+                  g.name + ", " + int_list(g.halo_lo) + ", " + int_list(g.halo_hi) + ");");
+      l.push_back("  auto sc_" + g.name + "_final = sc_team.alloc<" + dblock_type(g) + ">(1);");
+      if (exchanged.count(g.name)) {
+        l.push_back("  " + std::string(kRt) + "HaloExchange<" + t + ", " + n + "> sc_" + g.name + "_halo(sc_team, sc_plan.grid, sc_" +
+                    g.name + ", ::stencilc::compiled::periodic_dims(" + desc + "), " + (g.halo_corners ? "true" : "false") +
+                    ", \"" + g.name + "\");");
+        args.push_back("sc_args." + g.name + "_halo = sc_" + g.name + "_halo.device(sc_pe);");
+      }
+      args.push_back("sc_args." + g.name + " = sc_" + g.name + "[sc_pe];");
+      args.push_back("sc_args." + g.name + "_final = sc_" + g.name + "_final.on(sc_pe);");
+      args.push_back("sc_args." + g.name + "_shape = ::stencilc::compiled::device_shape(" + desc + ");");
+      args.push_back("sc_args." + g.name + "_interior = ::stencilc::compiled::sbox(::stencilc::compiled::interior(" + desc + "));");
+      if (!g.is_const) {
+        after.push_back("  {  // %" + g.name + ": the blocks it ended with (swaps included) back into the grid");
+        after.push_back("    std::vector<" + dblock_type(g) + "> sc_final(sc_team.n());");
+        after.push_back("    for (int sc_pe = 0; sc_pe < sc_team.n(); ++sc_pe) sc_team.download(sc_pe, &sc_final[sc_pe], sc_" +
+                        g.name + "_final.on(sc_pe), 1);");
+        after.push_back("    ::stencilc::compiled::download_grid(sc_team, sc_final, " + g.name + ");");
+        after.push_back("  }");
+      }
+    } else if (g.kind == ParamKind::Scalar) {
+      params.push_back(t + " " + g.name);
+      args.push_back("sc_args." + g.name + " = " + g.name + ";");
+    } else if (g.kind == ParamKind::ScalarRef) {
+      params.push_back(t + "& " + g.name);
+      l.push_back("  auto sc_" + g.name + "_out = sc_team.alloc<" + t + ">(1);");
+      args.push_back("sc_args." + g.name + " = " + g.name + ";");
+      args.push_back("sc_args." + g.name + "_out = sc_" + g.name + "_out.on(sc_pe);");
+      after.push_back("  sc_team.download(0, &" + g.name + ", sc_" + g.name + "_out.on(0), 1);  // PE 0's (all agree)");
+    }
+  }
+  std::vector<std::string> swap_list;
+  for (const auto& s : swaps) swap_list.push_back("{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "}");
+  std::string r = std::to_string(rank);
+  std::vector<std::string> out;
+  out.push_back("inline void " + p.name + "_launch(" + join(params) + ") {");
+  out.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
+  out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" +
+                join(swap_list) + "});");
+  out.push_back("  " + std::string(kRt) + "P2PTeam sc_team(sc_plan.pes);  // one GPU per PE, peer access between all");
+  out.insert(out.end(), l.begin(), l.end());
+  out.push_back("  auto sc_scratch = sc_team.alloc<std::uint64_t>(1 << 14);");
+  out.push_back("  sc_team.launch_cooperative(");
+  out.push_back("      sc_" + p.name + "::kernel,");
+  out.push_back("      [&](int sc_pe) {");
+  out.push_back("        sc_" + p.name + "::KernelArgs sc_args{};");
+  for (const auto& a : args) out.push_back("        " + a);
+  out.push_back("        sc_args.scratch = sc_scratch.on(sc_pe);");
+  out.push_back("        return std::make_tuple(sc_team.device_pe(sc_pe), sc_args);");
+  out.push_back("      },");
+  out.push_back("      " + std::string(kRt) + "LaunchConfig{});");
+  out.insert(out.end(), after.begin(), after.end());
+  out.push_back("}");
+  return join(out, "\n") + "\n";
+}
+
+}  // namespace
+
+std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::string>* errors) {
+  std::vector<GeneratedProgram> out;
+  for (const Program& p : module.programs) {
+    if (p.kind == ProgramKind::Spmd) {
+      errors->push_back(module.source + ": error: program '" + p.name +
+                        "': the cuda target does not compile SC_SPMD_PROGRAM functions yet (use --target=host)");
+      continue;
+    }
+    if (!p.decomposed) {
+      errors->push_back(module.source + ": error: program '" + p.name + "' reached the CUDA emitter undecomposed");
+      continue;
+    }
+    ExchangedGrids ex;
+    ex.program = &p;
+    ex.visit(p.body);
+    CudaKernelEmitter emitter(module, p);
+    for (const Function& f : module.functions) emitter.function(f);
+    emitter.kernel(ex.grids);
+    if (!emitter.ok()) {
+      errors->insert(errors->end(), emitter.errors().begin(), emitter.errors().end());
+      continue;
+    }
+    std::string code;
+    code += "// ---- generated by stencilc from program @" + p.name +
+            " (cuda target, cpu-free: one persistent kernel per GPU, p2p backend) ----\n";
+    code += "namespace stencilc_generated {\nnamespace sc_" + p.name + " {\n\n";
+    code += kernel_args(p, ex.grids) + "\n";
+    code += emitter.take();
+    code += "\n}  // namespace sc_" + p.name + "\n\n";
+    code += launcher(p, ex.grids, ex.swaps);
+    code += "}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
+    std::vector<std::string> args;
+    for (const Param& q : p.params) args.push_back(q.name);
+    out.push_back({p.name, code, "{ stencilc_generated::" + p.name + "_launch(" + join(args) + "); }", ""});
+  }
+  if (!errors->empty()) return {};
+  return out;
+}
+
+}  // namespace stencilc::codegen

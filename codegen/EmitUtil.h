@@ -1,0 +1,71 @@
+// Internal to codegen/: small pieces the host and CUDA emitters share.
+#pragma once
+
+#include "codegen/CppEmitter.h"
+#include "ir/IR.h"
+#include "ir/IRVisitor.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace stencilc::codegen {
+
+using namespace ir;
+
+inline std::string join(const std::vector<std::string>& parts, const std::string& sep = ", ") {
+  std::string s;
+  for (size_t i = 0; i < parts.size(); ++i) s += (i ? sep : "") + parts[i];
+  return s;
+}
+
+inline std::string int_list(const std::vector<int>& v) {
+  std::vector<std::string> s;
+  for (int x : v) s.push_back(std::to_string(x));
+  return "{" + join(s) + "}";
+}
+
+inline std::string block_type(const Param& p) {
+  return std::string("::stencilc::rt::Block<") + cpp_type(p.type) + ", " + std::to_string(p.rank) + ">";
+}
+
+/// The smallest and largest offset of every grid read in a point body, per grid and dimension.
+struct ReadExtents : IRVisitor {
+  using IRVisitor::visit;
+  std::map<std::string, std::pair<std::vector<int>, std::vector<int>>> grids;
+  void visit(const GridRead* r) override {
+    auto [it, fresh] = grids.try_emplace(r->grid, r->offsets, r->offsets);
+    for (size_t d = 0; !fresh && d < r->offsets.size(); ++d) {
+      it->second.first[d] = std::min(it->second.first[d], r->offsets[d]);
+      it->second.second[d] = std::max(it->second.second[d], r->offsets[d]);
+    }
+  }
+};
+
+/// Grids that go through a halo exchange somewhere in the program.
+struct ExchangedGrids : IRVisitor {
+  using IRVisitor::visit;
+  std::set<std::string> grids;
+  std::vector<std::array<int, 2>> swaps;
+  const Program* program = nullptr;
+  void visit(const Stmt& s) override {
+    if (auto* h = as<HaloSend>(s)) grids.insert(h->grid);
+    if (auto* h = as<HaloRecv>(s)) grids.insert(h->grid);
+    IRVisitor::visit(s);
+  }
+  void visit(const Swap* s) override {
+    int a = -1, b = -1, k = 0;
+    for (const Param& p : program->params) {
+      if (p.kind != ParamKind::Grid) continue;
+      if (p.name == s->a) a = k;
+      if (p.name == s->b) b = k;
+      ++k;
+    }
+    swaps.push_back({a, b});
+  }
+};
+
+}  // namespace stencilc::codegen
