@@ -5,8 +5,9 @@
 #   stencilc_generate(<out-var> SOURCES <file>... [TARGET host]
 #                     [TARGET_PROPERTIES <cmake-target>] [OPTIONS <compile-arg>...]
 #                     [OUTPUT_DIRECTORY <dir>])
-#     Runs `stencilc --target=host --emit=cpp` on each source at build time and sets <out-var>
-#     to the generated files, <dir>/<name>.stencilc.cpp (<dir> defaults to the current binary
+#     Runs `stencilc --target=host --emit=cpp` (TARGET cuda: `--emit=cuda`, <name>.stencilc.cu) on
+#     each source at build time and sets <out-var> to the generated files, <dir>/<name>.stencilc.cpp
+#     (<dir> defaults to the current binary
 #     directory). The front end gets the include directories and compile definitions of
 #     <cmake-target> (read at generate time, so later target_* calls count) and then OPTIONS, the
 #     way clang-tidy gets them after `--`. A source is regenerated when it, a file it includes
@@ -20,8 +21,9 @@
 #     stencilc::runtime_host. Give it include directories and definitions with
 #     target_include_directories/target_compile_definitions(<name> ...): stencilc's front end
 #     and the host compiler both see them (OPTIONS: arguments for the front end only). Only
-#     TARGET host (the default; PEs are threads) with SCHEDULE cpu-free and BACKEND p2p (the
-#     defaults) is available in this version; the others stop the configuration. The generated
+#     TARGET host (the default; PEs are threads) and TARGET cuda (one persistent kernel per GPU;
+#     needs enable_language(CUDA); CUDA_ARCHITECTURES defaults to 90) with SCHEDULE cpu-free and
+#     BACKEND p2p (the defaults) are available in this version; the others stop the configuration. The generated
 #     files are in the target's STENCILC_GENERATED_SOURCES property.
 #
 #   stencilc_add_reference_executable(<name> SOURCES <file>...)
@@ -33,7 +35,7 @@ include_guard(GLOBAL)
 # paths relative to the current binary directory, transformed for Ninja.
 cmake_policy(SET CMP0116 NEW)
 
-set(_stencilc_available_targets host)
+set(_stencilc_available_targets host cuda)
 
 function(_stencilc_check_choice function what value known available)
   if(NOT value IN_LIST known)
@@ -90,7 +92,13 @@ function(stencilc_generate out_var)
     get_filename_component(source_dir "${source}" DIRECTORY)
     get_filename_component(name "${source}" NAME_WLE)
     get_filename_component(source_name "${source}" NAME)
-    set(output "${out_dir}/${name}.stencilc.cpp")
+    if(arg_TARGET STREQUAL "cuda")
+      set(output "${out_dir}/${name}.stencilc.cu")
+      set(emit cuda)
+    else()
+      set(output "${out_dir}/${name}.stencilc.cpp")
+      set(emit cpp)
+    endif()
     if(output IN_LIST generated)
       message(FATAL_ERROR "stencilc_generate: two sources named ${name}.* would both generate ${output}; "
                           "give them separate OUTPUT_DIRECTORY")
@@ -98,11 +106,11 @@ function(stencilc_generate out_var)
     add_custom_command(
       OUTPUT "${output}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"
-      COMMAND stencilc::stencilc --target=${arg_TARGET} --emit=cpp "${source}" -o "${output}"
+      COMMAND stencilc::stencilc --target=${arg_TARGET} --emit=${emit} "${source}" -o "${output}"
               -MD -MF "${output}.d" -- ${compile_args}
       DEPENDS "${source}" stencilc::stencilc
       DEPFILE "${output}.d"
-      COMMENT "stencilc: generating ${name}.stencilc.cpp from ${source_name}"
+      COMMENT "stencilc: generating ${name}.stencilc.${emit} from ${source_name}"
       COMMAND_EXPAND_LISTS VERBATIM)
     set_source_files_properties("${output}" PROPERTIES GENERATED TRUE INCLUDE_DIRECTORIES "${source_dir}")
     list(APPEND generated "${output}")
@@ -132,7 +140,14 @@ function(stencilc_add_executable name)
   _stencilc_check_choice("${fn}" TARGET "${arg_TARGET}" "host;cuda" "${_stencilc_available_targets}")
   _stencilc_check_choice("${fn}" SCHEDULE "${arg_SCHEDULE}" "cpu-free;host-controlled" "cpu-free")
   _stencilc_check_choice("${fn}" BACKEND "${arg_BACKEND}" "p2p;nvshmem" "p2p")
-  if(arg_CUDA_ARCHITECTURES)
+  if(arg_TARGET STREQUAL "cuda")
+    if(NOT CMAKE_CUDA_COMPILER)
+      message(FATAL_ERROR "${fn}: TARGET cuda needs the CUDA language: call enable_language(CUDA) first")
+    endif()
+    if(NOT arg_CUDA_ARCHITECTURES)
+      set(arg_CUDA_ARCHITECTURES 90)  # Hopper: H100, H200
+    endif()
+  elseif(arg_CUDA_ARCHITECTURES)
     message(AUTHOR_WARNING "${fn}: CUDA_ARCHITECTURES is ignored for TARGET ${arg_TARGET}")
   endif()
 
@@ -142,6 +157,12 @@ function(stencilc_add_executable name)
   target_sources(${name} PRIVATE ${generated})
   # compiled.hpp comes with the user header; the runtime brings its own headers and Threads.
   target_link_libraries(${name} PRIVATE stencilc::runtime_host stencilc::headers)
+  if(arg_TARGET STREQUAL "cuda")
+    # One persistent cooperative kernel per GPU (the p2p backend drives every GPU of the node).
+    target_link_libraries(${name} PRIVATE stencilc::runtime_cuda)
+    set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${arg_CUDA_ARCHITECTURES}" CUDA_STANDARD 17)
+    target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+  endif()
   set_target_properties(${name} PROPERTIES STENCILC_GENERATED_SOURCES "${generated}")
 endfunction()
 

@@ -145,7 +145,7 @@ elseif(STEP STREQUAL "consumer")
   expect_match("the consumer's tests after the edit" "${out}" "steps=150 ")
 
 elseif(STEP STREQUAL "unavailable")
-  foreach(case "TARGET cuda" "SCHEDULE host-controlled" "BACKEND nvshmem")
+  foreach(case "SCHEDULE host-controlled" "BACKEND nvshmem")
     string(REPLACE " " ";" option "${case}")
     string(REPLACE " " "-" name "${case}")
     configure("stencilc_add_executable(... ${case})" "${STENCILC_SOURCE_DIR}/tests/cmake/unavailable"
