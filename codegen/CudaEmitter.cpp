@@ -296,7 +296,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   out.push_back("  " + std::string(kRt) + "P2PTeam sc_team(sc_plan.pes);  // one GPU per PE, peer access between all");
   out.insert(out.end(), l.begin(), l.end());
   out.push_back("  auto sc_scratch = sc_team.alloc<std::uint64_t>(1 << 14);");
-  out.push_back("  sc_team.launch_cooperative(");
+  out.push_back("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(");
   out.push_back("      sc_" + p.name + "::kernel,");
   out.push_back("      [&](int sc_pe) {");
   out.push_back("        sc_" + p.name + "::KernelArgs sc_args{};");
@@ -305,6 +305,10 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   out.push_back("        return std::make_tuple(sc_team.device_pe(sc_pe), sc_args);");
   out.push_back("      },");
   out.push_back("      " + std::string(kRt) + "LaunchConfig{});");
+  out.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // wall time of the kernels, launch to the last GPU done");
+  out.push_back("    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each): %.3f ms\\n\", \"" + p.name +
+                "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_launched.wall_ms);");
+  out.push_back("  }");
   out.insert(out.end(), after.begin(), after.end());
   out.push_back("}");
   return join(out, "\n") + "\n";
