@@ -75,6 +75,7 @@ class CudaKernelEmitter : public CppEmitter {
  protected:
   std::string first_grid_;
   std::vector<std::string> loop_vars_;
+  bool split_ = false;  // the innermost point update is one part of a split foreach
 
   std::string math_function(const std::string& name) override { return name; }  // CUDA's overloads
 
@@ -103,7 +104,7 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// A grid-stride loop over the GPU's part of `range`; returns the body's indent.
   int open_points(const Stmt& s, const Range& range, const std::vector<std::string>& indices, const Stmt& point_body,
-                  int indent) {
+                  int indent, const ForEach* part = nullptr) {
     line(indent, "{");
     ++indent;
     line(indent, "const auto sc_range = " + global_range(range) + ";");
@@ -123,8 +124,20 @@ class CudaKernelEmitter : public CppEmitter {
     }
     line(indent, "const auto sc_local = " + std::string(kRt) + "clip(sc_range, " + first_grid_ + ");");
     size_t n = indices.size();
+    split_ = part && part->part != ForEachPart::All;
+    if (split_) {
+      // split-boundary: the points within the widths of the block's faces, or the others.
+      line(indent, "const int sc_wlo[] = " + int_list(part->width_lo) + ", sc_whi[] = " + int_list(part->width_hi) + ";");
+      line(indent, "const auto sc_parts = " + std::string(kRt) + "part_boxes(sc_local, " + kRt + "inner_part(sc_local, " +
+                       first_grid_ + ", sc_wlo, sc_whi), " + (part->part == ForEachPart::Boundary ? "true" : "false") + ");");
+      line(indent, "for (int sc_b = 0; sc_b < sc_parts.count; ++sc_b) {");
+      ++indent;
+      line(indent, "const auto& sc_box = sc_parts.box[sc_b];");
+    } else {
+      line(indent, "const auto& sc_box = sc_local;");
+    }
     std::vector<std::string> sizes;
-    for (size_t d = 0; d < n; ++d) sizes.push_back("(sc_local.hi[" + std::to_string(d) + "] - sc_local.lo[" + std::to_string(d) + "])");
+    for (size_t d = 0; d < n; ++d) sizes.push_back("(sc_box.hi[" + std::to_string(d) + "] - sc_box.lo[" + std::to_string(d) + "])");
     line(indent, "const long long sc_points = " + join(sizes, " * ") + ";");
     line(indent, "for (long long sc_p = blockIdx.x * (long long)blockDim.x + threadIdx.x; sc_p < sc_points; "
                  "sc_p += (long long)gridDim.x * blockDim.x) {");
@@ -135,8 +148,8 @@ class CudaKernelEmitter : public CppEmitter {
     for (size_t k = n; k-- > 0;) {
       std::string d = std::to_string(k);
       loop_vars_[k] = "sc_l" + d;
-      std::string extent = "(sc_local.hi[" + d + "] - sc_local.lo[" + d + "])";
-      line(indent, "const int sc_l" + d + " = sc_local.lo[" + d + "] + (int)(" + rest + (k ? " % " + extent : "") + ");");
+      std::string extent = "(sc_box.hi[" + d + "] - sc_box.lo[" + d + "])";
+      line(indent, "const int sc_l" + d + " = sc_box.lo[" + d + "] + (int)(" + rest + (k ? " % " + extent : "") + ");");
       if (k) rest = "(" + rest + " / " + extent + ")";
     }
     for (size_t d = 0; d < n; ++d) {
@@ -149,6 +162,8 @@ class CudaKernelEmitter : public CppEmitter {
 
   void close_points(int indent) {
     line(--indent, "}");
+    if (split_) line(--indent, "}");
+    split_ = false;
     line(--indent, "}");
     loop_vars_.clear();
   }
@@ -156,7 +171,7 @@ class CudaKernelEmitter : public CppEmitter {
   void for_each(const Stmt& self, int indent) override {
     auto* s = as<ForEach>(self);
     comment(indent, self);
-    int inner = open_points(self, s->range, s->indices, s->body, indent);
+    int inner = open_points(self, s->range, s->indices, s->body, indent, s);
     body(s->body, inner);
     close_points(inner);
     line(indent, "pe.grid_barrier();  // the update is complete before anything reads or overwrites it");

@@ -62,6 +62,7 @@ class HostProgramEmitter : public CppEmitter {
   bool spmd_ = false;                   // an SC_SPMD_PROGRAM: local ranges, explicit communication
   std::vector<std::string> loop_vars_;  // local loop indices of the innermost point update
   std::string reduce_var_;
+  bool split_ = false;  // the innermost point update is one part of a split foreach
 
   std::string grid_read(const GridRead* r) override {
     std::vector<std::string> idx;
@@ -102,7 +103,7 @@ class HostProgramEmitter : public CppEmitter {
 
   /// Opens the loops of a point update over the PE's part of `range`; returns the new indent.
   int open_point_loops(const Stmt& s, const Range& range, const std::vector<std::string>& indices,
-                       const Stmt& point_body, int indent) {
+                       const Stmt& point_body, int indent, const ForEach* part = nullptr) {
     line(indent, "{");
     ++indent;
     line(indent, "const auto sc_range = " + global_range(range) + ";");
@@ -124,12 +125,25 @@ class HostProgramEmitter : public CppEmitter {
     // Global-view programs loop over their part of a global range; SPMD ranges are local already.
     line(indent, spmd_ ? "const auto sc_local = sc_range;"
                        : "const auto sc_local = ::stencilc::compiled::clip(sc_range, " + first_grid_ + ");");
+    split_ = part && part->part != ForEachPart::All;
+    if (split_) {
+      // split-boundary: the points within the widths of the block's faces, or the others.
+      std::string inner = "::stencilc::compiled::inner_part(sc_local, " + first_grid_ + ", " + int_list(part->width_lo) +
+                          ", " + int_list(part->width_hi) + ")";
+      std::string boxes = part->part == ForEachPart::Inner
+                              ? "std::array<::stencilc::compiled::Box<" + std::to_string(indices.size()) + ">, 1>{" + inner + "}"
+                              : "::stencilc::compiled::boundary_part(sc_local, " + inner + ")";
+      line(indent, "for (const auto& sc_box : " + boxes + ") {");
+      ++indent;
+    } else {
+      line(indent, "const auto& sc_box = sc_local;");
+    }
     loop_vars_.clear();
     for (size_t d = 0; d < indices.size(); ++d) {
       std::string l = "sc_l" + std::to_string(d);
       loop_vars_.push_back(l);
       std::string dd = std::to_string(d);
-      line(indent, "for (int " + l + " = sc_local.lo[" + dd + "]; " + l + " < sc_local.hi[" + dd + "]; ++" + l + ") {");
+      line(indent, "for (int " + l + " = sc_box.lo[" + dd + "]; " + l + " < sc_box.hi[" + dd + "]; ++" + l + ") {");
       ++indent;
       line(indent, "const int " + indices[d] + " = " + (spmd_ ? l : first_grid_ + ".origin[" + dd + "] + " + l) + ";");
       line(indent, "(void)" + indices[d] + ";");
@@ -139,6 +153,8 @@ class HostProgramEmitter : public CppEmitter {
 
   void close_point_loops(int indent, int rank) {
     for (int d = 0; d < rank; ++d) line(--indent, "}");
+    if (split_) line(--indent, "}");
+    split_ = false;
     line(--indent, "}");
     loop_vars_.clear();
   }
@@ -146,7 +162,7 @@ class HostProgramEmitter : public CppEmitter {
   void for_each(const Stmt& self, int indent) override {
     auto* s = as<ForEach>(self);
     comment(indent, self);
-    int inner = open_point_loops(self, s->range, s->indices, s->body, indent);
+    int inner = open_point_loops(self, s->range, s->indices, s->body, indent, s);
     body(s->body, inner);
     close_point_loops(inner, (int)s->indices.size());
   }

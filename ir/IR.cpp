@@ -314,7 +314,8 @@ Stmt make_for_each(Range r, std::vector<std::string> indices, Stmt body, SourceL
 
 Stmt make_for_each_part(ForEachPart part, std::vector<int> width_lo, std::vector<int> width_hi,
                         Range r, std::vector<std::string> indices, Stmt body, SourceLoc l) {
-  auto f = std::make_shared<ForEach>(std::move(r), std::move(indices), std::move(body), std::move(l));
+  auto f =
+      std::make_shared<ForEach>(std::move(r), std::move(indices), std::move(body), std::move(l));
   f->part = part;
   f->width_lo = std::move(width_lo);
   f->width_hi = std::move(width_hi);

@@ -457,7 +457,9 @@ Stmt Parser::parse_for_each() {
       (peek(1).is_ident("boundary") || peek(1).is_ident("inner") || peek(1).is_ident("all"))) {
     take();
     std::string w = take().text;
-    part = w == "boundary" ? ForEachPart::Boundary : w == "inner" ? ForEachPart::Inner : ForEachPart::All;
+    part = w == "boundary" ? ForEachPart::Boundary
+           : w == "inner"  ? ForEachPart::Inner
+                           : ForEachPart::All;
     if (!peek().is_punct("]")) parse_widths(&width_lo, &width_hi, "a width");
     expect_punct("]");
   }
@@ -475,8 +477,8 @@ Stmt Parser::parse_for_each() {
   }
   SourceLoc loc = parse_opt_loc();
   Stmt body = parse_body_with(indices, ScalarType::I32);
-  Stmt f = make_for_each_part(part, std::move(width_lo), std::move(width_hi), std::move(r),
-                              indices, body, loc);
+  Stmt f = make_for_each_part(part, std::move(width_lo), std::move(width_hi), std::move(r), indices,
+                              body, loc);
   return role == WorkerRole::All && bytes_per_point == 0 ? f : with_role(f, role, bytes_per_point);
 }
 

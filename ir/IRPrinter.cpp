@@ -86,7 +86,8 @@ std::string print_widths(const std::vector<int>& lo, const std::vector<int>& hi)
     return d < v.size() ? std::to_string(v[d]) : std::string("?");
   };
   std::vector<std::string> dims;
-  for (size_t d = 0; d < lo.size() || d < hi.size(); ++d) dims.push_back(width(lo, d) + ":" + width(hi, d));
+  for (size_t d = 0; d < lo.size() || d < hi.size(); ++d)
+    dims.push_back(width(lo, d) + ":" + width(hi, d));
   return join(dims);
 }
 
@@ -103,7 +104,8 @@ std::string print_role(WorkerRole r) {
 }
 
 std::string print_cost(const ForEach& f) {
-  return f.bytes_per_point == 0 ? "" : " cost(" + std::to_string(f.bytes_per_point) + " bytes/point)";
+  if (f.bytes_per_point == 0) return "";
+  return " cost(" + std::to_string(f.bytes_per_point) + " bytes/point)";
 }
 
 // Prints statements line by line; knows the module's source so locs in it omit the file.
@@ -265,7 +267,8 @@ std::string print_params(const std::vector<std::string>& params) {
 // of the two vectors (ill-formed IR, which the verifier reports) prints as `?`.
 std::string print_halo(const Param& p) {
   std::string out;
-  if (!p.halo_lo.empty() || !p.halo_hi.empty()) out = " halo[" + print_widths(p.halo_lo, p.halo_hi) + "]";
+  if (!p.halo_lo.empty() || !p.halo_hi.empty())
+    out = " halo[" + print_widths(p.halo_lo, p.halo_hi) + "]";
   return p.halo_corners ? out + " corners" : out;
 }
 
@@ -440,7 +443,8 @@ bool are_split_parts(const ForEach& a, const ForEach& b) {
   bool complementary = (a.part == ForEachPart::Boundary && b.part == ForEachPart::Inner) ||
                        (a.part == ForEachPart::Inner && b.part == ForEachPart::Boundary);
   return complementary && a.width_lo == b.width_lo && a.width_hi == b.width_hi &&
-         a.indices == b.indices && print(a.range) == print(b.range) && print(a.body) == print(b.body);
+         a.indices == b.indices && print(a.range) == print(b.range) &&
+         print(a.body) == print(b.body);
 }
 
 }  // namespace stencilc::ir

@@ -491,7 +491,8 @@ void Verifier::check_for_each_part(const ForEach* op) {
   if (program_ && !program_->decomposed) error(what + " is only allowed in decomposed programs");
   size_t rank = static_cast<size_t>(op->range.rank);
   if (op->width_lo.size() != rank || op->width_hi.size() != rank) {
-    error(what + " has widths for " + std::to_string(std::max(op->width_lo.size(), op->width_hi.size())) +
+    error(what + " has widths for " +
+          std::to_string(std::max(op->width_lo.size(), op->width_hi.size())) +
           " dimensions, expected " + std::to_string(op->range.rank));
   }
   bool any = false;

@@ -28,8 +28,8 @@ struct BodyWalk : IRVisitor {
 };
 
 /// True when an inner part with widths lo, hi reads only owned cells at offsets [min, max].
-bool reads_within(const std::vector<int>& lo, const std::vector<int>& hi, const std::vector<int>& min,
-                  const std::vector<int>& max) {
+bool reads_within(const std::vector<int>& lo, const std::vector<int>& hi,
+                  const std::vector<int>& min, const std::vector<int>& max) {
   if (lo.size() != min.size() || hi.size() != max.size()) return false;
   for (size_t d = 0; d < lo.size(); ++d) {
     if (lo[d] < -min[d] || hi[d] < max[d]) return false;
@@ -38,7 +38,8 @@ bool reads_within(const std::vector<int>& lo, const std::vector<int>& hi, const 
 }
 
 std::map<std::string, GridAccess> point_update_accesses(const Program& p, const Stmt& body,
-                                                        ForEachPart part, const std::vector<int>& lo,
+                                                        ForEachPart part,
+                                                        const std::vector<int>& lo,
                                                         const std::vector<int>& hi) {
   PointBodyUse use = point_body_use(body);
   std::map<std::string, GridAccess> out;
@@ -125,7 +126,8 @@ bool covers_send_layers(const Param& g, const std::vector<int>& lo, const std::v
 }
 
 std::map<std::string, GridAccess> grid_accesses(const Program& p, const Stmt& s) {
-  if (auto* f = as<ForEach>(s)) return point_update_accesses(p, f->body, f->part, f->width_lo, f->width_hi);
+  if (auto* f = as<ForEach>(s))
+    return point_update_accesses(p, f->body, f->part, f->width_lo, f->width_hi);
   if (auto* r = as<Reduce>(s)) return point_update_accesses(p, r->body, ForEachPart::All, {}, {});
   std::map<std::string, GridAccess> out;
   if (auto* h = as<HaloSend>(s)) out[h->grid].read = kSendLayers;

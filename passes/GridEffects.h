@@ -51,7 +51,7 @@ std::map<std::string, GridAccess> grid_accesses(const ir::Program& p, const ir::
 struct Effects {
   std::map<std::string, GridAccess> grids;
   std::set<std::string> swapped, sent, received;  // an exchange both sends and receives
-  bool barrier = false;                            // holds a phase_barrier
+  bool barrier = false;                           // holds a phase_barrier
 };
 Effects effects_of(const ir::Program& p, const ir::Stmt& s);
 

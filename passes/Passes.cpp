@@ -6,6 +6,10 @@
 #include "passes/InsertExchanges.h"
 #include "passes/LowerExchanges.h"
 #include "passes/PassManager.h"
+#include "passes/PersistentFusion.h"
+#include "passes/PlaceSignaledPuts.h"
+#include "passes/SpecializeBlocks.h"
+#include "passes/SplitBoundary.h"
 
 namespace stencilc::passes {
 
@@ -21,6 +25,19 @@ void register_builtin_passes(PassRegistry& r) {
          insert_exchanges});
   r.add({"lower-exchanges", "Split each exchange of a decomposed program into halo_send, halo_recv",
          lower_exchanges});
+  r.add(make_pass("split-boundary",
+                  "Split each foreach a halo transfer can overlap into boundary and inner parts",
+                  split_boundary));
+  r.add(make_pass(
+      "place-signaled-puts",
+      "Move each halo_send up to the last write and each halo_recv down to the first read",
+      place_signaled_puts));
+  r.add(make_pass("persistent-fusion",
+                  "Make each decomposed program one persistent kernel per PE; place phase_barriers",
+                  persistent_fusion));
+  r.add({"specialize-blocks",
+         "Give split foreaches in loops and their transfers comm/compute roles; narrow barriers",
+         specialize_blocks});
 }
 
 }  // namespace stencilc::passes

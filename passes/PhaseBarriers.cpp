@@ -33,7 +33,10 @@ struct Access {
   ForEachPart part = ForEachPart::All;
   std::string name;  // the buffer's name when accessed (a swap renames buffers, not accesses)
   std::string what;  // the statement, for messages
-  auto key() const { return std::tie(group, unordered, read, written, pair, part, name, what); }
+  WorkerRole role = WorkerRole::All;  // the statement's
+  auto key() const {
+    return std::tie(group, unordered, read, written, pair, part, name, what, role);
+  }
   bool operator<(const Access& o) const { return key() < o.key(); }
   bool operator==(const Access& o) const { return key() == o.key(); }
 };
@@ -58,7 +61,8 @@ std::string regions(unsigned r) {
   if (r & kSendLayers) parts.push_back("send layers");
   if (r & kInnerCells) parts.push_back("inner cells");
   std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? (i + 1 == parts.size() ? " and " : ", ") : "") + parts[i];
+  for (size_t i = 0; i < parts.size(); ++i)
+    out += (i ? (i + 1 == parts.size() ? " and " : ", ") : "") + parts[i];
   return out;
 }
 
@@ -90,7 +94,8 @@ class PhaseWalk {
     if (!b) return s;
     std::vector<Stmt> out;
     bool changed = false;
-    for (const Stmt& x : b->stmts) {
+    for (size_t k = 0; k < b->stmts.size(); ++k) {
+      const Stmt& x = b->stmts[k];
       Stmt y = x;
       switch (x->kind) {
         case StmtKind::PhaseBarrier:
@@ -123,12 +128,13 @@ class PhaseWalk {
           record(st, x);
           break;
         case StmtKind::If:
-          y = branches(x, st);
-          break;
         case StmtKind::For:
         case StmtKind::While: {
           bool before = false;
-          y = loop(x, st, &before);
+          y = x->kind == StmtKind::If
+                  ? branches(x, st, std::vector<Stmt>(b->stmts.begin() + k + 1, b->stmts.end()),
+                             &before)
+                  : loop(x, st, &before);
           if (before) out.push_back(make_phase_barrier(x->loc));
           changed = changed || before;
           break;
@@ -145,13 +151,39 @@ class PhaseWalk {
     return changed ? make_block(std::move(out), b->loc) : s;
   }
 
-  Stmt branches(const Stmt& x, State& st) {
+  /// The if with its branches walked from st; st becomes the join of their ends. *before: one
+  /// barrier before the if does better than those in its branches: it saves barriers in them or
+  /// in `rest` (what follows in the block), or, in a loop, as many but leaves less pending for
+  /// the next iteration (a branch without a barrier would carry the accesses on).
+  Stmt branches(const Stmt& x, State& st, const std::vector<Stmt>& rest, bool* before) {
     auto* i = as<If>(x);
-    State then_state = st, else_state = st;
-    Stmt then_body = block(i->then_body, then_state);
-    Stmt else_body = i->else_body ? block(i->else_body, else_state) : nullptr;
-    st = std::move(then_state);
-    join(st, else_state);
+    auto walk = [&](State entry, Stmt* then_body, Stmt* else_body) {
+      State else_state = entry;
+      *then_body = block(i->then_body, entry);
+      *else_body = i->else_body ? block(i->else_body, else_state) : nullptr;
+      join(entry, else_state);
+      return entry;
+    };
+    Stmt then_body, else_body;
+    State end = walk(st, &then_body, &else_body);
+    if (place_ && !st.empty()) {
+      Stmt clean_then, clean_else;
+      ++quiet_;
+      State clean_end = walk(State{}, &clean_then, &clean_else);
+      --quiet_;
+      int inside = count_barriers(then_body) + (else_body ? count_barriers(else_body) : 0) +
+                   barriers_after(end, rest);
+      int clean = 1 + count_barriers(clean_then) + (clean_else ? count_barriers(clean_else) : 0) +
+                  barriers_after(clean_end, rest);
+      bool less_pending = loops_ > 0 && clean_end != end;
+      if (clean < inside || (clean == inside && less_pending)) {
+        *before = true;
+        end = std::move(clean_end);
+        then_body = clean_then;
+        else_body = clean_else;
+      }
+    }
+    st = std::move(end);
     if (then_body == i->then_body && else_body == i->else_body) return x;
     return make_if(i->cond, then_body, else_body, i->loc);
   }
@@ -160,6 +192,7 @@ class PhaseWalk {
   /// (a loop exits from its head). *before: a barrier before the loop saves one inside it.
   Stmt loop(const Stmt& x, State& st, bool* before) {
     const Stmt& body = x->kind == StmtKind::For ? as<For>(x)->body : as<While>(x)->body;
+    ++loops_;
     State head = fixpoint(body, st);
     State end = head;
     Stmt out = block(body, end);
@@ -174,10 +207,20 @@ class PhaseWalk {
         out = clean;
       }
     }
+    --loops_;
     st = std::move(head);
     if (out == body) return x;
     if (auto* f = as<For>(x)) return make_for(f->var, f->type, f->lo, f->hi, f->step, out, f->loc);
     return make_while(as<While>(x)->cond, out, x->loc);
+  }
+
+  /// How many barriers `rest` needs when walked from st.
+  int barriers_after(State st, const std::vector<Stmt>& rest) {
+    if (rest.empty()) return 0;
+    ++quiet_;
+    Stmt walked = block(make_block(rest), st);
+    --quiet_;
+    return count_barriers(walked);
   }
 
   State fixpoint(const Stmt& body, State head) {
@@ -251,7 +294,7 @@ class PhaseWalk {
         for (unsigned h : {kComm, kCompute}) {
           if (!(groups & h) || !(e.unordered & h)) continue;
           found = true;
-          if (quiet_ == 0 && !place_) report(x, name, a, e, raw ? "reads" : "writes", h);
+          if (quiet_ == 0 && !place_) report(x, name, a, e, raw ? "reads" : "writes");
         }
       }
     }
@@ -259,14 +302,15 @@ class PhaseWalk {
   }
 
   void report(const Stmt& x, const std::string& name, const GridAccess& a, const Access& e,
-              const char* verb, unsigned h) {
+              const char* verb) {
     unsigned overlap = (e.written & (a.read | a.written)) | (e.read & a.written);
-    std::string who = h == e.group ? (e.group == kComm ? "comm" : "compute")
-                                   : std::string("PE-wide");
+    // Work of one group on both sides: that group's barrier would do.
+    WorkerRole role = role_of(x);
+    std::string which = role != WorkerRole::All && role == e.role
+                            ? std::string("role(") + to_string(role) + ") or PE-wide "
+                            : "";
     std::string message = describe(x) + " " + verb + " the " + regions(overlap) + " of %" + name +
-                          " after " + e.what + " (by the " +
-                          (e.group == kComm ? "comm" : "compute") + " workers) with no " + who +
-                          " phase_barrier between them";
+                          " after " + e.what + " with no " + which + "phase_barrier between them";
     for (const std::string& m : problems_) {
       if (m == message) return;
     }
@@ -279,7 +323,8 @@ class PhaseWalk {
     for (const auto& [name, a] : grid_accesses(program_, x)) {
       for (unsigned h : {kComm, kCompute}) {
         if (!(groups_of(role_of(x)) & h)) continue;
-        st[name].insert(Access{h, kBothGroups, a.read, a.written, me.pair, me.part, name, what});
+        st[name].insert(
+            Access{h, kBothGroups, a.read, a.written, me.pair, me.part, name, what, role_of(x)});
       }
     }
   }
@@ -294,6 +339,7 @@ class PhaseWalk {
   const Program& program_;
   const bool place_;
   int quiet_ = 0;  // > 0 while walking for a state only (fixpoints, alternatives)
+  int loops_ = 0;  // loops around the statement being walked
   std::map<const StmtNode*, Part> parts_;
   std::vector<std::string> problems_;
 };

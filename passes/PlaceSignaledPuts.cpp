@@ -62,7 +62,8 @@ class PlaceSignaledPuts : public IRMutator {
     }
   }
   /// Moves a statement and its effects; true when it moved.
-  static bool move(std::vector<Stmt>& stmts, std::vector<Effects>& effects, size_t from, size_t to) {
+  static bool move(std::vector<Stmt>& stmts, std::vector<Effects>& effects, size_t from,
+                   size_t to) {
     if (from == to) return false;
     rotate(stmts, from, to);
     rotate(effects, from, to);

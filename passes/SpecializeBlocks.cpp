@@ -44,8 +44,12 @@ class AssignRoles : public IRMutator {
  protected:
   using IRMutator::visit;
 
-  Stmt visit(const Ref<For>& op) override { return in_loop([&] { return IRMutator::visit(op); }); }
-  Stmt visit(const Ref<While>& op) override { return in_loop([&] { return IRMutator::visit(op); }); }
+  Stmt visit(const Ref<For>& op) override {
+    return in_loop([&] { return IRMutator::visit(op); });
+  }
+  Stmt visit(const Ref<While>& op) override {
+    return in_loop([&] { return IRMutator::visit(op); });
+  }
 
   Stmt visit(const Ref<Block>& op) override {
     Stmt visited = IRMutator::visit(op);  // nested blocks first
@@ -84,8 +88,7 @@ class AssignRoles : public IRMutator {
     while (last + 1 < stmts.size() && skippable(last + 1)) ++last;
     std::vector<size_t> transfers;
     for (size_t k = first; k <= last; ++k) {
-      bool around = k < i || k > j || (k > i && k < j);
-      if (around && is_transfer(stmts[k])) transfers.push_back(k);
+      if (k != i && k != j && is_transfer(stmts[k])) transfers.push_back(k);
     }
     if (transfers.empty()) return false;
     for (size_t k : transfers) stmts[k] = with_role(stmts[k], WorkerRole::Comm);
@@ -154,9 +157,10 @@ PassResult specialize_blocks(const ir::Module& m) {
       Barriers found;
       found.visit(p.body);
       if (found.split)
-        result.errors.push_back(program_error(
-            m, p, p.loc, "cannot specialise the workers: the program is not persistent "
-                         "(run persistent-fusion before specialize-blocks)"));
+        result.errors.push_back(
+            program_error(m, p, p.loc,
+                          "cannot specialise the workers: the program is not persistent "
+                          "(run persistent-fusion before specialize-blocks)"));
       continue;
     }
     AssignRoles roles(p);

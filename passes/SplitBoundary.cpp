@@ -62,7 +62,8 @@ class SplitBoundary : public IRMutator {
       }
     }
     for (const auto& [h, offsets] : use.offsets) {
-      if (!use.reads_off_centre(h) || offsets.first.size() != rank || !recv_precedes(h, stmts, effects, i))
+      if (!use.reads_off_centre(h) || offsets.first.size() != rank ||
+          !recv_precedes(h, stmts, effects, i))
         continue;
       receives = true;
       std::vector<int> l(rank), u(rank);
@@ -73,7 +74,8 @@ class SplitBoundary : public IRMutator {
       widen(l, u);
     }
     if (!sends && !receives) return false;
-    Stmt boundary = make_for_each_part(ForEachPart::Boundary, lo, hi, f.range, f.indices, f.body, f.loc);
+    Stmt boundary =
+        make_for_each_part(ForEachPart::Boundary, lo, hi, f.range, f.indices, f.body, f.loc);
     Stmt inner = make_for_each_part(ForEachPart::Inner, lo, hi, f.range, f.indices, f.body, f.loc);
     out->push_back(receives ? inner : boundary);
     out->push_back(receives ? boundary : inner);

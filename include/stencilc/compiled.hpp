@@ -137,6 +137,39 @@ Box<N> clip(const Box<N>& global, const rt::Block<T, N>& b) {
   return local;
 }
 
+/// The parts of a split point update (split-boundary): the points of a block's part of a range
+/// (`local`) that are at least `width_lo`/`width_hi` away from the block's faces are inner, the
+/// others boundary. The boundary comes as up to 2N disjoint boxes (empty ones included).
+template <typename T, int N>
+Box<N> inner_part(const Box<N>& local, const rt::Block<T, N>& b, Ints<N> width_lo, Ints<N> width_hi) {
+  Box<N> inner = local;
+  for (int k = 0; k < N; ++k) {
+    // local.lo <= inner.lo <= inner.hi <= local.hi, so the slabs below partition the rest.
+    inner.lo[k] = std::min(std::max(local.lo[k], width_lo[k]), local.hi[k]);
+    inner.hi[k] = std::max(inner.lo[k], std::min(local.hi[k], b.extent[k] - width_hi[k]));
+  }
+  return inner;
+}
+
+template <int N>
+std::array<Box<N>, 2 * N> boundary_part(const Box<N>& local, const Box<N>& inner) {
+  // Slab 2d (2d+1): below (above) the inner box in dimension d, inside it in the dimensions
+  // before d and anywhere in the local box in the dimensions after d.
+  std::array<Box<N>, 2 * N> slabs;
+  for (int d = 0; d < N; ++d) {
+    for (int side = 0; side < 2; ++side) {
+      Box<N>& s = slabs[2 * d + side];
+      for (int k = 0; k < N; ++k) {
+        s.lo[k] = k < d ? inner.lo[k] : local.lo[k];
+        s.hi[k] = k < d ? inner.hi[k] : local.hi[k];
+      }
+      if (side == 0) s.hi[d] = inner.lo[d];
+      else s.lo[d] = inner.hi[d];
+    }
+  }
+  return slabs;
+}
+
 /// A point update over `range` reads `grid` at offsets within [lo, hi] per dimension: past a
 /// non-periodic edge there is nothing to read (the reference build stops there too).
 template <int N>

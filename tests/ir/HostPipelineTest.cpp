@@ -40,7 +40,7 @@ TEST(HostPipeline, NamesRegisteredPassesInOrder) {
   std::vector<std::string> names;
   for (const PassInfo& p : pipeline.passes()) names.push_back(p.name);
   EXPECT_EQ(names, (std::vector<std::string>{"infer-halos", "decompose", "insert-exchanges",
-                                             "lower-exchanges"}));
+                                             "lower-exchanges", "place-signaled-puts"}));
 }
 
 TEST(HostPipeline, LowersJacobiToHaloTransfersAndAnAllReduce) {

@@ -45,6 +45,21 @@ program @d(%g: grid<f32, 2> halo[1:2, 0:1] corners, %h: grid<f32, 2>) decomposed
   phase_barrier
 }
 
+program @e(%g: grid<f32, 2> halo[1:1, 1:1], %h: grid<f32, 2> halo[1:1, 1:1], %n: i32) decomposed persistent {
+  for %t: i32 = 0 to %n step 1 {
+    halo_send %g role(comm)
+    foreach[inner 1:1, 0:2] %h.interior (%i, %j) role(compute) cost(8 bytes/point) {
+      store %h = %g[1, -1]
+    }
+    halo_recv %g role(comm) loc(9:2)
+    phase_barrier role(comm)
+    foreach[boundary 1:1, 0:2] %h.interior (%i, %j) role(comm) {
+      store %h = %g[1, -1]
+    }
+    phase_barrier role(compute)
+  }
+}
+
 spmd_program @q(%u: block<f64, 1>) {
   signal %s
   put_signal %u[-1:0] <- %u[0:1], %s = 18446744073709551615u, pe = (my_pe() + 1) % n_pes()

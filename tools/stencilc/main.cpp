@@ -288,7 +288,7 @@ static int compile(int argc, const char** argv) {
   // --emit=ir alone shows the front end's IR; a target (or driver mode) runs its whole pipeline.
   bool generate = emit != "ir" || !target.empty();
   std::string names = pass_pipeline.getNumOccurrences() ? pass_pipeline.getValue()
-                      : generate ? std::string("fold-constants,") + stencilc::passes::host_pipeline()
+                      : generate ? std::string("fold-constants,") + stencilc::passes::cpu_free_pipeline()
                                  : pass_pipeline.getValue();
 
   stencilc::frontend::FrontendOptions options;

@@ -34,6 +34,52 @@ __host__ __device__ inline SBox<N> clip(const SBox<N>& global, const DBlock<T, N
   return local;
 }
 
+/// The boxes of one part of a split point update (split-boundary): the inner part is the points
+/// of `local` at least `width_lo`/`width_hi` from the block's faces, one box; the boundary part is
+/// the rest, as 2N disjoint slabs (some empty).
+template <int N>
+struct PartBoxes {
+  SBox<N> box[2 * N];
+  int count;
+};
+
+template <class T, int N>
+__host__ __device__ inline SBox<N> inner_part(const SBox<N>& local, const DBlock<T, N>& b, const int* width_lo,
+                                              const int* width_hi) {
+  SBox<N> inner;
+  for (int d = 0; d < N; ++d) {
+    // local.lo <= inner.lo <= inner.hi <= local.hi, so the slabs of boundary_part partition the rest.
+    const int lo = local.lo[d] > width_lo[d] ? local.lo[d] : width_lo[d];
+    inner.lo[d] = lo < local.hi[d] ? lo : local.hi[d];
+    const int hi = local.hi[d] < b.extent[d] - width_hi[d] ? local.hi[d] : b.extent[d] - width_hi[d];
+    inner.hi[d] = hi > inner.lo[d] ? hi : inner.lo[d];
+  }
+  return inner;
+}
+
+template <int N>
+__host__ __device__ inline PartBoxes<N> part_boxes(const SBox<N>& local, const SBox<N>& inner, bool boundary) {
+  PartBoxes<N> parts;
+  if (!boundary) {
+    parts.box[0] = inner;
+    parts.count = 1;
+    return parts;
+  }
+  parts.count = 2 * N;
+  for (int d = 0; d < N; ++d) {
+    for (int side = 0; side < 2; ++side) {
+      SBox<N>& s = parts.box[2 * d + side];
+      for (int k = 0; k < N; ++k) {
+        s.lo[k] = k < d ? inner.lo[k] : local.lo[k];
+        s.hi[k] = k < d ? inner.hi[k] : local.hi[k];
+      }
+      if (side == 0) s.hi[d] = inner.lo[d];
+      else s.lo[d] = inner.hi[d];
+    }
+  }
+  return parts;
+}
+
 template <int N>
 __host__ __device__ inline long long box_points(const SBox<N>& b) {
   long long n = 1;
