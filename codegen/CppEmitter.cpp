@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace stencilc::codegen {
 
@@ -157,6 +158,38 @@ void CppEmitter::body(const Stmt& block, int indent) {
   } else if (block) {
     stmt(block, indent);
   }
+}
+
+void CppEmitter::function(const Function& f, const std::string& qualifiers) {
+  std::string params;
+  for (size_t i = 0; i < f.params.size(); ++i)
+    params += (i ? ", " : "") + std::string(cpp_type(f.params[i].second)) + " " + f.params[i].first;
+  line(0, "// func @" + f.name);
+  line(0, qualifiers + " " + cpp_type(f.ret) + " " + f.name + "(" + params + ") {");
+  body(f.body, 1);
+  line(0, "}");
+  line(0, "");
+}
+
+std::string CppEmitter::grid_read(const GridRead* r) {
+  std::string idx;
+  for (size_t d = 0; d < r->offsets.size(); ++d) {
+    int o = r->offsets[d];
+    std::string l = d < loop_vars_.size() ? loop_vars_[d] : "?";
+    idx += (d ? ", " : "") + (o == 0 ? l : l + (o > 0 ? " + " : " - ") + std::to_string(std::abs(o)));
+  }
+  return r->grid + "(" + idx + ")";
+}
+
+void CppEmitter::store(const Store* s, int indent) {
+  GridRead centre(ScalarType::F32, s->grid, std::vector<int>(loop_vars_.size(), 0));
+  line(indent, grid_read(&centre) + " = " + expr(s->value) + ";");
+}
+
+void CppEmitter::yield(const Yield* s, int indent) { line(indent, "return " + expr(s->value) + ";"); }
+
+void CppEmitter::swap(const Swap* s, int indent) {
+  line(indent, "swap(" + s->a + ", " + s->b + ");  // swap %" + s->a + ", %" + s->b + ": the buffers trade places");
 }
 
 void CppEmitter::target_stmt(const Stmt& s, int /*indent*/) {

@@ -26,6 +26,8 @@ class CppEmitter {
   std::string expr(const ir::Expr& e);
   /// Statements, indented by `indent` levels, appended to the output.
   void stmt(const ir::Stmt& s, int indent);
+  /// A module function, with the target's qualifiers (`static inline`, `__device__ ...`).
+  void function(const ir::Function& f, const std::string& qualifiers);
 
   std::string take() { return out_.str(); }
   bool ok() const { return errors_.empty(); }
@@ -42,8 +44,11 @@ class CppEmitter {
   void error(const ir::Stmt& s, const std::string& message);
   void body(const ir::Stmt& block, int indent);
 
-  // Grid access inside a point update: the target decides how a grid is indexed.
-  virtual std::string grid_read(const ir::GridRead* r) = 0;
+  /// Local loop indices of the innermost point update, per dimension (both targets index their
+  /// blocks as `g(l0 + o0, l1 + o1)` in local indices).
+  std::vector<std::string> loop_vars_;
+
+  std::string grid_read(const ir::GridRead* r);
   virtual std::string grid_query(const ir::GridQuery* q) = 0;
   virtual std::string user_call(const std::string& name) { return name; }
   /// A math intrinsic's spelling (`std::sqrt` on the host).
@@ -52,9 +57,9 @@ class CppEmitter {
   // Statements whose form depends on the target.
   virtual void for_each(const ir::Stmt& s, int indent) = 0;  // a ForEach
   virtual void reduce(const ir::Stmt& s, int indent) = 0;    // a Reduce
-  virtual void store(const ir::Store* s, int indent) = 0;
-  virtual void yield(const ir::Yield* s, int indent) = 0;
-  virtual void swap(const ir::Swap* s, int indent) = 0;
+  void store(const ir::Store* s, int indent);
+  void yield(const ir::Yield* s, int indent);
+  void swap(const ir::Swap* s, int indent);  // by ADL: the runtime's block swap
   virtual void target_stmt(const ir::Stmt& s, int indent);  // communication, barriers: error by default
 
  private:

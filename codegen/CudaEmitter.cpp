@@ -40,16 +40,6 @@ class CudaKernelEmitter : public CppEmitter {
       if (q.kind == ParamKind::Grid && first_grid_.empty()) first_grid_ = q.name;
   }
 
-  void function(const Function& f) {
-    std::vector<std::string> params;
-    for (const auto& [name, type] : f.params) params.push_back(std::string(cpp_type(type)) + " " + name);
-    line(0, "// func @" + f.name);
-    line(0, std::string("__device__ __forceinline__ ") + cpp_type(f.ret) + " " + f.name + "(" + join(params) + ") {");
-    body(f.body, 1);
-    line(0, "}");
-    line(0, "");
-  }
-
   void kernel(const std::set<std::string>& exchanged) {
     line(0, "// program @" + program_->name + ": every GPU runs this whole, on its own blocks");
     line(0, "__global__ void __launch_bounds__(256) kernel(const __grid_constant__ " + std::string(kRt) +
@@ -74,20 +64,9 @@ class CudaKernelEmitter : public CppEmitter {
 
  protected:
   std::string first_grid_;
-  std::vector<std::string> loop_vars_;
   bool split_ = false;  // the innermost point update is one part of a split foreach
 
   std::string math_function(const std::string& name) override { return name; }  // CUDA's overloads
-
-  std::string grid_read(const GridRead* r) override {
-    std::vector<std::string> idx;
-    for (size_t d = 0; d < r->offsets.size(); ++d) {
-      int o = r->offsets[d];
-      std::string l = d < loop_vars_.size() ? loop_vars_[d] : "?";
-      idx.push_back(o == 0 ? l : l + (o > 0 ? " + " : " - ") + std::to_string(std::abs(o)));
-    }
-    return r->grid + "(" + join(idx) + ")";
-  }
 
   std::string grid_query(const GridQuery* q) override {
     if (q->op == GridQueryOp::Extent) return "args." + q->grid + "_shape.extent[" + std::to_string(q->dim) + "]";
@@ -190,17 +169,6 @@ class CudaKernelEmitter : public CppEmitter {
     close_points(inner);
     line(indent, s->result + " = " + kRt + "grid_reduce(pe, " + s->result + ", " + reduce_op_name(s->op) +
                      ", args.scratch);  // over this GPU");
-  }
-
-  void store(const Store* s, int indent) override {
-    GridRead at(ScalarType::F32, s->grid, std::vector<int>(loop_vars_.size(), 0));
-    line(indent, grid_read(&at) + " = " + expr(s->value) + ";");
-  }
-
-  void yield(const Yield* s, int indent) override { line(indent, "return " + expr(s->value) + ";"); }
-
-  void swap(const Swap* s, int indent) override {
-    line(indent, "swap(" + s->a + ", " + s->b + ");  // swap %" + s->a + ", %" + s->b + ": the buffers trade places");
   }
 
   void target_stmt(const Stmt& s, int indent) override {
@@ -347,7 +315,7 @@ std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::s
     ex.program = &p;
     ex.visit(p.body);
     CudaKernelEmitter emitter(module, p);
-    for (const Function& f : module.functions) emitter.function(f);
+    for (const Function& f : module.functions) emitter.function(f, "__device__ __forceinline__");
     emitter.kernel(ex.grids);
     if (!emitter.ok()) {
       errors->insert(errors->end(), emitter.errors().begin(), emitter.errors().end());

@@ -31,16 +31,6 @@ class HostProgramEmitter : public CppEmitter {
     spmd_ = p.kind == ProgramKind::Spmd;
   }
 
-  void function(const Function& f) {
-    std::vector<std::string> params;
-    for (const auto& [name, type] : f.params) params.push_back(std::string(cpp_type(type)) + " " + name);
-    line(0, "// func @" + f.name);
-    line(0, std::string("static inline ") + cpp_type(f.ret) + " " + f.name + "(" + join(params) + ") {");
-    body(f.body, 1);
-    line(0, "}");
-    line(0, "");
-  }
-
   void run_pe() {
     std::vector<std::string> params{"Context& sc_cx"};
     for (const Param& p : program_->params) {
@@ -60,19 +50,8 @@ class HostProgramEmitter : public CppEmitter {
  protected:
   std::string first_grid_;
   bool spmd_ = false;                   // an SC_SPMD_PROGRAM: local ranges, explicit communication
-  std::vector<std::string> loop_vars_;  // local loop indices of the innermost point update
   std::string reduce_var_;
   bool split_ = false;  // the innermost point update is one part of a split foreach
-
-  std::string grid_read(const GridRead* r) override {
-    std::vector<std::string> idx;
-    for (size_t d = 0; d < r->offsets.size(); ++d) {
-      int o = r->offsets[d];
-      std::string l = d < loop_vars_.size() ? loop_vars_[d] : "?";
-      idx.push_back(o == 0 ? l : l + (o > 0 ? " + " : " - ") + std::to_string(std::abs(o)));
-    }
-    return r->grid + "(" + join(idx) + ")";
-  }
 
   std::string grid_query(const GridQuery* q) override {
     std::string d = std::to_string(q->dim);
@@ -179,18 +158,6 @@ class HostProgramEmitter : public CppEmitter {
     line(inner, "}();");
     line(inner, reduce_combine(s->op, s->result, "sc_value"));
     close_point_loops(inner, (int)s->indices.size());
-  }
-
-  void store(const Store* s, int indent) override {
-    std::vector<int> centre(loop_vars_.size(), 0);
-    GridRead at(ScalarType::F32, s->grid, centre);
-    line(indent, grid_read(&at) + " = " + expr(s->value) + ";");
-  }
-
-  void yield(const Yield* s, int indent) override { line(indent, "return " + expr(s->value) + ";"); }
-
-  void swap(const Swap* s, int indent) override {
-    line(indent, "swap(" + s->a + ", " + s->b + ");  // swap %" + s->a + ", %" + s->b + ": the buffers trade places");
   }
 
   void target_stmt(const Stmt& s, int indent) override {
@@ -430,7 +397,7 @@ std::vector<GeneratedProgram> emit_host(const Module& module, std::vector<std::s
     ex.program = &p;
     ex.visit(p.body);
     HostProgramEmitter emitter(module, p);
-    for (const Function& f : module.functions) emitter.function(f);
+    for (const Function& f : module.functions) emitter.function(f, "static inline");
     emitter.run_pe();
     if (!emitter.ok()) {
       errors->insert(errors->end(), emitter.errors().begin(), emitter.errors().end());
