@@ -49,7 +49,14 @@ inline const char* cmp_symbol(Cmp cmp) {
   return "?";
 }
 
-inline bool compare(std::uint64_t current, Cmp cmp, std::uint64_t value) {
+// Also device code: the CUDA backends' waits use it.
+#if defined(__CUDACC__)
+#define STENCILC_HOST_DEVICE __host__ __device__
+#else
+#define STENCILC_HOST_DEVICE
+#endif
+
+STENCILC_HOST_DEVICE inline bool compare(std::uint64_t current, Cmp cmp, std::uint64_t value) {
   switch (cmp) {
     case Cmp::EQ:
       return current == value;

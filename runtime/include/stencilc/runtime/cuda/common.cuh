@@ -65,26 +65,6 @@ struct ErrorArea {
 
 // ---- Device primitives --------------------------------------------------------------------------
 
-// Signal comparisons, host and device (common.hpp's compare() is host only).
-__host__ __device__ inline bool signal_compare(std::uint64_t current, Cmp cmp,
-                                               std::uint64_t value) {
-  switch (cmp) {
-    case Cmp::EQ:
-      return current == value;
-    case Cmp::NE:
-      return current != value;
-    case Cmp::GT:
-      return current > value;
-    case Cmp::GE:
-      return current >= value;
-    case Cmp::LT:
-      return current < value;
-    case Cmp::LE:
-      return current <= value;
-  }
-  return false;
-}
-
 #if defined(__CUDACC__)
 
 namespace detail {

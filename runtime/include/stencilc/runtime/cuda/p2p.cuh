@@ -238,12 +238,12 @@ struct DevicePe {
   __device__ void wait_with(const std::uint64_t* sig, Cmp cmp, std::uint64_t value,
                             const Describe& describe) const {
     std::uint64_t current = detail::load_acquire_sys(sig);
-    if (signal_compare(current, cmp, value)) return;
+    if (compare(current, cmp, value)) return;
     const std::uint64_t start = global_timer_ns();
     unsigned sleep_ns = 0;
     for (unsigned spins = 1;; ++spins) {
       current = detail::load_acquire_sys(sig);
-      if (signal_compare(current, cmp, value)) return;
+      if (compare(current, cmp, value)) return;
       if (spins < 32) continue;  // a put in flight usually lands within a few hundred ns
       __nanosleep(sleep_ns);
       sleep_ns = sleep_ns < 256 ? sleep_ns + 32 : 256;
