@@ -21,3 +21,13 @@ exe="$build/jacobi2d.host"
 "$build/tools/stencilc/stencilc" --target=host "$sample" -o "$exe"
 "$exe" 256 256 500 --stencilc-pes=1
 "$exe" 256 256 500 --stencilc-pes=4
+
+# On a machine with NVIDIA GPUs (and nvcc): the same source as one persistent kernel per GPU.
+if command -v nvidia-smi >/dev/null 2>&1 && gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') && [ "$gpus" -gt 0 ]; then
+  echo
+  echo "== stencilc --target=cuda samples/jacobi2d.cpp, run on $gpus GPU(s)"
+  export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+  cuda_exe="$build/jacobi2d.cuda"
+  "$build/tools/stencilc/stencilc" --target=cuda "$sample" -o "$cuda_exe"
+  STENCILC_TIMING=1 "$cuda_exe" 256 256 500 --stencilc-pes="$gpus"
+fi
