@@ -1,20 +1,18 @@
-// The pass pipelines the driver runs for each target, as text for PassPipeline::add_pipeline.
+// The pass pipelines: the one the driver runs for every target, and its exchange-lowering prefix, as text for PassPipeline::add_pipeline.
 #pragma once
 
 namespace stencilc::passes {
 
-/// --target=host: infer the halos, decompose the global-view programs over the PEs, insert the
-/// halo exchanges the stencils need, lower each to the runtime's send and receive, and move each
-/// send up to the last write of its grid and each receive down to the first read of its halo.
-/// The rest of the CPU-free pipeline (cpu_free_pipeline) waits for the host emitter: it does not
-/// run split foreach parts yet, and persistent-fusion's barriers change the IR that
-/// tests/codegen/host-jacobi2d.test pins (docs/PASSES.md, "The host pipeline").
+/// The exchange-lowering prefix of cpu_free_pipeline: infer the halos, decompose the global-view
+/// programs over the PEs, insert the halo exchanges the stencils need, lower each to the
+/// runtime's send and receive, and move each send up and each receive down. The pass tests use it
+/// to show the exchanges alone; both targets run cpu_free_pipeline (docs/PASSES.md).
 inline const char* host_pipeline() {
   return "infer-halos,decompose,insert-exchanges,lower-exchanges,place-signaled-puts";
 }
 
-/// The whole CPU-free pipeline, for emitters of persistent kernels that run split foreach parts,
-/// worker roles and phase barriers: the host pipeline's passes plus split-boundary (before
+/// The whole CPU-free pipeline, which the driver runs for --target=host and --target=cuda: the
+/// passes above plus split-boundary (before
 /// place-signaled-puts, which moves the transfers between the parts), persistent-fusion and
 /// specialize-blocks.
 inline const char* cpu_free_pipeline() {
