@@ -48,7 +48,8 @@ class CppEmitter {
   /// blocks as `g(l0 + o0, l1 + o1)` in local indices).
   std::vector<std::string> loop_vars_;
 
-  std::string grid_read(const ir::GridRead* r);
+  /// A grid element at the point's offsets: `grid(l0 + o0, ...)` through the block's accessor.
+  virtual std::string grid_read(const ir::GridRead* r);
   virtual std::string grid_query(const ir::GridQuery* q) = 0;
   virtual std::string user_call(const std::string& name) { return name; }
   /// A math intrinsic's spelling (`std::sqrt` on the host).

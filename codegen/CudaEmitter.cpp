@@ -4,9 +4,20 @@
 // and the host launcher that moves the grids to the GPUs, launches and brings them back.
 //
 // Synchronisation inside a GPU: every thread of the grid runs the scalar statements (their values
-// are uniform: reductions are broadcast), and a grid barrier follows each point update and each
-// halo receive, so a statement never reads what another block has not finished writing, and never
-// overwrites what another block may still read.
+// are uniform: reductions are broadcast). In a `persistent` program the blocks synchronise exactly
+// where persistent-fusion and specialize-blocks put a phase_barrier (PE-wide: a grid barrier; a
+// role's: a barrier among that group's blocks). A program that did not go through those passes
+// gets a grid barrier after each point update and each halo receive instead, so a statement never
+// reads what another block has not finished writing, and never overwrites what another block may
+// still read.
+//
+// Roles (specialize-blocks): the launcher evaluates the block-role cost model per GPU and passes
+// `n_comm`; blocks [0, n_comm) run the role(comm) statements (transfers, boundary parts) and the
+// others the role(compute) ones (inner parts); with n_comm == 0 every block runs everything.
+//
+// Point loops: the group's threads walk the points as one flat 32-bit index, row-major, so
+// consecutive threads touch consecutive elements of the last dimension; the index is split into
+// coordinates with multiply-high divisions by the box's extents (FastDiv), not divide instructions.
 #include "codegen/CudaEmitter.h"
 
 #include "codegen/CppEmitter.h"
@@ -40,10 +51,20 @@ class CudaKernelEmitter : public CppEmitter {
       if (q.kind == ParamKind::Grid && first_grid_.empty()) first_grid_ = q.name;
   }
 
-  void kernel(const std::set<std::string>& exchanged) {
+  void kernel(const std::set<std::string>& exchanged, bool roles) {
+    roles_ = roles;
     line(0, "// program @" + program_->name + ": every GPU runs this whole, on its own blocks");
-    line(0, "__global__ void __launch_bounds__(256) kernel(const __grid_constant__ " + std::string(kRt) +
-                "DevicePe pe, const __grid_constant__ KernelArgs args) {");
+    line(0, "__global__ void __launch_bounds__(STENCILC_BLOCK_THREADS, STENCILC_MIN_BLOCKS_PER_SM)");
+    line(0, "kernel(const __grid_constant__ " + std::string(kRt) + "DevicePe pe, const __grid_constant__ KernelArgs args) {");
+    line(1, "const " + std::string(kRt) + "Workers sc_all{0, static_cast<int>(gridDim.x)};");
+    if (roles_) {
+      line(1, "// specialize-blocks' groups: blocks [0, n_comm) communicate and update the boundary parts, the");
+      line(1, "// others the inner parts; with n_comm == 0 every block does everything.");
+      line(1, "const " + std::string(kRt) + "Workers sc_comm = args.n_comm > 0 ? " + kRt + "Workers{0, args.n_comm} : sc_all;");
+      line(1, "const " + std::string(kRt) + "Workers sc_compute = args.n_comm > 0 ? " + kRt +
+                  "Workers{args.n_comm, static_cast<int>(gridDim.x) - args.n_comm} : sc_all;");
+      line(1, "[[maybe_unused]] unsigned long long sc_comm_barriers = 0, sc_compute_barriers = 0;  // group barriers passed");
+    }
     for (const Param& p : program_->params) {
       std::string t = cpp_type(p.type);
       if (p.kind == ParamKind::Grid) line(1, dblock_type(p) + " " + p.name + " = args." + p.name + ";");
@@ -65,6 +86,68 @@ class CudaKernelEmitter : public CppEmitter {
  protected:
   std::string first_grid_;
   bool split_ = false;  // the innermost point update is one part of a split foreach
+  bool roles_ = false;  // the program has role(...) statements: the kernel has groups
+
+  /// Inside a point loop, grid elements are read and written through `__restrict__` pointers
+  /// to the blocks' data (distinct grids are distinct allocations, and a point update reads a
+  /// grid it writes only at its own point), so the compiler may keep several points' loads in
+  /// flight across their stores when it unrolls the loop.
+  std::set<std::string> views_;
+
+  std::string grid_read(const GridRead* r) override {
+    if (!views_.count(r->grid)) return CppEmitter::grid_read(r);
+    size_t n = r->offsets.size();
+    std::string offset;
+    for (size_t d = 0; d < n; ++d) {
+      int o = r->offsets[d];
+      std::string l = loop_vars_[d];
+      std::string coord = o == 0 ? l : "(" + l + (o > 0 ? " + " : " - ") + std::to_string(std::abs(o)) + ")";
+      if (d + 1 < n) coord += " * sc_" + r->grid + "_s" + std::to_string(d);  // the last dimension is contiguous
+      offset += (d ? " + " : "") + coord;
+    }
+    return "sc_" + r->grid + "_data[" + offset + "]";
+  }
+
+  /// Declares the restrict pointers and strides of the grids `point_body` reads or writes.
+  void open_views(const Stmt& point_body, int indent) {
+    struct Grids : IRVisitor {
+      using IRVisitor::visit;
+      std::set<std::string> names;
+      void visit(const GridRead* r) override { names.insert(r->grid); }
+      void visit(const Store* s) override {
+        names.insert(s->grid);
+        IRVisitor::visit(s);
+      }
+    } grids;
+    grids.visit(point_body);
+    for (const std::string& g : grids.names) {
+      const Param* q = program_->find_param(g);
+      if (!q || q->kind != ParamKind::Grid) continue;
+      line(indent, std::string(cpp_type(q->type)) + "* __restrict__ const sc_" + g + "_data = " + g + ".data;");
+      for (int d = 0; d + 1 < q->rank; ++d)
+        line(indent, "const long sc_" + g + "_s" + std::to_string(d) + " = " + g + ".stride[" + std::to_string(d) + "];");
+      views_.insert(g);
+    }
+  }
+
+  /// The blocks that run a statement of `role`.
+  std::string group(WorkerRole role) const {
+    if (!roles_ || role == WorkerRole::All) return "sc_all";
+    return role == WorkerRole::Comm ? "sc_comm" : "sc_compute";
+  }
+  /// Opens `if (group.has_me()) {` for a role's statement; returns the body's indent.
+  int open_role(WorkerRole role, int indent) {
+    if (group(role) == "sc_all") return indent;
+    line(indent, "if (" + group(role) + ".has_me()) {");
+    return indent + 1;
+  }
+  void close_role(WorkerRole role, int indent) {
+    if (group(role) != "sc_all") line(indent, "}");
+  }
+  /// A grid barrier where the program has no phase barriers of its own (not persistent).
+  void conservative_barrier(int indent, const std::string& why) {
+    if (!program_->persistent) line(indent, "pe.grid_barrier();  // " + why);
+  }
 
   std::string math_function(const std::string& name) override { return name; }  // CUDA's overloads
 
@@ -81,9 +164,9 @@ class CudaKernelEmitter : public CppEmitter {
     return std::string(kRt) + "SBox<" + std::to_string(r.rank) + ">{{" + join(lo) + "}, {" + join(hi) + "}}";
   }
 
-  /// A grid-stride loop over the GPU's part of `range`; returns the body's indent.
+  /// A loop of `group`'s threads over the GPU's part of `range`; returns the body's indent.
   int open_points(const Stmt& s, const Range& range, const std::vector<std::string>& indices, const Stmt& point_body,
-                  int indent, const ForEach* part = nullptr) {
+                  int indent, const std::string& group, const ForEach* part = nullptr) {
     line(indent, "{");
     ++indent;
     line(indent, "const auto sc_range = " + global_range(range) + ";");
@@ -115,21 +198,39 @@ class CudaKernelEmitter : public CppEmitter {
     } else {
       line(indent, "const auto& sc_box = sc_local;");
     }
-    std::vector<std::string> sizes;
-    for (size_t d = 0; d < n; ++d) sizes.push_back("(sc_box.hi[" + std::to_string(d) + "] - sc_box.lo[" + std::to_string(d) + "])");
-    line(indent, "const long long sc_points = " + join(sizes, " * ") + ";");
-    line(indent, "for (long long sc_p = blockIdx.x * (long long)blockDim.x + threadIdx.x; sc_p < sc_points; "
-                 "sc_p += (long long)gridDim.x * blockDim.x) {");
+    // Chunks of whole slices along dimension 0 keep the flat index below 2^31 (one chunk unless
+    // the block is huge); in a chunk, point p of the group's threads is row-major.
+    line(indent, "const int sc_rows = " + std::string(kRt) + "rows_per_chunk(pe, sc_box, \"" + program_->name + " at " +
+                     where + "\");");
+    line(indent, "for (int sc_c0 = sc_box.lo[0]; sc_c0 < sc_box.hi[0]; sc_c0 += sc_rows) {");
     ++indent;
-    // Row-major: the last dimension varies fastest across neighbouring threads (coalesced).
+    std::vector<std::string> extents{"min(sc_rows, sc_box.hi[0] - sc_c0)"};
+    line(indent, "const int sc_n0 = " + extents[0] + ";");
+    for (size_t d = 1; d < n; ++d) {
+      std::string dd = std::to_string(d);
+      line(indent, "const int sc_n" + dd + " = sc_box.hi[" + dd + "] - sc_box.lo[" + dd + "];");
+      line(indent, "const " + std::string(kRt) + "FastDiv sc_div" + dd + "(sc_n" + dd + ");");
+    }
+    std::vector<std::string> sizes;
+    for (size_t d = 0; d < n; ++d) sizes.push_back("static_cast<unsigned>(sc_n" + std::to_string(d) + ")");
+    line(indent, "const unsigned sc_points = " + join(sizes, " * ") + ";");
+    open_views(point_body, indent);
+    line(indent, std::string("#pragma unroll ") + kRt + "kPointUnroll");
+    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_points; sc_p += " + group + ".threads()) {");
+    ++indent;
     loop_vars_.assign(n, "");
     std::string rest = "sc_p";
     for (size_t k = n; k-- > 0;) {
       std::string d = std::to_string(k);
       loop_vars_[k] = "sc_l" + d;
-      std::string extent = "(sc_box.hi[" + d + "] - sc_box.lo[" + d + "])";
-      line(indent, "const int sc_l" + d + " = sc_box.lo[" + d + "] + (int)(" + rest + (k ? " % " + extent : "") + ");");
-      if (k) rest = "(" + rest + " / " + extent + ")";
+      if (k == 0) {
+        line(indent, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
+        break;
+      }
+      line(indent, "const unsigned sc_q" + d + " = sc_div" + d + ".div(" + rest + ");");
+      line(indent, "const int sc_l" + d + " = sc_box.lo[" + d + "] + static_cast<int>(" + rest + " - sc_q" + d + " * sc_n" + d +
+                       ");");
+      rest = "sc_q" + d;
     }
     for (size_t d = 0; d < n; ++d) {
       std::string dd = std::to_string(d);
@@ -140,20 +241,24 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   void close_points(int indent) {
-    line(--indent, "}");
+    line(--indent, "}");  // points
+    line(--indent, "}");  // chunks
     if (split_) line(--indent, "}");
     split_ = false;
     line(--indent, "}");
     loop_vars_.clear();
+    views_.clear();
   }
 
   void for_each(const Stmt& self, int indent) override {
     auto* s = as<ForEach>(self);
     comment(indent, self);
-    int inner = open_points(self, s->range, s->indices, s->body, indent, s);
+    int in_role = open_role(s->role, indent);
+    int inner = open_points(self, s->range, s->indices, s->body, in_role, group(s->role), s);
     body(s->body, inner);
     close_points(inner);
-    line(indent, "pe.grid_barrier();  // the update is complete before anything reads or overwrites it");
+    close_role(s->role, indent);
+    conservative_barrier(indent, "the update is complete before anything reads or overwrites it");
   }
 
   void reduce(const Stmt& self, int indent) override {
@@ -161,7 +266,7 @@ class CudaKernelEmitter : public CppEmitter {
     comment(indent, self);
     std::string t = cpp_type(s->type);
     line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
-    int inner = open_points(self, s->range, s->indices, s->body, indent);
+    int inner = open_points(self, s->range, s->indices, s->body, indent, "sc_all");
     line(inner, "const " + t + " sc_value = [&]() -> " + t + " {");
     body(s->body, inner + 1);
     line(inner, "}();");
@@ -174,16 +279,19 @@ class CudaKernelEmitter : public CppEmitter {
   void target_stmt(const Stmt& s, int indent) override {
     switch (s->kind) {
       case StmtKind::HaloSend: {
-        const std::string& g = as<HaloSend>(s)->grid;
+        auto* h = as<HaloSend>(s);
+        const std::string& g = h->grid;
         comment(indent, s);
-        line(indent, "args." + g + "_halo.send(pe, " + g + ", ++" + g + "_epoch);  // designated blocks put over NVLink");
+        line(indent, "++" + g + "_epoch;");
+        transfer(h->role, "args." + g + "_halo.send(pe, " + g + ", " + g + "_epoch", "designated blocks put over NVLink", indent);
         return;
       }
       case StmtKind::HaloRecv: {
-        const std::string& g = as<HaloRecv>(s)->grid;
+        auto* h = as<HaloRecv>(s);
+        const std::string& g = h->grid;
         comment(indent, s);
-        line(indent, "args." + g + "_halo.recv(pe, " + g + ", " + g + "_epoch);");
-        line(indent, "pe.grid_barrier();  // the halos are in place before any block reads them");
+        transfer(h->role, "args." + g + "_halo.recv(pe, " + g + ", " + g + "_epoch", "wait, unpack, acknowledge", indent);
+        conservative_barrier(indent, "the halos are in place before any block reads them");
         return;
       }
       case StmtKind::AllReduce: {
@@ -193,16 +301,84 @@ class CudaKernelEmitter : public CppEmitter {
                          ", args.scratch);  // across the GPUs, in PE order");
         return;
       }
-      case StmtKind::PhaseBarrier:
-        line(indent, "pe.grid_barrier();  // phase_barrier");
+      case StmtKind::PhaseBarrier: {
+        WorkerRole role = as<PhaseBarrier>(s)->role;
+        if (group(role) == "sc_all") {
+          line(indent, "pe.grid_barrier();  // phase_barrier");
+          return;
+        }
+        const bool comm = role == WorkerRole::Comm;
+        std::string g = group(role), counter = comm ? "args.sync + 0" : "args.sync + 1";
+        line(indent, std::string("// phase_barrier role(") + (comm ? "comm" : "compute") + "): among the group's blocks");
+        line(indent, "if (args.n_comm == 0) {");
+        line(indent + 1, "pe.grid_barrier();");
+        line(indent, "} else if (" + g + ".has_me()) {");
+        line(indent + 1, std::string(kRt) + "group_barrier(pe, " + g + ", " + counter + ", " + g + "_barriers, \"the " +
+                             (comm ? "comm" : "compute") + " group\");");
+        line(indent, "}");
         return;
+      }
       default:
         return error(s, "the cuda target does not support '" + print(s).substr(0, print(s).find(' ')) + "'");
     }
   }
+
+ private:
+  /// A halo_send/halo_recv call (`call` without its closing parenthesis) on the blocks of `role`.
+  void transfer(WorkerRole role, const std::string& call, const std::string& why, int indent) {
+    if (group(role) == "sc_all") {
+      line(indent, call + ");  // " + why);
+      return;
+    }
+    std::string g = group(role);
+    line(indent, "if (" + g + ".has_me()) " + call + ", " + g + ".first, " + g + ".count);  // " + why);
+  }
 };
 
-std::string kernel_args(const Program& p, const std::set<std::string>& exchanged) {
+/// What the launcher needs to evaluate specialize-blocks' cost model (docs/PASSES.md, "The cost
+/// model: whether and how many"): the specialised parts in time loops, the grids the comm group
+/// transfers, and the phase barriers per step.
+struct RoleModelInputs : IRVisitor {
+  using IRVisitor::visit;
+  struct Part {
+    std::vector<int> width_lo, width_hi;
+    int bytes_per_point;
+  };
+  std::vector<Part> inner_parts;   // role(compute) inner parts; their boundary parts are comm's
+  std::set<std::string> comm_grids;  // transferred by the comm group
+  int pe_barriers = 0, group_barriers = 0;
+  bool roles = false;
+
+  void visit(const For* op) override { in_loop([&] { IRVisitor::visit(op); }); }
+  void visit(const While* op) override { in_loop([&] { IRVisitor::visit(op); }); }
+  void visit(const ForEach* op) override {
+    roles |= op->role != WorkerRole::All;
+    if (loops_ > 0 && op->role == WorkerRole::Compute && op->part == ForEachPart::Inner)
+      inner_parts.push_back({op->width_lo, op->width_hi, op->bytes_per_point});
+  }
+  void visit(const HaloSend* op) override { transfer(op->grid, op->role); }
+  void visit(const HaloRecv* op) override { transfer(op->grid, op->role); }
+  void visit(const PhaseBarrier* op) override {
+    roles |= op->role != WorkerRole::All;
+    if (loops_ == 0) return;
+    (op->role == WorkerRole::All ? pe_barriers : group_barriers) += 1;
+  }
+
+ private:
+  int loops_ = 0;
+  template <class F>
+  void in_loop(F f) {
+    ++loops_;
+    f();
+    --loops_;
+  }
+  void transfer(const std::string& grid, WorkerRole role) {
+    roles |= role != WorkerRole::All;
+    if (role == WorkerRole::Comm) comm_grids.insert(grid);
+  }
+};
+
+std::string kernel_args(const Program& p, const std::set<std::string>& exchanged, bool roles) {
   std::vector<std::string> l{"struct KernelArgs {"};
   for (const Param& g : p.params) {
     std::string t = cpp_type(g.type), n = std::to_string(g.rank);
@@ -220,13 +396,44 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
     }
   }
   l.push_back("  std::uint64_t* scratch;  // reductions: one word per block, and the result");
+  if (roles) {
+    l.push_back("  int n_comm;  // blocks in the comm group (0: not specialised), from the cost model");
+    l.push_back("  std::uint64_t* sync;  // the comm and compute groups' barrier counters");
+  }
   l.push_back("};");
   return join(l, "\n") + "\n";
 }
 
+/// The launcher's evaluation of the block-role cost model for PE sc_pe (see RoleModelInputs).
+std::vector<std::string> role_model(const Program& p, const RoleModelInputs& model, int rank) {
+  std::string r = std::to_string(rank);
+  std::vector<std::string> l;
+  l.push_back("{  // specialize-blocks' cost model on this GPU's block (docs/PASSES.md): how many comm blocks");
+  l.push_back("  const auto sc_layout = ::stencilc::rt::block_layout<" + r + ">(sc_plan.grid, sc_pe, sc_plan.extent);");
+  l.push_back("  ::stencilc::rt::RoleWork sc_work;");
+  l.push_back("  double sc_inner = 0, sc_boundary = 0;");
+  for (const auto& part : model.inner_parts) {
+    l.push_back("  ::stencilc::rt::part_points<" + r + ">(sc_layout.extent, " + int_list(part.width_lo) + ", " +
+                int_list(part.width_hi) + ", &sc_inner, &sc_boundary);");
+    l.push_back("  sc_work.compute_bytes += sc_inner * " + std::to_string(part.bytes_per_point) + ";");
+    l.push_back("  sc_work.comm_bytes += sc_boundary * " + std::to_string(part.bytes_per_point) + ";");
+  }
+  for (const std::string& g : model.comm_grids) {
+    const Param* q = p.find_param(g);
+    l.push_back(std::string("  sc_work.comm_bytes += 2.0 * sizeof(") + cpp_type(q->type) + ") * sc_" + g + "_halo.moved_elements(sc_pe);");
+    l.push_back("  sc_work.transfers |= sc_" + g + "_halo.moved_elements(sc_pe) > 0;");
+  }
+  l.push_back("  sc_work.pe_barriers = " + std::to_string(model.pe_barriers) + ";");
+  l.push_back("  sc_work.group_barriers = " + std::to_string(model.group_barriers) + ";");
+  l.push_back("  sc_args.n_comm = ::stencilc::rt::comm_workers(sc_work, sc_team.cooperative_blocks(sc_pe, sc_" + p.name +
+              "::kernel, sc_config));");
+  l.push_back("}");
+  return l;
+}
+
 std::string launcher(const Program& p, const std::set<std::string>& exchanged,
-                     const std::vector<std::array<int, 2>>& swaps) {
-  std::vector<std::string> params, descs, l, args, after;
+                     const std::vector<std::array<int, 2>>& swaps, const RoleModelInputs& model) {
+  std::vector<std::string> params, descs, l, args, after, heap;
   int rank = 0, k = 0;
   for (const Param& g : p.params) {
     std::string t = cpp_type(g.type);
@@ -236,6 +443,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       params.push_back(std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + n + ">& " + g.name);
       descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", " + int_list(g.halo_lo) + ", " +
                       int_list(g.halo_hi) + ")");
+      heap.push_back("{sizeof(" + t + "), " + (exchanged.count(g.name) ? "true" : "false") + "}");
       l.push_back("  auto sc_" + g.name + " = ::stencilc::compiled::upload_grid<" + t + ", " + n + ">(sc_team, sc_plan.grid, " +
                   g.name + ", " + int_list(g.halo_lo) + ", " + int_list(g.halo_hi) + ");");
       l.push_back("  auto sc_" + g.name + "_final = sc_team.alloc<" + dblock_type(g) + ">(1);");
@@ -276,21 +484,32 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   out.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
   out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" +
                 join(swap_list) + "});");
-  out.push_back("  " + std::string(kRt) + "P2PTeam sc_team(sc_plan.pes);  // one GPU per PE, peer access between all");
+  out.push_back("  " + std::string(kRt) + "P2PTeam sc_team(sc_plan.pes, ::stencilc::compiled::symmetric_heap_bytes<" + r +
+                ">(sc_plan, sc_descs, {" + join(heap) + "}));  // one GPU per PE, peer access between all");
   out.insert(out.end(), l.begin(), l.end());
   out.push_back("  auto sc_scratch = sc_team.alloc<std::uint64_t>(1 << 14);");
+  if (model.roles) out.push_back("  auto sc_sync = sc_team.alloc<std::uint64_t>(2);");
+  out.push_back("  " + std::string(kRt) + "LaunchConfig sc_config;");
+  out.push_back("  sc_config.block_threads = STENCILC_BLOCK_THREADS;");
+  out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
+  out.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
   out.push_back("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(");
   out.push_back("      sc_" + p.name + "::kernel,");
   out.push_back("      [&](int sc_pe) {");
   out.push_back("        sc_" + p.name + "::KernelArgs sc_args{};");
   for (const auto& a : args) out.push_back("        " + a);
   out.push_back("        sc_args.scratch = sc_scratch.on(sc_pe);");
+  if (model.roles) {
+    out.push_back("        sc_args.sync = sc_sync.on(sc_pe);");
+    for (const auto& m : role_model(p, model, rank)) out.push_back("        " + m);
+    out.push_back("        sc_comm[sc_pe] = sc_args.n_comm;");
+  }
   out.push_back("        return std::make_tuple(sc_team.device_pe(sc_pe), sc_args);");
   out.push_back("      },");
-  out.push_back("      " + std::string(kRt) + "LaunchConfig{});");
+  out.push_back("      sc_config);");
   out.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // wall time of the kernels, launch to the last GPU done");
-  out.push_back("    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each): %.3f ms\\n\", \"" + p.name +
-                "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_launched.wall_ms);");
+  out.push_back("    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each, %d comm): %.3f ms\\n\", \"" +
+                p.name + "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_comm[0], sc_launched.wall_ms);");
   out.push_back("  }");
   out.insert(out.end(), after.begin(), after.end());
   out.push_back("}");
@@ -314,9 +533,11 @@ std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::s
     ExchangedGrids ex;
     ex.program = &p;
     ex.visit(p.body);
+    RoleModelInputs model;
+    model.visit(p.body);
     CudaKernelEmitter emitter(module, p);
     for (const Function& f : module.functions) emitter.function(f, "__device__ __forceinline__");
-    emitter.kernel(ex.grids);
+    emitter.kernel(ex.grids, model.roles);
     if (!emitter.ok()) {
       errors->insert(errors->end(), emitter.errors().begin(), emitter.errors().end());
       continue;
@@ -325,10 +546,10 @@ std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::s
     code += "// ---- generated by stencilc from program @" + p.name +
             " (cuda target, cpu-free: one persistent kernel per GPU, p2p backend) ----\n";
     code += "namespace stencilc_generated {\nnamespace sc_" + p.name + " {\n\n";
-    code += kernel_args(p, ex.grids) + "\n";
+    code += kernel_args(p, ex.grids, model.roles) + "\n";
     code += emitter.take();
     code += "\n}  // namespace sc_" + p.name + "\n\n";
-    code += launcher(p, ex.grids, ex.swaps);
+    code += launcher(p, ex.grids, ex.swaps, model);
     code += "}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
     std::vector<std::string> args;
     for (const Param& q : p.params) args.push_back(q.name);

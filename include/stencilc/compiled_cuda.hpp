@@ -8,6 +8,7 @@
 #include <stencilc/runtime/cuda/generated.cuh>
 #include <stencilc/runtime/cuda/halo.cuh>
 
+#include <cstdlib>
 #include <vector>
 
 namespace stencilc::compiled {
@@ -38,6 +39,52 @@ void download_grid(rt::cuda::P2PTeam& team, const std::vector<rt::cuda::DBlock<T
     team.download(pe, cells.data(), b.data - b.data_offset(), cells.size());
     gather_cells<T, N>(cells.data() + b.data_offset(), layout_of<rt::cuda::DBlock<T, N>, N>(b), g);
   }
+}
+
+/// What the symmetric heap must hold for one grid of a program.
+struct HeapGrid {
+  std::size_t element_bytes;
+  bool exchanged;  // also two halo slots per direction
+};
+
+/// The symmetric heap each GPU needs for `grids` under `plan` (the largest block of each grid
+/// with its halos, twice its halo volume for the slots of an exchanged grid) plus 64 MiB for
+/// signals, reduction scratch and the runtime's own words. 0 when STENCILC_SYM_HEAP_MB is set:
+/// the team then takes that size.
+template <int N>
+std::size_t symmetric_heap_bytes(const Plan<N>& plan, const std::vector<GridDesc<N>>& grids,
+                                 const std::vector<HeapGrid>& needs) {
+  if (std::getenv("STENCILC_SYM_HEAP_MB") != nullptr) return 0;
+  std::size_t bytes = std::size_t{64} << 20;
+  for (std::size_t k = 0; k < grids.size(); ++k) {
+    std::size_t with_halos = 1, owned = 1;
+    for (int d = 0; d < N; ++d) {
+      const std::size_t largest = (grids[k].extent[d] + plan.grid.dims[d] - 1) / plan.grid.dims[d];
+      owned *= largest;
+      with_halos *= largest + grids[k].halo_lo[d] + grids[k].halo_hi[d];
+    }
+    std::size_t elements = with_halos;
+    if (needs[k].exchanged) elements += 2 * (with_halos - owned);
+    bytes += elements * needs[k].element_bytes + 2 * 256;
+  }
+  return bytes;
+}
+
+/// The persistent kernel's grid size cap for `plan`'s largest block: about `points_per_thread`
+/// points per thread, so small grids run on few blocks (a grid barrier costs more the more blocks
+/// arrive) and large ones on as many as fit. STENCILC_MAX_BLOCKS overrides it (0: no cap).
+template <int N>
+int max_blocks_for(const Plan<N>& plan, int block_threads, int points_per_thread = 4) {
+  if (const char* text = std::getenv("STENCILC_MAX_BLOCKS")) {
+    long long n = 0;
+    if (std::string(text) == "0") return 0;
+    if (!rt::parse_positive(text, 1 << 20, &n)) rt::fatal("STENCILC_MAX_BLOCKS='%s' is not a number of blocks", text);
+    return static_cast<int>(n);
+  }
+  double points = 1;
+  for (int d = 0; d < N; ++d) points *= (plan.extent[d] + plan.grid.dims[d] - 1) / plan.grid.dims[d];
+  const double blocks = points / (static_cast<double>(block_threads) * points_per_thread);
+  return blocks >= (1 << 20) ? 0 : std::max(2, static_cast<int>(blocks + 0.999));
 }
 
 template <int N>

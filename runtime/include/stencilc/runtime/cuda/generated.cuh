@@ -1,6 +1,7 @@
 // Device helpers for the persistent kernels stencilc generates (codegen/CudaEmitter.cpp): index
 // boxes, the part of a global range a PE owns, and reductions over the whole grid of one GPU
-// whose result every thread gets. Everything here is called by every thread of the grid.
+// whose result every thread gets, the groups of blocks that roles give statements, and their
+// barriers. Unless said otherwise, every thread of the grid calls these.
 #pragma once
 
 #include <cstdint>
@@ -8,10 +9,27 @@
 #include <limits>
 
 #include "stencilc/runtime/common.hpp"
+#include "stencilc/runtime/roles.hpp"
 #include "stencilc/runtime/cuda/dblock.cuh"
 #include "stencilc/runtime/cuda/p2p.cuh"
 
+// The persistent kernel's block size and the fewest blocks per SM its registers must allow
+// (__launch_bounds__): more resident threads keep more loads in flight. Override with -D.
+#ifndef STENCILC_BLOCK_THREADS
+#define STENCILC_BLOCK_THREADS 256
+#endif
+#ifndef STENCILC_MIN_BLOCKS_PER_SM
+#define STENCILC_MIN_BLOCKS_PER_SM 4
+#endif
+// How many iterations of a point loop the compiler unrolls (their loads can be in flight together).
+#ifndef STENCILC_POINT_UNROLL
+#define STENCILC_POINT_UNROLL 4
+#endif
+
 namespace stencilc::rt::cuda {
+
+// For `#pragma unroll` in generated point loops (a pragma's argument is not macro-expanded).
+constexpr int kPointUnroll = STENCILC_POINT_UNROLL;
 
 /// A half-open index box, usable on the device (global indices, or local after clip()).
 template <int N>
@@ -87,6 +105,79 @@ __host__ __device__ inline long long box_points(const SBox<N>& b) {
   return n;
 }
 
+/// The thread blocks a statement runs on: `count` blocks from `first` (specialize-blocks' roles;
+/// the whole grid when the kernel is not specialised). Point updates spread over the group's
+/// threads; every block of the group calls a group barrier.
+struct Workers {
+  int first;
+  int count;
+
+  __device__ bool has_me() const { return static_cast<unsigned>(blockIdx.x - first) < static_cast<unsigned>(count); }
+  __device__ unsigned thread() const { return (blockIdx.x - first) * blockDim.x + threadIdx.x; }
+  __device__ unsigned threads() const { return static_cast<unsigned>(count) * blockDim.x; }
+};
+
+/// Division of 32-bit numbers below 2^31 by a divisor fixed at run time, without a divide
+/// instruction: q = (umulhi(n, m) + n) >> s with s = ceil(log2 d) and m = 2^32 (2^s - d) / d + 1
+/// (the round-up method of Granlund and Montgomery). A point loop splits its flat index into
+/// coordinates with it: a multiply-high, an add and a shift per dimension.
+struct FastDiv {
+  unsigned d = 1, m = 1, s = 0;
+
+  __host__ __device__ explicit FastDiv(unsigned divisor) : d(divisor > 0 ? divisor : 1) {
+    while (s < 31 && (1u << s) < d) ++s;
+    m = static_cast<unsigned>(((std::uint64_t{1} << 32) * ((std::uint64_t{1} << s) - d)) / d + 1);
+  }
+#if defined(__CUDACC__)
+  __device__ unsigned div(unsigned n) const { return (__umulhi(n, m) + n) >> s; }
+#endif
+};
+
+/// The flat index of a point loop is 32-bit: a box is walked in chunks of whole slices along
+/// dimension 0 of fewer than 2^31 points each (one chunk, unless a block holds more points than
+/// that): this many slices, at least 1 and at most the box's extent (so the chunk loop's index
+/// cannot overflow). A slice alone must fit.
+template <int N>
+__device__ inline int rows_per_chunk(const DevicePe& pe, const SBox<N>& box, const char* what) {
+  long long slice = 1;
+  for (int d = 1; d < N; ++d) slice *= box.hi[d] - box.lo[d];
+  const long long limit = (1LL << 31) - 1;
+  if (slice > limit) {
+    if (block_rank() == 0 && thread_rank() == 0) {
+      pe.fatal_with([&](detail::Message& m) {
+        m.str(what).str(": one slice of the block holds ").num(slice).str(" points (at most 2^31 - 1)");
+      });
+    }
+    __trap();
+  }
+  const long long rows = slice > 0 ? limit / slice : limit;
+  const long long extent = box.hi[0] - box.lo[0];
+  return static_cast<int>(rows < extent ? rows : (extent > 0 ? extent : 1));
+}
+
+/// A barrier among the blocks of `group` (a role's phase_barrier): the same ordering as a grid
+/// barrier, among those blocks only. `counter` is a word of symmetric memory that only this
+/// group's barriers use, zero at launch; `passed` counts this group's barriers so far (every
+/// thread keeps it). One block: __syncthreads(). A block that waits longer than the runtime's
+/// timeout reports it like any other wait and stops the run.
+__device__ inline void group_barrier(const DevicePe& pe, const Workers& group, std::uint64_t* counter,
+                                     unsigned long long& passed, const char* what) {
+  ++passed;
+  __syncthreads();
+  if (group.count == 1) return;
+  if (threadIdx.x == 0) {
+    __threadfence();  // this block's writes (ordered before us by __syncthreads) before the arrival
+    atomicAdd(reinterpret_cast<unsigned long long*>(counter), 1ULL);
+    pe.wait_with(counter, Cmp::GE, passed * static_cast<unsigned long long>(group.count),
+                 [&](detail::Message& m) {
+                   m.str("the other blocks of ").str(what).str(" (blocks ").num(group.first).str("..");
+                   m.num(group.first + group.count - 1).str(") at their barrier #").num(static_cast<long long>(passed));
+                 });
+    __threadfence();
+  }
+  __syncthreads();
+}
+
 /// What a point update reads past a non-periodic edge of its grid: nothing is there (the
 /// reference build stops too). `extent` and `periodic` describe the global grid.
 template <int N>
@@ -97,14 +188,13 @@ __device__ inline void check_reads(const DevicePe& pe, const SBox<N>& range, con
   for (int d = 0; d < N; ++d) {
     if (periodic[d]) continue;
     if (range.lo[d] + lo[d] < 0 || range.hi[d] - 1 + hi[d] >= extent[d]) {
-      if (block_rank() == 0 && thread_rank() == 0) {
-        pe.fatal_with([&](detail::Message& m) {
-          m.str(what).str(": reads outside the grid in dimension ").num(d).str(" (points ");
-          m.num(range.lo[d] + lo[d]).str("..").num(range.hi[d] - 1 + hi[d]).str(" of ").num(extent[d]).str(")");
-        });
-      }
-      pe.grid_barrier();
-      __trap();
+      // Every thread that gets here (all of the statement's group) reports: the first claims
+      // the record, the others wait for it to be written and stop (no barrier: the group may
+      // be a role's, not the whole grid).
+      pe.fatal_with([&](detail::Message& m) {
+        m.str(what).str(": reads outside the grid in dimension ").num(d).str(" (points ");
+        m.num(range.lo[d] + lo[d]).str("..").num(range.hi[d] - 1 + hi[d]).str(" of ").num(extent[d]).str(")");
+      });
     }
   }
 }

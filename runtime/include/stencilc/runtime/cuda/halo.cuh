@@ -67,7 +67,8 @@ struct HaloPlan {
 //
 // Who calls: EVERY thread of the grid calls send() and recv() (block-uniform arguments); each
 // channel is run by one thread block: send channel s by block (first_block + s) % gridDim, recv
-// channel r by block (first_block + n_send + r) % gridDim; the other blocks return at once.
+// channel r by block (first_block + n_send + r) % gridDim (or, given a group of n_blocks blocks,
+// by block first_block + (s or n_send + r) % n_blocks); the other blocks return at once.
 // With gridDim >= blocks_needed() every channel has its own block and all run in parallel;
 // fewer blocks run several channels one after the other (still deadlock free: a recv only waits
 // for a peer's send of this epoch, and a send only for acks of epoch - 2).
@@ -90,22 +91,20 @@ struct DHaloExchange {
 
 #if defined(__CUDACC__)
   // Sends epoch `epoch` of my owned cells of `block` to every neighbour.
+  // `n_blocks` > 0: only blocks [first_block, first_block + n_blocks) run channels (a role's
+  // group), channel k on block first_block + k % n_blocks.
   __device__ void send(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
-                       int first_block = 0) const {
-    const int blocks = grid_blocks();
-    const int me = block_rank();
+                       int first_block = 0, int n_blocks = 0) const {
     for (int s = 0; s < n_send; ++s) {
-      if ((first_block + s) % blocks == me) send_channel(pe, block, s, epoch);
+      if (channel_block(s, first_block, n_blocks) == block_rank()) send_channel(pe, block, s, epoch);
     }
   }
 
   // Receives epoch `epoch` into my halos of `block`, then acks each neighbour.
   __device__ void recv(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
-                       int first_block = 0) const {
-    const int blocks = grid_blocks();
-    const int me = block_rank();
+                       int first_block = 0, int n_blocks = 0) const {
     for (int r = 0; r < n_recv; ++r) {
-      if ((first_block + n_send + r) % blocks == me) recv_channel(pe, block, r, epoch);
+      if (channel_block(n_send + r, first_block, n_blocks) == block_rank()) recv_channel(pe, block, r, epoch);
     }
   }
 
@@ -117,6 +116,9 @@ struct DHaloExchange {
   }
 
  private:
+  static __device__ int channel_block(int k, int first_block, int n_blocks) {
+    return n_blocks > 0 ? first_block + k % n_blocks : (first_block + k) % grid_blocks();
+  }
   static __device__ int opposite(int code) { return kCodes - 1 - code; }
   static __device__ void dir_of(int code, int* dir) {
     for (int d = N - 1; d >= 0; --d, code /= 3) dir[d] = code % 3 - 1;
@@ -321,6 +323,15 @@ class HaloExchange {
 
   // Blocks that run every channel of PE `pe` in parallel.
   int blocks_needed(int pe) const { return plans_[pe].n_send + plans_[pe].n_recv; }
+
+  // Elements PE `pe` packs into its neighbours' slots and unpacks from its own, per exchange
+  // (the block-role cost model's transfer bytes: each element is read once and written once).
+  long long moved_elements(int pe) const {
+    long long count = 0;
+    for (int s = 0; s < plans_[pe].n_send; ++s) count += plans_[pe].send[s].elements;
+    for (int r = 0; r < plans_[pe].n_recv; ++r) count += plans_[pe].recv[r].elements;
+    return count;
+  }
 
   // The directions PE `pe` receives halos from and sends faces towards.
   std::vector<Dir> recv_directions(int pe) const {
