@@ -507,9 +507,9 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   out.push_back("        return std::make_tuple(sc_team.device_pe(sc_pe), sc_args);");
   out.push_back("      },");
   out.push_back("      sc_config);");
-  out.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // wall time of the kernels, launch to the last GPU done");
+  out.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // the slowest GPU's kernel (CUDA events)");
   out.push_back("    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each, %d comm): %.3f ms\\n\", \"" +
-                p.name + "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_comm[0], sc_launched.wall_ms);");
+                p.name + "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_comm[0], sc_launched.kernel_ms);");
   out.push_back("  }");
   out.insert(out.end(), after.begin(), after.end());
   out.push_back("}");

@@ -1,5 +1,6 @@
-// The benchmark form of the spec example jacobi2d (the same program; main also takes how often
-// to compute the L2 norm: 0 never, 1 every step). Usage: jacobi2d [nx [ny [iters [norm_every]]]]
+// The benchmark form of the spec example jacobi2d: the same program; main also takes how often to
+// compute the L2 norm (0 never, 1 every step) and how many times to run the program in a row
+// (bench/run.sh times each run). Usage: jacobi2d [nx [ny [iters [norm_every [runs]]]]]
 // Jacobi relaxation for the 2D Laplace equation: sin() on the left and right edges, periodic in y.
 #include <stencilc/stencilc.hpp>
 
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   const int ny = argc > 2 ? std::atoi(argv[2]) : nx;
   const int iters = argc > 3 ? std::atoi(argv[3]) : 1000;
   const int norm_every = argc > 4 ? std::atoi(argv[4]) : 100;
+  const int runs = argc > 5 ? std::atoi(argv[5]) : 1;
   const float pi = 2.0f * std::asin(1.0f);
   stencilc::Grid<float, 2> a({ny, nx}, {stencilc::periodic(), stencilc::fixed(1)});
   stencilc::Grid<float, 2> a_new({ny, nx}, {stencilc::periodic(), stencilc::fixed(1)});
@@ -40,7 +42,7 @@ int main(int argc, char** argv) {
   a.fill(edges);
   a_new.fill(edges);
   float norm = 0.0f;
-  jacobi(a, a_new, iters, norm_every, norm);
+  for (int r = 0; r < runs; ++r) jacobi(a, a_new, iters, norm_every, norm);
   std::vector<float> out;
   a.copy_to(out);
   double sum = 0.0;

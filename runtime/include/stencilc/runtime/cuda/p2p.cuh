@@ -436,6 +436,7 @@ struct LaunchResult {
   std::vector<int> blocks;  // per PE
   int block_threads = 0;
   double wall_ms = 0;  // host wall time from the first launch to the last GPU done
+  double kernel_ms = 0;  // the slowest GPU's kernel, timed with CUDA events on its stream
 };
 
 // One process, n GPUs (devices 0..n-1 of the visible ones), peer access between every pair, a
@@ -500,6 +501,8 @@ class P2PTeam {
       }
       heap_[pe] = static_cast<char*>(base);
       STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&streams_[pe], cudaStreamNonBlocking));
+      STENCILC_CUDA_CHECK(cudaEventCreate(&started_[pe]));
+      STENCILC_CUDA_CHECK(cudaEventCreate(&finished_[pe]));
       int sms = 0;
       STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, pe));
       sm_count_[pe] = sms;
@@ -524,6 +527,8 @@ class P2PTeam {
     for (int pe = 0; pe < n_; ++pe) {
       if (cudaSetDevice(pe) != cudaSuccess) continue;
       if (streams_[pe] != nullptr) cudaStreamDestroy(streams_[pe]);
+      if (started_[pe] != nullptr) cudaEventDestroy(started_[pe]);
+      if (finished_[pe] != nullptr) cudaEventDestroy(finished_[pe]);
       if (heap_[pe] != nullptr) cudaFree(heap_[pe]);
     }
     if (errors_ != nullptr) cudaFreeHost(errors_);
@@ -651,9 +656,11 @@ class P2PTeam {
       std::apply(
           [&](auto&... arg) {
             void* pointers[] = {nullptr, static_cast<void*>(&arg)...};
+            STENCILC_CUDA_CHECK(cudaEventRecord(started_[pe], streams_[pe]));
             STENCILC_CUDA_CHECK(cudaLaunchCooperativeKernel(
                 reinterpret_cast<const void*>(kernel), dim3(last_.blocks[pe]),
                 dim3(config.block_threads), pointers + 1, config.dynamic_smem, streams_[pe]));
+            STENCILC_CUDA_CHECK(cudaEventRecord(finished_[pe], streams_[pe]));
           },
           args);
     }
@@ -705,7 +712,16 @@ class P2PTeam {
         std::chrono::duration<double, std::milli>(Clock::now() - launched_at_).count();
     bool recorded = false;
     for (int pe = 0; pe < n_; ++pe) recorded |= errors_->record[pe].state != 0;
-    if (!failed && !recorded) return last_;
+    if (!failed && !recorded) {
+      last_.kernel_ms = 0;
+      for (int pe = 0; pe < n_; ++pe) {
+        float ms = 0;
+        STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+        STENCILC_CUDA_CHECK(cudaEventElapsedTime(&ms, started_[pe], finished_[pe]));
+        last_.kernel_ms = ms > last_.kernel_ms ? ms : last_.kernel_ms;
+      }
+      return last_;
+    }
     report_failure(error, done, stuck);
   }
 
@@ -776,6 +792,8 @@ class P2PTeam {
   long long timeout_ms_;
   char* heap_[kMaxPes] = {};
   cudaStream_t streams_[kMaxPes] = {};
+  cudaEvent_t started_[kMaxPes] = {};   // around each PE's kernel (LaunchResult::kernel_ms)
+  cudaEvent_t finished_[kMaxPes] = {};
   int sm_count_[kMaxPes] = {};
   std::size_t heap_used_ = 0;
   int allocations_ = 0;
