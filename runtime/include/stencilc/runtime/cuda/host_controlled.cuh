@@ -200,21 +200,24 @@ class Control {
   // Before a point update or reduction on the compute streams; `pair`: the split foreach an
   // inner part belongs to (-1 for anything else).
   void compute_stage(int pair) {
+    // The boundary part of this inner part's own foreach, if it is running: the two overlap.
+    Boundary* partner = nullptr;
+    for (Boundary& b : pending_) {
+      if (pair >= 0 && b.pair == pair && !b.partnered) partner = &b;
+    }
     bool wait = false;
-    for (const Boundary& b : pending_) wait = wait || !(pair >= 0 && b.pair == pair && !b.partnered);
+    for (const Boundary& b : pending_) wait = wait || &b != partner;
+    if (partner != nullptr) {
+      partner->partnered = true;
+    } else if (pair >= 0) {
+      open_inner_.push_back(pair);  // its boundary part comes later
+    }
     if (wait) {
       for (int pe = 0; pe < n_; ++pe) {
         STENCILC_CUDA_CHECK(cudaSetDevice(pe));
         STENCILC_CUDA_CHECK(cudaStreamWaitEvent(compute_[pe], boundary_done_[pe], 0));
       }
       pending_.clear();
-    }
-    if (pair >= 0) {
-      bool matched = false;
-      for (Boundary& b : pending_) {
-        if (b.pair == pair && !b.partnered) b.partnered = matched = true;
-      }
-      if (!matched) open_inner_.push_back(pair);
     }
     since_fork_.push_back({pair >= 0 ? Since::Inner : Since::Other, pair});
   }
@@ -363,39 +366,113 @@ class Control {
   long long sequence_ = 0;
 };
 
+// One face of a halo exchange: a box of the receiver's halo and the same-shaped box of the
+// sender's owned cells, each as its first index in the block's allocation (halos included) and
+// the counts, 3-D with the leading dimensions 1 thick (the cudaMemcpy3D view: x the last
+// dimension, z the first of three).
+struct HaloCopy {
+  int peer;  // the sender
+  long dst[3], src[3], count[3];
+};
+
+// Every GPU's faces of one grid's exchange, from the process grid and the blocks' layout.
+struct HaloCopyPlan {
+  std::vector<std::vector<HaloCopy>> copies;  // per receiving PE
+  std::vector<std::vector<int>> senders;      // per PE: the PEs it pulls from
+  std::vector<std::vector<int>> readers;      // per PE: the PEs that pull from it
+};
+
+namespace detail {
+
+inline void add_unique(std::vector<int>& v, int x) {
+  if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+// As in HaloExchange: halos come from direction dir when every non-zero component has a halo
+// on that side, and diagonal directions only with corners.
+template <class T, int N>
+bool exchanged(const DBlock<T, N>& b, const std::array<int, 3>& dir, bool corners) {
+  int nonzero = 0;
+  for (int d = 0; d < N; ++d) {
+    if (dir[d] != 0) ++nonzero;
+    if ((dir[d] == -1 && b.halo_lo[d] == 0) || (dir[d] == 1 && b.halo_hi[d] == 0)) return false;
+  }
+  return nonzero == 1 || (nonzero > 1 && corners);
+}
+
+template <class T, int N>
+HaloCopy make_copy(const std::vector<DBlock<T, N>>& blocks, int pe, int peer, const std::array<int, 3>& dir,
+                   const char* name) {
+  const DBlock<T, N>& mine = blocks[pe];
+  const DBlock<T, N>& theirs = blocks[peer];
+  HaloCopy c{peer, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}};
+  for (int d = 0; d < N; ++d) {
+    long dst = 0, src = 0, count = 0;
+    if (dir[d] == 0) {  // the same coordinate of the process grid: the same extent
+      count = mine.extent[d];
+    } else if (dir[d] < 0) {  // my low halo from the top layers of the block below
+      count = mine.halo_lo[d];
+      dst = -count;
+      src = theirs.extent[d] - count;
+    } else {  // my high halo from the bottom layers of the block above
+      count = mine.halo_hi[d];
+      dst = mine.extent[d];
+    }
+    if (count > theirs.extent[d]) {
+      fatal("halo copies of grid '%s': GPU %d's block is %d thick in dimension %d but must supply %ld halo layers "
+            "to GPU %d; use fewer GPUs or another decomposition", name, peer, theirs.extent[d], d, count, pe);
+    }
+    const int k = 3 - N + d;
+    c.dst[k] = dst + mine.halo_lo[d];
+    c.src[k] = src + theirs.halo_lo[d];
+    c.count[k] = count;
+  }
+  return c;
+}
+
+}  // namespace detail
+
+template <class T, int N>
+HaloCopyPlan plan_halo_copies(const ProcessGrid& grid, const std::vector<DBlock<T, N>>& blocks,
+                              std::array<bool, N> periodic, bool corners, const char* name) {
+  const int n = static_cast<int>(blocks.size());
+  if (grid.size() != n || grid.rank != N) {
+    fatal("halo copies of grid '%s': %d blocks for a process grid of %d", name, n, grid.size());
+  }
+  HaloCopyPlan plan;
+  plan.copies.resize(n);
+  plan.senders.resize(n);
+  plan.readers.resize(n);
+  std::array<bool, 3> periodic3{false, false, false};
+  for (int d = 0; d < N; ++d) periodic3[d] = periodic[d];
+  const int codes = N == 1 ? 3 : N == 2 ? 9 : 27;
+  for (int pe = 0; pe < n; ++pe) {
+    for (int code = 0; code < codes; ++code) {
+      std::array<int, 3> dir{0, 0, 0};
+      for (int d = N - 1, c = code; d >= 0; --d, c /= 3) dir[d] = c % 3 - 1;
+      if (!detail::exchanged(blocks[pe], dir, corners)) continue;
+      const int peer = neighbor(grid, pe, dir, periodic3);
+      if (peer < 0) continue;
+      plan.copies[pe].push_back(detail::make_copy(blocks, pe, peer, dir, name));
+      detail::add_unique(plan.senders[pe], peer);
+      detail::add_unique(plan.readers[peer], pe);
+    }
+  }
+  return plan;
+}
+
 // The halo exchange of one grid (both buffers of a swapped pair share it: same layout) as peer
-// copies. Built once on the host from the process grid and the blocks' layout: per receiving PE,
-// one copy per direction with a neighbour, the neighbour's owned face into this PE's halo.
+// copies, each GPU pulling its halos from its neighbours' owned cells on its halo stream.
 template <class T, int N>
 class HaloCopies {
  public:
+  // `id`: the grid's number in the generated code (Control::boundary_stage's `writes`);
   // `corners`: the diagonal directions too (box stencils).
-  // `id`: the grid's number in the generated code (Control::boundary_stage's `writes`).
   HaloCopies(Control& control, int id, const ProcessGrid& grid, const std::vector<DBlock<T, N>>& blocks,
              std::array<bool, N> periodic, bool corners, const char* name)
-      : control_(control), id_(id), name_(name), copies_(blocks.size()), readers_(blocks.size()),
-        senders_(blocks.size()) {
-    const int n = control.n();
-    if (static_cast<int>(blocks.size()) != n || grid.size() != n) {
-      fatal("halo copies of grid '%s': %zu blocks and a process grid of %d for %d GPUs", name, blocks.size(),
-            grid.size(), n);
-    }
-    std::array<bool, 3> periodic3{false, false, false};
-    for (int d = 0; d < N; ++d) periodic3[d] = periodic[d];
-    const int codes = N == 1 ? 3 : N == 2 ? 9 : 27;
-    for (int pe = 0; pe < n; ++pe) {
-      for (int code = 0; code < codes; ++code) {
-        std::array<int, 3> dir{0, 0, 0};
-        for (int d = N - 1, c = code; d >= 0; --d, c /= 3) dir[d] = c % 3 - 1;
-        if (!exchanged(blocks[pe], dir, corners)) continue;
-        const int peer = neighbor(grid, pe, dir, periodic3);
-        if (peer < 0) continue;
-        copies_[pe].push_back(make_copy(blocks, pe, peer, dir));
-        add_unique(senders_[pe], peer);
-        add_unique(readers_[peer], pe);
-      }
-    }
-    for (int pe = 0; pe < n; ++pe) {
+      : control_(control), id_(id), plan_(plan_halo_copies<T, N>(grid, blocks, periodic, corners, name)) {
+    if (control.n() != grid.size()) fatal("halo copies of grid '%s': a process grid for another team", name);
+    for (int pe = 0; pe < control.n(); ++pe) {
       STENCILC_CUDA_CHECK(cudaSetDevice(pe));
       STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&ready_[pe], cudaEventDisableTiming));
       STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&copied_[pe], cudaEventDisableTiming));
@@ -425,19 +502,34 @@ class HaloCopies {
     for (int pe = 0; pe < n; ++pe) {
       STENCILC_CUDA_CHECK(cudaSetDevice(pe));
       const cudaStream_t stream = control_.halo(pe);
-      for (int peer : senders_[pe]) {
+      for (int peer : plan_.senders[pe]) {
         if (peer != pe) STENCILC_CUDA_CHECK(cudaStreamWaitEvent(stream, ready_[peer], 0));
       }
-      for (const Copy& c : copies_[pe]) {
-        cudaMemcpy3DPeerParms p{};
-        p.srcPtr = pitched(blocks[c.peer]);
-        p.srcDevice = c.peer;
-        p.srcPos = make_cudaPos(c.src[2] * sizeof(T), c.src[1], c.src[0]);
-        p.dstPtr = pitched(blocks[pe]);
-        p.dstDevice = pe;
-        p.dstPos = make_cudaPos(c.dst[2] * sizeof(T), c.dst[1], c.dst[0]);
-        p.extent = make_cudaExtent(c.count[2] * sizeof(T), c.count[1], c.count[0]);
-        STENCILC_CUDA_CHECK(cudaMemcpy3DPeerAsync(&p, stream));
+      for (const HaloCopy& c : plan_.copies[pe]) {
+        // Positions and widths in bytes along x (linear memory), in rows and slices along y, z.
+        const cudaPos src = make_cudaPos(c.src[2] * sizeof(T), c.src[1], c.src[0]);
+        const cudaPos dst = make_cudaPos(c.dst[2] * sizeof(T), c.dst[1], c.dst[0]);
+        const cudaExtent extent = make_cudaExtent(c.count[2] * sizeof(T), c.count[1], c.count[0]);
+        if (c.peer == pe) {  // a periodic dimension this GPU spans alone: its own faces wrap
+          cudaMemcpy3DParms p{};
+          p.srcPtr = pitched(blocks[pe]);
+          p.srcPos = src;
+          p.dstPtr = pitched(blocks[pe]);
+          p.dstPos = dst;
+          p.extent = extent;
+          p.kind = cudaMemcpyDeviceToDevice;
+          STENCILC_CUDA_CHECK(cudaMemcpy3DAsync(&p, stream));
+        } else {
+          cudaMemcpy3DPeerParms p{};
+          p.srcPtr = pitched(blocks[c.peer]);
+          p.srcDevice = c.peer;
+          p.srcPos = src;
+          p.dstPtr = pitched(blocks[pe]);
+          p.dstDevice = pe;
+          p.dstPos = dst;
+          p.extent = extent;
+          STENCILC_CUDA_CHECK(cudaMemcpy3DPeerAsync(&p, stream));
+        }
       }
       STENCILC_CUDA_CHECK(cudaEventRecord(copied_[pe], stream));
     }
@@ -450,65 +542,18 @@ class HaloCopies {
       STENCILC_CUDA_CHECK(cudaSetDevice(pe));
       const cudaStream_t stream = control_.compute(pe);
       STENCILC_CUDA_CHECK(cudaStreamWaitEvent(stream, copied_[pe], 0));
-      for (int reader : readers_[pe]) {
+      for (int reader : plan_.readers[pe]) {
         if (reader != pe) STENCILC_CUDA_CHECK(cudaStreamWaitEvent(stream, copied_[reader], 0));
       }
     }
     control_.recv_stage(id_, sent_);
   }
 
+  const HaloCopyPlan& plan() const { return plan_; }
+
  private:
-  // One face: a box of the receiver's halo and the same-shaped box of the sender's owned cells,
-  // each as (first index, count) in the allocation's coordinates (halos included), 3-D with the
-  // leading dimensions 1 thick.
-  struct Copy {
-    int peer;
-    long dst[3], src[3], count[3];
-  };
-
-  static void add_unique(std::vector<int>& v, int x) {
-    if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
-  }
-
-  // As in HaloExchange: halos come from direction dir when every non-zero component has a halo
-  // on that side, and diagonal directions only with corners.
-  static bool exchanged(const DBlock<T, N>& b, const std::array<int, 3>& dir, bool corners) {
-    int nonzero = 0;
-    for (int d = 0; d < N; ++d) {
-      if (dir[d] != 0) ++nonzero;
-      if ((dir[d] == -1 && b.halo_lo[d] == 0) || (dir[d] == 1 && b.halo_hi[d] == 0)) return false;
-    }
-    return nonzero == 1 || (nonzero > 1 && corners);
-  }
-
-  Copy make_copy(const std::vector<DBlock<T, N>>& blocks, int pe, int peer, const std::array<int, 3>& dir) const {
-    const DBlock<T, N>& mine = blocks[pe];
-    const DBlock<T, N>& theirs = blocks[peer];
-    Copy c{peer, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}};
-    for (int d = 0; d < N; ++d) {
-      const int k = 3 - N + d;
-      long dst = 0, src = 0, count = 0;
-      if (dir[d] == 0) {  // the same coordinate of the process grid: the same extent
-        dst = 0, src = 0, count = mine.extent[d];
-      } else if (dir[d] < 0) {  // my low halo from the top of the block below
-        count = mine.halo_lo[d];
-        dst = -count, src = theirs.extent[d] - count;
-      } else {  // my high halo from the bottom of the block above
-        count = mine.halo_hi[d];
-        dst = mine.extent[d], src = 0;
-      }
-      if (count > theirs.extent[d]) {
-        fatal("halo copies of grid '%s': GPU %d's block is %d thick in dimension %d but must supply %ld halo layers "
-              "to GPU %d; use fewer GPUs or another decomposition", name_.c_str(), peer, theirs.extent[d], d, count, pe);
-      }
-      c.dst[k] = dst + mine.halo_lo[d];
-      c.src[k] = src + theirs.halo_lo[d];
-      c.count[k] = count;
-    }
-    return c;
-  }
-
-  // The block's whole allocation (halos included) as a pitched pointer.
+  // The block's whole allocation (halos included) as a pitched pointer: rows of the last
+  // dimension, slices of the last two.
   static cudaPitchedPtr pitched(const DBlock<T, N>& b) {
     T* base = b.data - b.data_offset();
     const std::size_t row = static_cast<std::size_t>(b.extent_with_halos(N - 1));
@@ -518,11 +563,8 @@ class HaloCopies {
 
   Control& control_;
   int id_;
-  std::string name_;
+  HaloCopyPlan plan_;
   long long sent_ = 0;
-  std::vector<std::vector<Copy>> copies_;  // per receiving PE
-  std::vector<std::vector<int>> readers_;  // per PE: who pulls from it
-  std::vector<std::vector<int>> senders_;  // per PE: whom it pulls from
   cudaEvent_t ready_[kMaxPes] = {};
   cudaEvent_t copied_[kMaxPes] = {};
 };
