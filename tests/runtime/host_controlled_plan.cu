@@ -27,14 +27,14 @@ double value_of(const std::array<int, N>& g) {
   return v;
 }
 
-// Applies one copy the way cudaMemcpy3D does on pitched linear memory: x along the last
-// dimension, y rows of one pitch, z slices of pitch * ysize.
+// Applies one copy the way cudaMemcpy3D does on pitched linear memory (x along the last
+// dimension, y rows of one pitch, z slices of pitch * ysize), and pull_face too (cell_offset).
 template <int N>
 void apply(const hc::HaloCopy& c, const rc::DBlock<double, N>& from, rc::DBlock<double, N>& to) {
   auto at = [](const rc::DBlock<double, N>& b, long z, long y, long x) {
     const long row = b.extent_with_halos(N - 1);
     const long rows = N >= 2 ? b.extent_with_halos(N >= 2 ? N - 2 : 0) : 1;
-    return b.data - b.data_offset() + (z * rows + y) * row + x;
+    return b.data - b.data_offset() + hc::cell_offset(row, rows, z, y, x);
   };
   for (long z = 0; z < c.count[0]; ++z)
     for (long y = 0; y < c.count[1]; ++y)

@@ -28,6 +28,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -151,11 +152,17 @@ __global__ void finish_reduction(const T* partials, int count, ReduceOp op, T id
 //     faces, and a receive only past statements that neither read the halo nor write the grid).
 class Control {
  public:
-  explicit Control(P2PTeam& team) : n_(team.n()) {
+  explicit Control(P2PTeam& team) : n_(team.n()), one_stream_(std::getenv("STENCILC_HC_ONE_STREAM") != nullptr) {
     for (int pe = 0; pe < n_; ++pe) {
       STENCILC_CUDA_CHECK(cudaSetDevice(pe));
       STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_[pe], cudaStreamNonBlocking));
-      STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&halo_[pe], cudaStreamNonBlocking));
+      // STENCILC_HC_ONE_STREAM=1: everything on the compute stream, in program order (no
+      // overlap; the waits between the two streams become no-ops). For finding an ordering bug.
+      if (one_stream_) {
+        halo_[pe] = compute_[pe];
+      } else {
+        STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&halo_[pe], cudaStreamNonBlocking));
+      }
       STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&fork_[pe], cudaEventDisableTiming));
       STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&join_[pe], cudaEventDisableTiming));
       STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&boundary_done_[pe], cudaEventDisableTiming));
@@ -172,8 +179,8 @@ class Control {
       cudaEventDestroy(fork_[pe]);
       cudaEventDestroy(join_[pe]);
       cudaEventDestroy(boundary_done_[pe]);
+      if (halo_[pe] != compute_[pe]) cudaStreamDestroy(halo_[pe]);
       cudaStreamDestroy(compute_[pe]);
-      cudaStreamDestroy(halo_[pe]);
     }
     cudaFreeHost(results_);
   }
@@ -352,6 +359,7 @@ class Control {
   };
 
   int n_;
+  bool one_stream_;
   cudaStream_t compute_[kMaxPes] = {};
   cudaStream_t halo_[kMaxPes] = {};
   cudaEvent_t fork_[kMaxPes] = {};
@@ -381,6 +389,31 @@ struct HaloCopyPlan {
   std::vector<std::vector<int>> senders;      // per PE: the PEs it pulls from
   std::vector<std::vector<int>> readers;      // per PE: the PEs that pull from it
 };
+
+// Where element (z, y, x) of a block's allocation is, from its start: rows of `row` elements
+// (the last dimension with halos), slices of `rows` rows. The copy engines see the same layout
+// through the pitched pointers of HaloCopies, and pull_face computes it directly.
+__host__ __device__ inline long cell_offset(long row, long rows, long z, long y, long x) {
+  return (z * rows + y) * row + x;
+}
+
+#if defined(__CUDACC__)
+// A narrow face (a few elements per row, e.g. the columns of a 2-D block: the copy engines would
+// move it one short row at a time) copied by the receiving GPU's threads, which read the
+// neighbour's block over NVLink (peer access). Threads along x cover a row, along y the rows, the
+// grid's z the slices.
+template <class T>
+__global__ void pull_face(T* dst, long dst_row, long dst_rows, const T* src, long src_row, long src_rows, HaloCopy c) {
+  for (long z = blockIdx.z; z < c.count[0]; z += gridDim.z) {
+    for (long y = blockIdx.y * blockDim.y + threadIdx.y; y < c.count[1]; y += static_cast<long>(gridDim.y) * blockDim.y) {
+      for (long x = threadIdx.x; x < c.count[2]; x += blockDim.x) {
+        dst[cell_offset(dst_row, dst_rows, c.dst[0] + z, c.dst[1] + y, c.dst[2] + x)] =
+            src[cell_offset(src_row, src_rows, c.src[0] + z, c.src[1] + y, c.src[2] + x)];
+      }
+    }
+  }
+}
+#endif  // __CUDACC__
 
 namespace detail {
 
@@ -461,6 +494,8 @@ HaloCopyPlan plan_halo_copies(const ProcessGrid& grid, const std::vector<DBlock<
   return plan;
 }
 
+enum class Pull { Auto, Never, Always };
+
 // The halo exchange of one grid (both buffers of a swapped pair share it: same layout) as peer
 // copies, each GPU pulling its halos from its neighbours' owned cells on its halo stream.
 template <class T, int N>
@@ -506,6 +541,10 @@ class HaloCopies {
         if (peer != pe) STENCILC_CUDA_CHECK(cudaStreamWaitEvent(stream, ready_[peer], 0));
       }
       for (const HaloCopy& c : plan_.copies[pe]) {
+        if (pulled(c)) {
+          pull(blocks[c.peer], blocks[pe], c, stream);
+          continue;
+        }
         // Positions and widths in bytes along x (linear memory), in rows and slices along y, z.
         const cudaPos src = make_cudaPos(c.src[2] * sizeof(T), c.src[1], c.src[0]);
         const cudaPos dst = make_cudaPos(c.dst[2] * sizeof(T), c.dst[1], c.dst[0]);
@@ -552,18 +591,51 @@ class HaloCopies {
   const HaloCopyPlan& plan() const { return plan_; }
 
  private:
+  // Faces of rows narrower than 64 bytes are copied by a kernel (pull_face), the others by the
+  // copy engines; STENCILC_HC_PULL=never or =always forces one way (for measuring).
+  bool pulled(const HaloCopy& c) const {
+    if (pull_ == Pull::Never) return false;
+    if (pull_ == Pull::Always) return true;
+    return c.count[2] * static_cast<long>(sizeof(T)) < 64 && c.count[0] * c.count[1] > 1;
+  }
+
+  static Pull pull_mode() {
+    const char* text = std::getenv("STENCILC_HC_PULL");
+    if (text == nullptr || std::strcmp(text, "auto") == 0) return Pull::Auto;
+    if (std::strcmp(text, "never") == 0) return Pull::Never;
+    if (std::strcmp(text, "always") == 0) return Pull::Always;
+    fatal("STENCILC_HC_PULL='%s': expected auto, never or always", text);
+  }
+
+#if defined(__CUDACC__)
+  static void pull(const DBlock<T, N>& from, const DBlock<T, N>& to, const HaloCopy& c, cudaStream_t stream) {
+    unsigned x = 1;
+    while (x < 32 && x < c.count[2]) x *= 2;
+    const dim3 block(x, 256 / x);
+    const long rows = (c.count[1] + block.y - 1) / block.y;
+    const dim3 grid(1, static_cast<unsigned>(rows < 65535 ? rows : 65535),
+                    static_cast<unsigned>(c.count[0] < 65535 ? c.count[0] : 65535));
+    pull_face<T><<<grid, block, 0, stream>>>(to.data - to.data_offset(), to.extent_with_halos(N - 1), slice_rows(to),
+                                             from.data - from.data_offset(), from.extent_with_halos(N - 1),
+                                             slice_rows(from), c);
+    STENCILC_CUDA_CHECK(cudaGetLastError());
+  }
+#endif  // __CUDACC__
+
+  static long slice_rows(const DBlock<T, N>& b) { return N >= 2 ? b.extent_with_halos(N >= 2 ? N - 2 : 0) : 1; }
+
   // The block's whole allocation (halos included) as a pitched pointer: rows of the last
   // dimension, slices of the last two.
   static cudaPitchedPtr pitched(const DBlock<T, N>& b) {
     T* base = b.data - b.data_offset();
     const std::size_t row = static_cast<std::size_t>(b.extent_with_halos(N - 1));
-    const std::size_t rows = N >= 2 ? static_cast<std::size_t>(b.extent_with_halos(N >= 2 ? N - 2 : 0)) : 1;
-    return make_cudaPitchedPtr(base, row * sizeof(T), row * sizeof(T), rows);
+    return make_cudaPitchedPtr(base, row * sizeof(T), row * sizeof(T), static_cast<std::size_t>(slice_rows(b)));
   }
 
   Control& control_;
   int id_;
   HaloCopyPlan plan_;
+  Pull pull_ = pull_mode();
   long long sent_ = 0;
   cudaEvent_t ready_[kMaxPes] = {};
   cudaEvent_t copied_[kMaxPes] = {};
