@@ -7,17 +7,18 @@
 // runtime/include/stencilc/runtime/cuda/host_controlled.cuh; docs/SCHEDULES.md describes both.
 #pragma once
 
-#include "codegen/HostEmitter.h"
-#include "ir/IR.h"
-
 #include <string>
 #include <vector>
+
+#include "codegen/HostEmitter.h"
+#include "ir/IR.h"
 
 namespace stencilc::codegen {
 
 /// Emits every program of `module` for the host-controlled schedule. Programs must have gone
 /// through passes::host_controlled_pipeline() (decomposed, exchanges lowered, maybe split).
 /// SC_SPMD_PROGRAM functions are an error.
-std::vector<GeneratedProgram> emit_cuda_host_controlled(const ir::Module& module, std::vector<std::string>* errors);
+std::vector<GeneratedProgram> emit_cuda_host_controlled(const ir::Module& module,
+                                                        std::vector<std::string>* errors);
 
 }  // namespace stencilc::codegen

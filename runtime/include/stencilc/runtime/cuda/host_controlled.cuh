@@ -7,10 +7,10 @@
 // Per GPU two streams:
 //   compute  every kernel, except the boundary part of a split point update;
 //   halo     the boundary parts and the halo copies, so that they overlap the inner part.
-// The halo stream forks from the compute stream (it waits for an event recorded there) before
-// it does anything, and the compute stream joins it again (waits for an event of the halo
-// stream) before it needs what the halo stream did. The generated code decides where: see
-// codegen/HostControlledEmitter.cpp.
+// The halo stream forks from the compute stream (waits for an event recorded there) before it
+// needs what the compute stream did, and the compute stream waits for an event of the halo
+// stream before it needs what the halo stream did. Control decides where, as the program runs;
+// the generated code (codegen/HostControlledEmitter.cpp) says what each statement is.
 //
 // A halo exchange of a grid is two calls, like the IR's halo_send / halo_recv:
 //   send(blocks):  every GPU forks its halo stream and records `ready`; then every GPU's halo
@@ -107,12 +107,14 @@ __device__ inline void block_partial(T value, ReduceOp op, T* partials) {
   __shared__ T warp_partials[32];
   const int rank = thread_rank();
   const int lane = rank % 32, warp = rank / 32;
-  for (int offset = 16; offset > 0; offset /= 2) value = combine(value, __shfl_down_sync(0xffffffffu, value, offset), op);
+  for (int offset = 16; offset > 0; offset /= 2)
+    value = combine(value, __shfl_down_sync(0xffffffffu, value, offset), op);
   if (lane == 0) warp_partials[warp] = value;
   __syncthreads();
   if (rank == 0) {
     T total = warp_partials[0];
-    for (int w = 1; w < (block_threads() + 31) / 32; ++w) total = combine(total, warp_partials[w], op);
+    for (int w = 1; w < (block_threads() + 31) / 32; ++w)
+      total = combine(total, warp_partials[w], op);
     partials[block_rank()] = total;
   }
 }
@@ -152,7 +154,8 @@ __global__ void finish_reduction(const T* partials, int count, ReduceOp op, T id
 //     faces, and a receive only past statements that neither read the halo nor write the grid).
 class Control {
  public:
-  explicit Control(P2PTeam& team) : n_(team.n()), one_stream_(std::getenv("STENCILC_HC_ONE_STREAM") != nullptr) {
+  explicit Control(P2PTeam& team)
+      : n_(team.n()), one_stream_(std::getenv("STENCILC_HC_ONE_STREAM") != nullptr) {
     for (int pe = 0; pe < n_; ++pe) {
       STENCILC_CUDA_CHECK(cudaSetDevice(pe));
       STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_[pe], cudaStreamNonBlocking));
@@ -169,7 +172,8 @@ class Control {
     }
     scratch_ = team.alloc<std::uint64_t>(kReduceBlocks + 1);
     void* pinned = nullptr;
-    STENCILC_CUDA_CHECK(cudaHostAlloc(&pinned, sizeof(std::uint64_t) * kMaxPes, cudaHostAllocPortable));
+    STENCILC_CUDA_CHECK(
+        cudaHostAlloc(&pinned, sizeof(std::uint64_t) * kMaxPes, cudaHostAllocPortable));
     results_ = static_cast<std::uint64_t*>(pinned);
   }
 
@@ -238,8 +242,10 @@ class Control {
     bool fork_needed = false;
     int inner_parts = 0;
     for (const Since& s : since_fork_) {
-      if (s.kind == Since::Inner) fork_needed = fork_needed || s.id != pair || !partnered || ++inner_parts > 1;
-      if (s.kind == Since::Recv) fork_needed = fork_needed || std::find(writes.begin(), writes.end(), s.id) != writes.end();
+      if (s.kind == Since::Inner)
+        fork_needed = fork_needed || s.id != pair || !partnered || ++inner_parts > 1;
+      if (s.kind == Since::Recv)
+        fork_needed = fork_needed || std::find(writes.begin(), writes.end(), s.id) != writes.end();
       if (s.kind == Since::Other) fork_needed = true;
     }
     if (fork_needed) fork_all();
@@ -263,7 +269,8 @@ class Control {
   // A receive of grid `grid` whose send had place `sent`: the compute streams have waited for
   // the copies, so also for every boundary part before them.
   void recv_stage(int grid, long long sent) {
-    pending_.erase(std::remove_if(pending_.begin(), pending_.end(), [&](const Boundary& b) { return b.sequence < sent; }),
+    pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
+                                  [&](const Boundary& b) { return b.sequence < sent; }),
                    pending_.end());
     since_fork_.push_back({Since::Recv, grid});
   }
@@ -271,7 +278,8 @@ class Control {
   // Launches a point-update kernel of `pe` over `local` on `stream`, unless the box is empty:
   // kernel(grid, block, stream, box) does the <<<...>>>.
   template <int N, class T, class Kernel>
-  void launch(int pe, cudaStream_t stream, const SBox<N>& local, const DBlock<T, N>& layout, Kernel&& kernel) {
+  void launch(int pe, cudaStream_t stream, const SBox<N>& local, const DBlock<T, N>& layout,
+              Kernel&& kernel) {
     if (empty(local)) return;
     dim3 grid, block;
     launch_shape(local, false, &grid, &block);
@@ -285,7 +293,8 @@ class Control {
   // partials) runs the reduction kernel (one partial per thread block), then one block combines
   // the partials in order and the result is copied to pinned host memory (see allreduce).
   template <class V, int N, class T, class Kernel>
-  void reduce(int pe, const SBox<N>& local, const DBlock<T, N>& layout, ReduceOp op, V identity, Kernel&& kernel) {
+  void reduce(int pe, const SBox<N>& local, const DBlock<T, N>& layout, ReduceOp op, V identity,
+              Kernel&& kernel) {
     static_assert(sizeof(V) <= sizeof(std::uint64_t), "scalars of at most 8 bytes");
     STENCILC_CUDA_CHECK(cudaSetDevice(pe));
     V* partials = reinterpret_cast<V*>(scratch_.on(pe));
@@ -300,7 +309,8 @@ class Control {
     }
     finish_reduction<V><<<1, 256, 0, compute_[pe]>>>(partials, count, op, identity, result);
     STENCILC_CUDA_CHECK(cudaGetLastError());
-    STENCILC_CUDA_CHECK(cudaMemcpyAsync(&results_[pe], result, sizeof(V), cudaMemcpyDeviceToHost, compute_[pe]));
+    STENCILC_CUDA_CHECK(
+        cudaMemcpyAsync(&results_[pe], result, sizeof(V), cudaMemcpyDeviceToHost, compute_[pe]));
   }
 #endif  // __CUDACC__
 
@@ -317,10 +327,14 @@ class Control {
     for (int pe = 0; pe < n_; ++pe) {
       V next;
       std::memcpy(&next, &results_[pe], sizeof(V));
-      if (pe == 0) total = next;
-      else if (op == ReduceOp::Sum) total = static_cast<V>(total + next);
-      else if (op == ReduceOp::Max) total = next > total ? next : total;
-      else total = next < total ? next : total;
+      if (pe == 0)
+        total = next;
+      else if (op == ReduceOp::Sum)
+        total = static_cast<V>(total + next);
+      else if (op == ReduceOp::Max)
+        total = next > total ? next : total;
+      else
+        total = next < total ? next : total;
     }
     return total;
   }
@@ -334,7 +348,8 @@ class Control {
       STENCILC_CUDA_CHECK(cudaStreamSynchronize(compute_[pe]));
     }
     pending_.clear();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_).count();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_)
+        .count();
   }
 
  private:
@@ -403,9 +418,11 @@ __host__ __device__ inline long cell_offset(long row, long rows, long z, long y,
 // neighbour's block over NVLink (peer access). Threads along x cover a row, along y the rows, the
 // grid's z the slices.
 template <class T>
-__global__ void pull_face(T* dst, long dst_row, long dst_rows, const T* src, long src_row, long src_rows, HaloCopy c) {
+__global__ void pull_face(T* dst, long dst_row, long dst_rows, const T* src, long src_row,
+                          long src_rows, HaloCopy c) {
   for (long z = blockIdx.z; z < c.count[0]; z += gridDim.z) {
-    for (long y = blockIdx.y * blockDim.y + threadIdx.y; y < c.count[1]; y += static_cast<long>(gridDim.y) * blockDim.y) {
+    for (long y = blockIdx.y * blockDim.y + threadIdx.y; y < c.count[1];
+         y += static_cast<long>(gridDim.y) * blockDim.y) {
       for (long x = threadIdx.x; x < c.count[2]; x += blockDim.x) {
         dst[cell_offset(dst_row, dst_rows, c.dst[0] + z, c.dst[1] + y, c.dst[2] + x)] =
             src[cell_offset(src_row, src_rows, c.src[0] + z, c.src[1] + y, c.src[2] + x)];
@@ -434,8 +451,8 @@ bool exchanged(const DBlock<T, N>& b, const std::array<int, 3>& dir, bool corner
 }
 
 template <class T, int N>
-HaloCopy make_copy(const std::vector<DBlock<T, N>>& blocks, int pe, int peer, const std::array<int, 3>& dir,
-                   const char* name) {
+HaloCopy make_copy(const std::vector<DBlock<T, N>>& blocks, int pe, int peer,
+                   const std::array<int, 3>& dir, const char* name) {
   const DBlock<T, N>& mine = blocks[pe];
   const DBlock<T, N>& theirs = blocks[peer];
   HaloCopy c{peer, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}};
@@ -452,8 +469,11 @@ HaloCopy make_copy(const std::vector<DBlock<T, N>>& blocks, int pe, int peer, co
       dst = mine.extent[d];
     }
     if (count > theirs.extent[d]) {
-      fatal("halo copies of grid '%s': GPU %d's block is %d thick in dimension %d but must supply %ld halo layers "
-            "to GPU %d; use fewer GPUs or another decomposition", name, peer, theirs.extent[d], d, count, pe);
+      fatal(
+          "halo copies of grid '%s': GPU %d's block is %d thick in dimension %d but must supply "
+          "%ld halo layers "
+          "to GPU %d; use fewer GPUs or another decomposition",
+          name, peer, theirs.extent[d], d, count, pe);
     }
     const int k = 3 - N + d;
     c.dst[k] = dst + mine.halo_lo[d];
@@ -503,10 +523,14 @@ class HaloCopies {
  public:
   // `id`: the grid's number in the generated code (Control::boundary_stage's `writes`);
   // `corners`: the diagonal directions too (box stencils).
-  HaloCopies(Control& control, int id, const ProcessGrid& grid, const std::vector<DBlock<T, N>>& blocks,
-             std::array<bool, N> periodic, bool corners, const char* name)
-      : control_(control), id_(id), plan_(plan_halo_copies<T, N>(grid, blocks, periodic, corners, name)) {
-    if (control.n() != grid.size()) fatal("halo copies of grid '%s': a process grid for another team", name);
+  HaloCopies(Control& control, int id, const ProcessGrid& grid,
+             const std::vector<DBlock<T, N>>& blocks, std::array<bool, N> periodic, bool corners,
+             const char* name)
+      : control_(control),
+        id_(id),
+        plan_(plan_halo_copies<T, N>(grid, blocks, periodic, corners, name)) {
+    if (control.n() != grid.size())
+      fatal("halo copies of grid '%s': a process grid for another team", name);
     for (int pe = 0; pe < control.n(); ++pe) {
       STENCILC_CUDA_CHECK(cudaSetDevice(pe));
       STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&ready_[pe], cudaEventDisableTiming));
@@ -608,28 +632,32 @@ class HaloCopies {
   }
 
 #if defined(__CUDACC__)
-  static void pull(const DBlock<T, N>& from, const DBlock<T, N>& to, const HaloCopy& c, cudaStream_t stream) {
+  static void pull(const DBlock<T, N>& from, const DBlock<T, N>& to, const HaloCopy& c,
+                   cudaStream_t stream) {
     unsigned x = 1;
     while (x < 32 && x < c.count[2]) x *= 2;
     const dim3 block(x, 256 / x);
     const long rows = (c.count[1] + block.y - 1) / block.y;
     const dim3 grid(1, static_cast<unsigned>(rows < 65535 ? rows : 65535),
                     static_cast<unsigned>(c.count[0] < 65535 ? c.count[0] : 65535));
-    pull_face<T><<<grid, block, 0, stream>>>(to.data - to.data_offset(), to.extent_with_halos(N - 1), slice_rows(to),
-                                             from.data - from.data_offset(), from.extent_with_halos(N - 1),
-                                             slice_rows(from), c);
+    pull_face<T><<<grid, block, 0, stream>>>(
+        to.data - to.data_offset(), to.extent_with_halos(N - 1), slice_rows(to),
+        from.data - from.data_offset(), from.extent_with_halos(N - 1), slice_rows(from), c);
     STENCILC_CUDA_CHECK(cudaGetLastError());
   }
 #endif  // __CUDACC__
 
-  static long slice_rows(const DBlock<T, N>& b) { return N >= 2 ? b.extent_with_halos(N >= 2 ? N - 2 : 0) : 1; }
+  static long slice_rows(const DBlock<T, N>& b) {
+    return N >= 2 ? b.extent_with_halos(N >= 2 ? N - 2 : 0) : 1;
+  }
 
   // The block's whole allocation (halos included) as a pitched pointer: rows of the last
   // dimension, slices of the last two.
   static cudaPitchedPtr pitched(const DBlock<T, N>& b) {
     T* base = b.data - b.data_offset();
     const std::size_t row = static_cast<std::size_t>(b.extent_with_halos(N - 1));
-    return make_cudaPitchedPtr(base, row * sizeof(T), row * sizeof(T), static_cast<std::size_t>(slice_rows(b)));
+    return make_cudaPitchedPtr(base, row * sizeof(T), row * sizeof(T),
+                               static_cast<std::size_t>(slice_rows(b)));
   }
 
   Control& control_;
