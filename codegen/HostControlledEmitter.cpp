@@ -71,7 +71,6 @@ class HostControlledEmitter : public CppEmitter {
       if (first_grid_.empty()) first_grid_ = q.name;
       const int id = static_cast<int>(grid_ids_.size());
       grid_ids_[q.name] = id;
-      rank_ = q.rank;
     }
   }
 
@@ -98,7 +97,6 @@ class HostControlledEmitter : public CppEmitter {
  protected:
   bool in_kernel_ = false;  // expressions are being written for device code
   std::string first_grid_;  // every grid's blocks have the same layout: this one's serve
-  int rank_ = 0;
   std::map<std::string, int> grid_ids_;  // grid parameter -> its number (sc_descs, Control)
   std::ostringstream kernels_;           // functions and kernels so far
   std::map<std::string, std::string> kernel_of_;  // point update (text) -> its kernel

@@ -22,16 +22,34 @@ declare -A sizes=(
   [jacobi2d]="256 256 200|67 53 41" [heat3d]="48 30|19 9" [wave2d]="128 60|61 23"
   [poisson9]="64 1e-6|29 1e-5" [advect2d]="96 40|45 31" [multiwrite2d]="96 40|43 17"
   [fdtd2d]="96 80 30|37 45 21" [box27]="32 24 40 10|13 11 17 7" [convergence2d]="64 1e-6|27 1e-5")
+samples="jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d"
+suffix_of() { [ "$1" = host-controlled ] && echo .hc || echo ""; }
+# Build everything first, in parallel (each nvcc takes 10-40 s), then check.
+t0=$(date +%s)
+jobs=0
 for schedule in $schedules; do
-  suffix=$([ "$schedule" = host-controlled ] && echo .hc || echo "")
-  for name in jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d; do
+  suffix=$(suffix_of "$schedule")
+  for name in $samples; do
+    ( "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
+        -I "$root/samples" "$gen/$name$suffix.cu" -o "$out/$name$suffix.cuda" 2> "$out/$name$suffix.nvcc.log" \
+        || rm -f "$out/$name$suffix.cuda" ) &
+    jobs=$((jobs + 1))
+    if [ "$jobs" -ge "$(nproc)" ]; then wait -n; jobs=$((jobs - 1)); fi
+  done
+done
+for name in $samples; do
+  g++ -std=c++17 -O2 -I "$root/include" "$root/samples/$name.cpp" -o "$out/$name.ref" -pthread &
+done
+wait
+echo "built in $(( $(date +%s) - t0 )) s"
+for schedule in $schedules; do
+  suffix=$(suffix_of "$schedule")
+  for name in $samples; do
     t0=$(date +%s)
     exe="$out/$name$suffix.cuda"
-    if ! "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" -I "$root/samples" \
-        "$gen/$name$suffix.cu" -o "$exe" 2> "$out/$name$suffix.nvcc.log"; then
+    if [ ! -x "$exe" ]; then
       echo "FAIL nvcc $name ($schedule)"; head -20 "$out/$name$suffix.nvcc.log"; failed=$((failed + 1)); continue
     fi
-    [ -x "$out/$name.ref" ] || g++ -std=c++17 -O2 -I "$root/include" "$root/samples/$name.cpp" -o "$out/$name.ref" -pthread
     IFS='|' read -r -a sets <<< "${sizes[$name]}"
     args=()
     for s in "${sets[@]}"; do args+=(--args "$s"); done
