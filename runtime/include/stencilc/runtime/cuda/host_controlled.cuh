@@ -353,8 +353,10 @@ class Control {
   }
 
  private:
-  // The halo stream of every GPU waits for everything issued so far on its compute stream.
+  // The halo stream of every GPU waits for everything issued so far on its compute stream
+  // (nothing to do when the compute streams did nothing since the last fork).
   void fork_all() {
+    if (since_fork_.empty()) return;
     for (int pe = 0; pe < n_; ++pe) {
       STENCILC_CUDA_CHECK(cudaSetDevice(pe));
       STENCILC_CUDA_CHECK(cudaEventRecord(fork_[pe], compute_[pe]));
