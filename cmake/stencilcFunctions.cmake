@@ -2,10 +2,11 @@
 # (find_package(stencilc)) and by stencilc's own build. They need the targets stencilc::stencilc,
 # stencilc::headers and stencilc::runtime_host.
 #
-#   stencilc_generate(<out-var> SOURCES <file>... [TARGET host]
-#                     [TARGET_PROPERTIES <cmake-target>] [OPTIONS <compile-arg>...]
-#                     [OUTPUT_DIRECTORY <dir>])
-#     Runs `stencilc --target=host --emit=cpp` (TARGET cuda: `--emit=cuda`, <name>.stencilc.cu) on
+#   stencilc_generate(<out-var> SOURCES <file>... [TARGET host|cuda]
+#                     [SCHEDULE cpu-free|host-controlled] [TARGET_PROPERTIES <cmake-target>]
+#                     [OPTIONS <compile-arg>...] [OUTPUT_DIRECTORY <dir>])
+#     Runs `stencilc --target=host --emit=cpp` (TARGET cuda: `--emit=cuda`, <name>.stencilc.cu,
+#     with `--schedule=<SCHEDULE>`; SCHEDULE only with TARGET cuda) on
 #     each source at build time and sets <out-var> to the generated files, <dir>/<name>.stencilc.cpp
 #     (<dir> defaults to the current binary
 #     directory). The front end gets the include directories and compile definitions of
@@ -21,10 +22,12 @@
 #     stencilc::runtime_host. Give it include directories and definitions with
 #     target_include_directories/target_compile_definitions(<name> ...): stencilc's front end
 #     and the host compiler both see them (OPTIONS: arguments for the front end only). Only
-#     TARGET host (the default; PEs are threads) and TARGET cuda (one persistent kernel per GPU;
-#     needs enable_language(CUDA); CUDA_ARCHITECTURES defaults to 90) with SCHEDULE cpu-free and
-#     BACKEND p2p (the defaults) are available in this version; the others stop the configuration. The generated
-#     files are in the target's STENCILC_GENERATED_SOURCES property.
+#     TARGET host (the default; PEs are threads) and TARGET cuda (needs enable_language(CUDA);
+#     CUDA_ARCHITECTURES defaults to 90) with BACKEND p2p (the default) are available in this
+#     version; BACKEND nvshmem stops the configuration. TARGET cuda takes SCHEDULE cpu-free (the
+#     default: one persistent kernel per GPU) or host-controlled (the CPU-controlled baseline: the
+#     host launches a kernel per update and GPU); TARGET host has no SCHEDULE but cpu-free. The
+#     generated files are in the target's STENCILC_GENERATED_SOURCES property.
 #
 #   stencilc_add_reference_executable(<name> SOURCES <file>...)
 #     The same sources built by the host compiler against the user header (serial reference
@@ -49,6 +52,14 @@ function(_stencilc_check_choice function what value known available)
   endif()
 endfunction()
 
+# The schedules: the CPU-free one for both targets, the host-controlled baseline for cuda only.
+function(_stencilc_check_schedule function target schedule)
+  _stencilc_check_choice("${function}" SCHEDULE "${schedule}" "cpu-free;host-controlled" "cpu-free;host-controlled")
+  if(schedule STREQUAL "host-controlled" AND NOT target STREQUAL "cuda")
+    message(FATAL_ERROR "${function}: SCHEDULE host-controlled needs TARGET cuda (the host target has one schedule)")
+  endif()
+endfunction()
+
 # A one-value keyword given without its value is a mistake, not a request for the default.
 function(_stencilc_check_values function keywords missing)
   foreach(keyword IN LISTS keywords)
@@ -59,18 +70,26 @@ function(_stencilc_check_values function keywords missing)
 endfunction()
 
 function(stencilc_generate out_var)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "TARGET;TARGET_PROPERTIES;OUTPUT_DIRECTORY" "SOURCES;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "TARGET;SCHEDULE;TARGET_PROPERTIES;OUTPUT_DIRECTORY" "SOURCES;OPTIONS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "stencilc_generate: unexpected arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
   if(NOT arg_SOURCES)
     message(FATAL_ERROR "stencilc_generate: no SOURCES given")
   endif()
-  _stencilc_check_values(stencilc_generate "TARGET;TARGET_PROPERTIES;OUTPUT_DIRECTORY" "${arg_KEYWORDS_MISSING_VALUES}")
+  _stencilc_check_values(stencilc_generate "TARGET;SCHEDULE;TARGET_PROPERTIES;OUTPUT_DIRECTORY"
+                         "${arg_KEYWORDS_MISSING_VALUES}")
   if(NOT arg_TARGET)
     set(arg_TARGET host)
   endif()
   _stencilc_check_choice(stencilc_generate TARGET "${arg_TARGET}" "host;cuda" "${_stencilc_available_targets}")
+  set(schedule_arg)
+  if(arg_SCHEDULE)
+    _stencilc_check_schedule(stencilc_generate "${arg_TARGET}" "${arg_SCHEDULE}")
+    if(arg_TARGET STREQUAL "cuda")
+      set(schedule_arg "--schedule=${arg_SCHEDULE}")
+    endif()
+  endif()
   if(NOT arg_OUTPUT_DIRECTORY)
     set(arg_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
   endif()
@@ -106,7 +125,7 @@ function(stencilc_generate out_var)
     add_custom_command(
       OUTPUT "${output}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"
-      COMMAND stencilc::stencilc --target=${arg_TARGET} --emit=${emit} "${source}" -o "${output}"
+      COMMAND stencilc::stencilc --target=${arg_TARGET} ${schedule_arg} --emit=${emit} "${source}" -o "${output}"
               -MD -MF "${output}.d" -- ${compile_args}
       DEPENDS "${source}" stencilc::stencilc
       DEPFILE "${output}.d"
@@ -138,7 +157,7 @@ function(stencilc_add_executable name)
     set(arg_BACKEND p2p)
   endif()
   _stencilc_check_choice("${fn}" TARGET "${arg_TARGET}" "host;cuda" "${_stencilc_available_targets}")
-  _stencilc_check_choice("${fn}" SCHEDULE "${arg_SCHEDULE}" "cpu-free;host-controlled" "cpu-free")
+  _stencilc_check_schedule("${fn}" "${arg_TARGET}" "${arg_SCHEDULE}")
   _stencilc_check_choice("${fn}" BACKEND "${arg_BACKEND}" "p2p;nvshmem" "p2p")
   if(arg_TARGET STREQUAL "cuda")
     if(NOT CMAKE_CUDA_COMPILER)
@@ -152,7 +171,7 @@ function(stencilc_add_executable name)
   endif()
 
   add_executable(${name})
-  stencilc_generate(generated SOURCES ${arg_SOURCES} TARGET ${arg_TARGET} TARGET_PROPERTIES ${name}
+  stencilc_generate(generated SOURCES ${arg_SOURCES} TARGET ${arg_TARGET} SCHEDULE ${arg_SCHEDULE} TARGET_PROPERTIES ${name}
                     OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/stencilc/${name}" OPTIONS ${arg_OPTIONS})
   target_sources(${name} PRIVATE ${generated})
   # compiled.hpp comes with the user header; the runtime brings its own headers and Threads.

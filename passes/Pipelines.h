@@ -1,4 +1,5 @@
-// The pass pipelines: the one the driver runs for every target, and its exchange-lowering prefix, as text for PassPipeline::add_pipeline.
+// The pass pipelines, as text for PassPipeline::add_pipeline: the CPU-free one the driver runs
+// for both targets, its exchange-lowering prefix, and the host-controlled schedule's prefix.
 #pragma once
 
 namespace stencilc::passes {
@@ -18,6 +19,18 @@ inline const char* host_pipeline() {
 inline const char* cpu_free_pipeline() {
   return "infer-halos,decompose,insert-exchanges,lower-exchanges,split-boundary,"
          "place-signaled-puts,persistent-fusion,specialize-blocks";
+}
+
+/// The pipeline of the CUDA target's host-controlled schedule (--schedule=host-controlled, the
+/// CPU-controlled baseline: docs/SCHEDULES.md), after fold-constants. The host runs the program's
+/// control flow and launches a kernel per point update, so it needs the halos, the decomposition
+/// and the exchanges, lowered to send and receive so that the copies can start right after what
+/// they send is written and be waited for right before the halo is read; split-boundary gives the
+/// boundary part the copies wait for (or that waits for them) and the inner part they overlap.
+/// Not persistent-fusion nor specialize-blocks: there is no persistent kernel whose workers need
+/// barriers or roles (kernel boundaries order the updates).
+inline const char* host_controlled_pipeline() {
+  return "infer-halos,decompose,insert-exchanges,lower-exchanges,split-boundary,place-signaled-puts";
 }
 
 }  // namespace stencilc::passes

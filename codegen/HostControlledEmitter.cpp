@@ -1,0 +1,457 @@
+// The host-controlled schedule (see HostControlledEmitter.h). For each decomposed program it
+// writes, inside `namespace stencilc_generated::sc_<program>`, the module's functions and one
+// kernel per point update (the two parts of a split one share it) and per reduction; and in
+// `namespace stencilc_generated` the launcher `<program>_launch`, whose body is the program's own
+// statements run on the host: each point update a launch on every GPU, each halo_send /
+// halo_recv the peer copies of a grid and the waits for them, each allreduce a synchronisation
+// with every GPU. Which stream waits for which is decided as the host runs, by the runtime's
+// hc::Control (host_controlled.cuh): the emitter only says what each statement is.
+#include "codegen/HostControlledEmitter.h"
+
+#include <map>
+#include <set>
+
+#include "codegen/CppEmitter.h"
+#include "codegen/EmitUtil.h"
+#include "ir/IRPrinter.h"
+
+namespace stencilc::codegen {
+
+using namespace ir;
+
+namespace {
+
+const std::string kRt = "::stencilc::rt::cuda::";
+const std::string kHc = "::stencilc::rt::cuda::hc::";
+
+std::string dblock_type(const Param& p) {
+  return kRt + "DBlock<" + cpp_type(p.type) + ", " + std::to_string(p.rank) + ">";
+}
+
+const char* reduce_op_name(ReduceOp op) {
+  return op == ReduceOp::Sum   ? "::stencilc::rt::ReduceOp::Sum"
+         : op == ReduceOp::Max ? "::stencilc::rt::ReduceOp::Max"
+                               : "::stencilc::rt::ReduceOp::Min";
+}
+
+/// What a point body takes from outside it: the grids it reads, queries or stores, and the
+/// scalars (program parameters, locals, loop counters) it reads.
+struct PointInputs : IRVisitor {
+  using IRVisitor::visit;
+  std::set<std::string> grids, stored;
+  std::map<std::string, ScalarType> scalars;
+  std::set<std::string> locals;
+  void visit(const Var* v) override { scalars.emplace(v->name, v->type); }
+  void visit(const GridRead* r) override {
+    grids.insert(r->grid);
+    IRVisitor::visit(r);
+  }
+  void visit(const GridQuery* q) override {
+    grids.insert(q->grid);
+    IRVisitor::visit(q);
+  }
+  void visit(const Store* s) override {
+    grids.insert(s->grid);
+    stored.insert(s->grid);
+    IRVisitor::visit(s);
+  }
+  void visit(const VarDecl* d) override {
+    locals.insert(d->name);
+    IRVisitor::visit(d);
+  }
+};
+
+class HostControlledEmitter : public CppEmitter {
+ public:
+  HostControlledEmitter(const Module& m, const Program& p) {
+    module_ = &m;
+    program_ = &p;
+    for (const Param& q : p.params) {
+      if (q.kind != ParamKind::Grid) continue;
+      if (first_grid_.empty()) first_grid_ = q.name;
+      const int id = static_cast<int>(grid_ids_.size());
+      grid_ids_[q.name] = id;
+    }
+  }
+
+  /// The module's functions, for the kernels (and the host, should a scalar statement call one).
+  void functions() {
+    in_kernel_ = true;
+    for (const Function& f : module_->functions) function(f, "__host__ __device__ inline");
+    in_kernel_ = false;
+    kernels_ << take();
+    out_.str("");
+  }
+
+  /// The program's statements as host code, indented for the launcher's body; the kernels they
+  /// launch accumulate in kernels().
+  std::string host_body() {
+    body(program_->body, 1);
+    std::string text = take();
+    out_.str("");
+    return text;
+  }
+
+  std::string kernels() const { return kernels_.str(); }
+
+ protected:
+  bool in_kernel_ = false;  // expressions are being written for device code
+  std::string first_grid_;  // every grid's blocks have the same layout: this one's serve
+  std::map<std::string, int> grid_ids_;  // grid parameter -> its number (sc_descs, Control)
+  std::ostringstream kernels_;           // functions and kernels so far
+  std::map<std::string, std::string> kernel_of_;  // point update (text) -> its kernel
+  int kernel_count_ = 0;
+  std::map<std::string, ScalarType> reduced_;  // reduction results -> their type
+
+  std::string math_function(const std::string& name) override {
+    return in_kernel_ ? name : "std::" + name;
+  }
+
+  std::string grid_query(const GridQuery* q) override {
+    if (q->op != GridQueryOp::Extent) return "?";
+    // Every block knows its grid's global extents; on the host, PE 0's block of the grid.
+    return q->grid + (in_kernel_ ? "" : "[0]") + ".global_extent[" + std::to_string(q->dim) + "]";
+  }
+
+  /// The kernel of a point update or reduction (made on first use), and the arguments a launch on
+  /// PE `sc_pe` passes after the box (and the reduction's partials).
+  std::string kernel(const Stmt& s, const std::vector<std::string>& indices, const Stmt& point_body,
+                     const Reduce* red, std::vector<std::string>* args) {
+    PointInputs inputs;
+    inputs.visit(point_body);
+    std::vector<std::string> params;
+    for (const Param& p : program_->params) {
+      if (p.kind != ParamKind::Grid || !inputs.grids.count(p.name)) continue;
+      params.push_back("const " + dblock_type(p) + " " + p.name);
+      args->push_back(p.name + "[sc_pe]");
+    }
+    for (const auto& [name, type] : inputs.scalars) {
+      if (inputs.locals.count(name) || std::count(indices.begin(), indices.end(), name)) continue;
+      params.push_back("const " + std::string(cpp_type(type)) + " " + name);
+      args->push_back(name);
+    }
+    std::string key =
+        std::string(red ? "reduce " : "foreach ") + join(indices) + "\n" + print(point_body);
+    if (!red) {
+      auto found = kernel_of_.find(key);
+      if (found != kernel_of_.end()) return found->second;
+    }
+    std::string name = std::string(red ? "reduce_" : "foreach_") + std::to_string(kernel_count_++);
+    kernel_of_[key] = name;
+
+    std::ostringstream host;
+    host.swap(out_);  // the kernel goes to kernels_, the host code resumes after
+    in_kernel_ = true;
+    std::string n = std::to_string(indices.size());
+    comment(0, s);
+    line(0, red ? "// one partial result per thread block, combined on the GPU, then on the host "
+                  "in PE order"
+                : "// one thread per point of a box of this GPU's block (a whole range, the inner "
+                  "box, or a slab)");
+    std::string head = "__global__ void " + name + "(const " + kHc + "LaunchBox<" + n + "> sc_box";
+    if (red) head += std::string(", ") + cpp_type(red->type) + "* sc_partials";
+    for (const std::string& p : params) head += ", " + p;
+    line(0, head + ") {");
+    int indent = 1;
+    if (red)
+      line(indent, std::string(cpp_type(red->type)) + " " + red->result + " = " +
+                       reduce_identity(red->op, red->type) + ";");
+    // Dimension d runs along x (the last), y, z (the first of three); grid-stride in each.
+    const char* axis[] = {"x", "y", "z"};
+    loop_vars_.clear();
+    for (size_t d = 0; d < indices.size(); ++d) {
+      std::string dd = std::to_string(d), a = axis[indices.size() - 1 - d];
+      loop_vars_.push_back("sc_l" + dd);
+      line(indent, "for (int sc_l" + dd + " = sc_box.lo[" + dd + "] + (int)(blockIdx." + a +
+                       " * blockDim." + a + " + threadIdx." + a + "); sc_l" + dd + " < sc_box.hi[" +
+                       dd + "]; sc_l" + dd + " += (int)(gridDim." + a + " * blockDim." + a +
+                       ")) {");
+      ++indent;
+    }
+    for (size_t d = 0; d < indices.size(); ++d) {
+      std::string dd = std::to_string(d);
+      line(indent, "const int " + indices[d] + " = sc_box.origin[" + dd + "] + sc_l" + dd + ";");
+      line(indent, "(void)" + indices[d] + ";");
+    }
+    if (red) {
+      std::string t = cpp_type(red->type);
+      line(indent, "const " + t + " sc_value = [&]() -> " + t + " {");
+      body(point_body, indent + 1);
+      line(indent, "}();");
+      line(indent, reduce_combine(red->op, red->result, "sc_value"));
+    } else {
+      body(point_body, indent);
+    }
+    while (indent > 1) line(--indent, "}");
+    if (red)
+      line(1, kHc + "block_partial(" + red->result + ", " + reduce_op_name(red->op) +
+                  ", sc_partials);");
+    line(0, "}");
+    line(0, "");
+    loop_vars_.clear();
+    in_kernel_ = false;
+    kernels_ << out_.str();
+    out_.swap(host);
+    return name;
+  }
+
+  /// `sc_range`, the update's range in global indices, and the checks of its reads past the
+  /// edges of non-periodic grids (the reference build stops there too).
+  void range_and_checks(const Stmt& s, const Range& r, const Stmt& point_body, int indent) {
+    std::string n = std::to_string(r.rank);
+    if (r.kind == Range::Kind::Interior) {
+      line(indent, "const auto sc_range = ::stencilc::compiled::interior(sc_descs[" +
+                       std::to_string(grid_ids_[r.grid]) + "]);");
+    } else {
+      std::vector<std::string> lo, hi;
+      for (const Expr& e : r.lo) lo.push_back(expr(e));
+      for (const Expr& e : r.hi) hi.push_back(expr(e));
+      line(indent, "const ::stencilc::compiled::Box<" + n + "> sc_range{{" + join(lo) + "}, {" +
+                       join(hi) + "}};");
+    }
+    ReadExtents reads;
+    reads.visit(point_body);
+    std::string where =
+        module_->source + ":" + std::to_string(s->loc.line) + ":" + std::to_string(s->loc.col);
+    for (const auto& [grid, ext] : reads.grids) {
+      bool offsets =
+          std::any_of(ext.first.begin(), ext.first.end(), [](int o) { return o != 0; }) ||
+          std::any_of(ext.second.begin(), ext.second.end(), [](int o) { return o != 0; });
+      if (!offsets) continue;
+      line(indent, "::stencilc::compiled::check_reads<" + n + ">(\"" + program_->name +
+                       "\", sc_descs[" + std::to_string(grid_ids_[grid]) + "], sc_range, " +
+                       int_list(ext.first) + ", " + int_list(ext.second) + ", \"" + where + "\");");
+    }
+  }
+
+  void for_each(const Stmt& self, int indent) override {
+    auto* s = as<ForEach>(self);
+    std::vector<std::string> args;
+    std::string k = kernel(self, s->indices, s->body, nullptr, &args);
+    const bool split = s->part != ForEachPart::All, boundary = s->part == ForEachPart::Boundary;
+    // The two parts of a split foreach share their kernel; its number tells the runtime which
+    // inner part and boundary part belong together.
+    std::string pair = split ? k.substr(k.find('_') + 1) : "-1";
+    comment(indent, self);
+    line(indent, "{");
+    int in = indent + 1;
+    range_and_checks(self, s->range, s->body, in);
+    if (boundary) {
+      PointInputs inputs;
+      inputs.visit(s->body);
+      std::vector<std::string> writes;
+      for (const std::string& g : inputs.stored) writes.push_back(std::to_string(grid_ids_[g]));
+      line(in, "sc_hc.boundary_stage(" + pair + ", {" + join(writes) +
+                   "});  // on the halo streams, beside the inner part");
+    } else {
+      line(in, "sc_hc.compute_stage(" + pair + ");");
+    }
+    line(in, "for (int sc_pe = 0; sc_pe < sc_hc.n(); ++sc_pe) {");
+    ++in;
+    line(in, "const auto sc_local = " + kRt + "clip(::stencilc::compiled::sbox(sc_range), " +
+                 first_grid_ + "[sc_pe]);");
+    std::string box = "sc_local";
+    if (split) {
+      // split-boundary: the points within the widths of the block's faces (up to 2N slabs), or the
+      // others.
+      line(in, "const int sc_wlo[] = " + int_list(s->width_lo) +
+                   ", sc_whi[] = " + int_list(s->width_hi) + ";");
+      line(in, "const auto sc_parts = " + kRt + "part_boxes(sc_local, " + kRt +
+                   "inner_part(sc_local, " + first_grid_ + "[sc_pe], sc_wlo, sc_whi), " +
+                   (boundary ? "true" : "false") + ");");
+      line(in, "for (int sc_b = 0; sc_b < sc_parts.count; ++sc_b) {");
+      ++in;
+      box = "sc_parts.box[sc_b]";
+    }
+    line(in, "sc_hc.launch(sc_pe, sc_hc." + std::string(boundary ? "halo" : "compute") +
+                 "(sc_pe), " + box + ", " + first_grid_ + "[sc_pe],");
+    line(in + 2, "[&](dim3 sc_grid, dim3 sc_block, cudaStream_t sc_stream, const auto& sc_box) {");
+    line(in + 3, "sc_" + program_->name + "::" + k +
+                     "<<<sc_grid, sc_block, 0, sc_stream>>>(sc_box, " + join(args) + ");");
+    line(in + 2, "});");
+    if (split) line(--in, "}");
+    line(--in, "}");
+    if (boundary) line(in, "sc_hc.boundary_launched();");
+    line(indent, "}");
+  }
+
+  void reduce(const Stmt& self, int indent) override {
+    auto* s = as<Reduce>(self);
+    std::vector<std::string> args;
+    std::string k = kernel(self, s->indices, s->body, s, &args);
+    std::string t = cpp_type(s->type), identity = reduce_identity(s->op, s->type);
+    reduced_[s->result] = s->type;
+    comment(indent, self);
+    line(indent, t + " " + s->result + " = " + identity +
+                     ";  // this GPU's part, until the allreduce combines them");
+    line(indent, "{");
+    int in = indent + 1;
+    range_and_checks(self, s->range, s->body, in);
+    line(in, "sc_hc.compute_stage(-1);");
+    line(in, "for (int sc_pe = 0; sc_pe < sc_hc.n(); ++sc_pe) {");
+    line(in + 1, "const auto sc_local = " + kRt + "clip(::stencilc::compiled::sbox(sc_range), " +
+                     first_grid_ + "[sc_pe]);");
+    line(in + 1, "sc_hc.reduce<" + t + ">(sc_pe, sc_local, " + first_grid_ + "[sc_pe], " +
+                     reduce_op_name(s->op) + ", " + identity + ",");
+    line(in + 3, "[&](dim3 sc_grid, dim3 sc_block, cudaStream_t sc_stream, const auto& sc_box, " +
+                     t + "* sc_partials) {");
+    std::string rest = args.empty() ? "" : ", " + join(args);
+    line(in + 4, "sc_" + program_->name + "::" + k +
+                     "<<<sc_grid, sc_block, 0, sc_stream>>>(sc_box, sc_partials" + rest + ");");
+    line(in + 3, "});");
+    line(in, "}");
+    line(indent, "}");
+  }
+
+  void target_stmt(const Stmt& s, int indent) override {
+    switch (s->kind) {
+      case StmtKind::HaloSend: {
+        const std::string& g = as<HaloSend>(s)->grid;
+        comment(indent, s);
+        line(indent, "sc_halo_" + g + ".send(" + g + ");  // every GPU pulls its halos of %" + g +
+                         " on its halo stream");
+        return;
+      }
+      case StmtKind::HaloRecv: {
+        const std::string& g = as<HaloRecv>(s)->grid;
+        comment(indent, s);
+        line(indent, "sc_halo_" + g + ".recv();  // the compute streams wait for those copies");
+        return;
+      }
+      case StmtKind::AllReduce: {
+        auto* a = as<AllReduce>(s);
+        auto type = reduced_.find(a->var);
+        if (type == reduced_.end())
+          return error(s, "the host-controlled schedule combines only reduction results");
+        comment(indent, s);
+        line(indent, a->var + " = sc_hc.allreduce<" + cpp_type(type->second) + ">(" +
+                         reduce_op_name(a->op) +
+                         ");  // the host waits for every GPU, combines in PE order");
+        return;
+      }
+      default:
+        return error(s, "the host-controlled schedule does not support '" +
+                            print(s).substr(0, print(s).find(' ')) +
+                            "' (run it after host_controlled_pipeline())");
+    }
+  }
+};
+
+std::string launcher(const Program& p, const std::string& host_body,
+                     const std::set<std::string>& exchanged,
+                     const std::vector<std::array<int, 2>>& swaps) {
+  std::vector<std::string> params, descs, heap, blocks, halos, downloads;
+  int rank = 0, k = 0;
+  for (const Param& g : p.params) {
+    std::string t = cpp_type(g.type);
+    if (g.kind == ParamKind::Grid) {
+      rank = g.rank;
+      std::string n = std::to_string(g.rank), user = "sc_grid_" + g.name,
+                  desc = "sc_descs[" + std::to_string(k) + "]";
+      params.push_back(std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " +
+                       n + ">& " + user);
+      descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + user + ", " +
+                      int_list(g.halo_lo) + ", " + int_list(g.halo_hi) + ")");
+      heap.push_back("{sizeof(" + t + "), " + int_list(g.halo_lo) + ", " + int_list(g.halo_hi) +
+                     "}");
+      blocks.push_back("  auto " + g.name + " = ::stencilc::compiled::upload_grid<" + t + ", " + n +
+                       ">(sc_team, sc_plan.grid, " + user + ", " + int_list(g.halo_lo) + ", " +
+                       int_list(g.halo_hi) + ");  // %" + g.name + ": one block per GPU");
+      if (exchanged.count(g.name)) {
+        halos.push_back("  " + kHc + "HaloCopies<" + t + ", " + n + "> sc_halo_" + g.name +
+                        "(sc_hc, " + std::to_string(k) + ", sc_plan.grid, " + g.name +
+                        ", ::stencilc::compiled::periodic_dims(" + desc + "), " +
+                        (g.halo_corners ? "true" : "false") + ", \"" + g.name + "\");");
+      }
+      if (!g.is_const) {
+        downloads.push_back("  ::stencilc::compiled::download_grid(sc_team, " + g.name + ", " +
+                            user + ");  // the buffers %" + g.name + " names after the swaps");
+      }
+      ++k;
+    } else if (g.kind == ParamKind::Scalar) {
+      params.push_back(t + " " + g.name);
+    } else if (g.kind == ParamKind::ScalarRef) {
+      params.push_back(t + "& " + g.name);
+    }
+  }
+  std::vector<std::string> swap_list;
+  for (const auto& s : swaps)
+    swap_list.push_back("{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "}");
+  std::string r = std::to_string(rank);
+  std::vector<std::string> out;
+  out.push_back("// program @" + p.name +
+                " on the host: its statements in order, each point update a kernel launch per GPU");
+  out.push_back("inline void " + p.name + "_launch(" + join(params) + ") {");
+  out.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" +
+                join(descs) + "};");
+  out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name +
+                "\", sc_descs, {" + join(swap_list) + "});");
+  out.push_back("  ::stencilc::rt::cuda::P2PTeam sc_team(sc_plan.pes, " + kHc + "heap_bytes_for<" +
+                r + ">(sc_plan.grid, sc_plan.extent, {" + join(heap) +
+                "}));  // one GPU per PE, peer access between all");
+  out.push_back("  " + kHc + "Control sc_hc(sc_team);  // two streams per GPU: compute, and halo");
+  out.insert(out.end(), blocks.begin(), blocks.end());
+  out.insert(out.end(), halos.begin(), halos.end());
+  out.push_back("  sc_hc.start();");
+  out.push_back(host_body.substr(0, host_body.empty() ? 0 : host_body.size() - 1));
+  out.push_back("  const double sc_ms = sc_hc.finish();  // every GPU done");
+  out.push_back(
+      "  if (std::getenv(\"STENCILC_TIMING\")) {  // wall time of the whole run, first launch to "
+      "the last GPU done");
+  out.push_back(
+      "    std::fprintf(stderr, \"stencilc: %s on %d GPUs (host-controlled: kernels launched per "
+      "step, 2 streams "
+      "each): %.3f ms\\n\", \"" +
+      p.name + "\", sc_hc.n(), sc_ms);");
+  out.push_back("  }");
+  out.insert(out.end(), downloads.begin(), downloads.end());
+  out.push_back("}");
+  return join(out, "\n") + "\n";
+}
+
+}  // namespace
+
+std::vector<GeneratedProgram> emit_cuda_host_controlled(const Module& module,
+                                                        std::vector<std::string>* errors) {
+  std::vector<GeneratedProgram> out;
+  for (const Program& p : module.programs) {
+    if (p.kind == ProgramKind::Spmd) {
+      errors->push_back(module.source + ": error: program '" + p.name +
+                        "': the host-controlled schedule does not compile SC_SPMD_PROGRAM "
+                        "functions (use --target=host)");
+      continue;
+    }
+    if (!p.decomposed) {
+      errors->push_back(module.source + ": error: program '" + p.name +
+                        "' reached the host-controlled emitter undecomposed");
+      continue;
+    }
+    ExchangedGrids ex;
+    ex.program = &p;
+    ex.visit(p.body);
+    HostControlledEmitter emitter(module, p);
+    emitter.functions();
+    std::string host_body = emitter.host_body();
+    if (!emitter.ok()) {
+      errors->insert(errors->end(), emitter.errors().begin(), emitter.errors().end());
+      continue;
+    }
+    std::string code;
+    code += "// ---- generated by stencilc from program @" + p.name +
+            " (cuda target, host-controlled: the host launches a kernel per update and GPU, p2p "
+            "backend) ----\n";
+    code += "namespace stencilc_generated {\nnamespace sc_" + p.name + " {\n\n";
+    code += emitter.kernels();
+    code += "}  // namespace sc_" + p.name + "\n\n";
+    code += launcher(p, host_body, ex.grids, ex.swaps);
+    code += "}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
+    std::vector<std::string> args;
+    for (const Param& q : p.params) args.push_back(q.name);
+    out.push_back(
+        {p.name, code, "{ stencilc_generated::" + p.name + "_launch(" + join(args) + "); }", ""});
+  }
+  if (!errors->empty()) return {};
+  return out;
+}
+
+}  // namespace stencilc::codegen
