@@ -1,0 +1,146 @@
+"""The benchmark matrix of issue 5 (docs/BENCHMARKS.md), run by bench/run.sh on a GPU machine.
+
+For every program x schedule it first checks the compiled build element by element against the
+reference build (tests/e2e/run_host.py) on every GPU count; then, for every size x GPU count x
+schedule, it times the program: each process runs it `runs + 1` times in a row (the first is the
+warm-up) at two step counts n1 and n2; each run's kernel time comes from STENCILC_TIMING (CUDA
+events on the cpu-free schedule); per run, (t(n2) - t(n1)) / (n2 - n1) cancels launch, setup and
+copies; the median over runs is reported. The bandwidth fraction divides the bytes a step must
+move per GPU (each input read once, each output written once) by the time, over the copy
+bandwidth measured in the same run (bench/bandwidth.cu).
+Writes latest.csv and table.md into --out.
+"""
+import argparse
+import datetime
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+# name: (bytes per point per step, rank, argument line from size/steps/runs/extra, verify args)
+PROGRAMS = {
+    "jacobi2d": (8, 2, lambda n, s, r: f"{n} {n} {s} 0 {r}", ["300 256 40 1 2", "67 53 41 7 1"]),
+    "jacobi2d+norm": (16, 2, lambda n, s, r: f"{n} {n} {s} 1 {r}", None),
+    "heat3d": (16, 3, lambda n, s, r: f"{n} {s} {r}", ["40 10 2", "19 9 1"]),
+    "wave2d": (16, 2, lambda n, s, r: f"{n} {s} {r}", ["200 20 2", "61 23 1"]),
+}
+TIMING = re.compile(r"^stencilc: .*: ([0-9.]+) ms$")
+
+
+def source_of(program):
+    return program.split("+")[0]
+
+
+def run(cmd, env=None, timeout=600):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=timeout)
+
+
+def kernel_ms(exe, args, gpus):
+    r = run([exe] + args.split(), {"STENCILC_TIMING": "1", "STENCILC_PES": str(gpus)})
+    if r.returncode != 0:
+        raise RuntimeError(f"{exe} {args} on {gpus} GPUs: exit {r.returncode}: {r.stderr.strip()[-400:]}")
+    return [float(m.group(1)) for m in map(TIMING.match, r.stderr.splitlines()) if m]
+
+
+def steps_for(points, bytes_per_point):
+    # About 20 ms of memory traffic per run at ~4 TB/s, within [10, 5000] steps.
+    return max(10, min(5000, int(8e10 / (points * bytes_per_point))))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True, help="built executables: <program>.<schedule>, <program>.ref")
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--matrix", required=True, help="program:size,size;program:size ...")
+    ap.add_argument("--gpus", default="1,2")
+    ap.add_argument("--schedules", default="cpu-free,host-controlled")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--bandwidth", type=float, required=True, help="measured copy GB/s per GPU")
+    ap.add_argument("--device", required=True)
+    a = ap.parse_args()
+    gpus = [int(g) for g in a.gpus.split(",")]
+    schedules = a.schedules.split(",")
+    matrix = []
+    for item in a.matrix.split(";"):
+        program, sizes = item.split(":")
+        matrix.append((program, [int(s) for s in sizes.split(",")]))
+    date = datetime.date.today().isoformat()
+
+    verified = {}
+    for program, _ in matrix:
+        src = source_of(program)
+        vargs = PROGRAMS[src][3]
+        for schedule in schedules:
+            if (src, schedule) in verified:
+                continue
+            cmd = [sys.executable, os.path.join(a.root, "tests/e2e/run_host.py"), "--exe",
+                   os.path.join(a.bin, f"{src}.{schedule}"), "--reference", os.path.join(a.bin, f"{src}.ref"),
+                   "--sample", os.path.join(a.root, "bench/programs", src + ".cpp"),
+                   "--workdir", os.path.join("/tmp", f"bench-verify-{src}-{schedule}"),
+                   "--pes", ",".join(map(str, gpus))]
+            for v in vargs:
+                cmd += ["--args", v]
+            r = run(cmd)
+            ok = r.returncode == 0
+            verified[(src, schedule)] = ok
+            print(f"verify {src} {schedule} on {a.gpus} GPUs: {'ok' if ok else 'FAIL'} ({r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-200:]})", flush=True)
+
+    rows = []
+    for program, sizes in matrix:
+        bpp, rank, argline, _ = PROGRAMS[program]
+        for n in sizes:
+            points = n ** rank
+            for g in gpus:
+                for schedule in schedules:
+                    exe = os.path.join(a.bin, f"{source_of(program)}.{schedule}")
+                    s1 = steps_for(points / g, bpp)
+                    s2 = 3 * s1
+                    try:
+                        t1 = kernel_ms(exe, argline(n, s1, a.runs + 1), g)[1:]
+                        t2 = kernel_ms(exe, argline(n, s2, a.runs + 1), g)[1:]
+                    except (RuntimeError, subprocess.TimeoutExpired) as e:
+                        print(f"FAIL {program} {n} {g} {schedule}: {e}", flush=True)
+                        rows.append([date, a.device, program, n, g, schedule, "p2p", "", "", "false"])
+                        continue
+                    per_step = statistics.median((b - c) * 1000.0 / (s2 - s1) for b, c in zip(t2, t1))
+                    fraction = (points * bpp / g) / (per_step * 1e-6) / (a.bandwidth * 1e9)
+                    ok = verified.get((source_of(program), schedule), False)
+                    rows.append([date, a.device, program, n, g, schedule, "p2p", f"{per_step:.2f}", f"{fraction:.3f}",
+                                 "true" if ok else "false"])
+                    print(f"{program} {n} gpus={g} {schedule}: {per_step:.2f} us/step, {fraction:.1%} of bandwidth "
+                          f"(steps {s1}/{s2}, {a.runs} runs)", flush=True)
+
+    os.makedirs(a.out, exist_ok=True)
+    header = ["date", "device", "program", "size", "gpus", "schedule", "backend", "us_per_step",
+              "bandwidth_fraction", "verified"]
+    with open(os.path.join(a.out, "latest.csv"), "w") as f:
+        f.write(",".join(header) + "\n")
+        for r in rows:
+            f.write(",".join(str(x) for x in r) + "\n")
+    # The table: one line per program, size and GPU count, both schedules side by side.
+    by = {(r[2], r[3], r[4], r[5]): r for r in rows}
+    lines = [f"Device: {a.device}; copy bandwidth {a.bandwidth:.0f} GB/s per GPU (read + write); {date}.", "",
+             "| program | size | GPUs | cpu-free us/step | of bandwidth | host-controlled us/step | of bandwidth | "
+             "host-controlled / cpu-free | verified |", "|---|---|---|---|---|---|---|---|---|"]
+    for program, sizes in matrix:
+        for n in sizes:
+            for g in gpus:
+                cf, hc = by.get((program, n, g, "cpu-free")), by.get((program, n, g, "host-controlled"))
+                cell = lambda r, k: (r[k] if r and r[k] else "-")
+                pct = lambda r: (f"{float(r[8]):.0%}" if r and r[8] else "-")
+                ratio = (f"{float(hc[7]) / float(cf[7]):.2f}" if cf and hc and cf[7] and hc[7] else "-")
+                ver = "yes" if all(r and r[9] == "true" for r in (cf, hc) if r) else "NO"
+                shape = f"{n}^{PROGRAMS[program][1]}"
+                lines.append(f"| {program} | {shape} | {g} | {cell(cf, 7)} | {pct(cf)} | {cell(hc, 7)} | {pct(hc)} | {ratio} | {ver} |")
+    with open(os.path.join(a.out, "table.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0 if all(verified.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Plots of a benchmark CSV (bench/measure.py's latest.csv): time per step against size for both
+schedules, and the scaling from 1 GPU to more, as PNGs. Run where matplotlib is installed
+(`pip install matplotlib`): python3 bench/report.py docs/benchmarks/latest.csv docs/benchmarks/
+"""
+import collections
+import csv
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def main(csv_path, out_dir):
+    rows = [r for r in csv.DictReader(open(csv_path)) if r["us_per_step"]]
+    programs = sorted({r["program"] for r in rows})
+    device = rows[0]["device"] if rows else "?"
+    date = rows[0]["date"] if rows else "?"
+    os.makedirs(out_dir, exist_ok=True)
+
+    fig, axes = plt.subplots(1, len(programs), figsize=(5 * len(programs), 4), squeeze=False)
+    for ax, program in zip(axes[0], programs):
+        series = collections.defaultdict(list)
+        for r in rows:
+            if r["program"] == program:
+                series[(r["schedule"], int(r["gpus"]))].append((int(r["size"]), float(r["us_per_step"])))
+        for (schedule, gpus), points in sorted(series.items()):
+            points.sort()
+            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o",
+                    linestyle="-" if schedule == "cpu-free" else "--", label=f"{schedule}, {gpus} GPU")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("size (points per dimension)")
+        ax.set_ylabel("us per step")
+        ax.set_title(program)
+        ax.legend(fontsize=7)
+    fig.suptitle(f"time per step, {device}, {date}")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "time_per_step.png"), dpi=110)
+
+    fig, axes = plt.subplots(1, len(programs), figsize=(5 * len(programs), 4), squeeze=False)
+    for ax, program in zip(axes[0], programs):
+        by = {(r["schedule"], int(r["size"]), int(r["gpus"])): float(r["us_per_step"])
+              for r in rows if r["program"] == program}
+        for schedule in ("cpu-free", "host-controlled"):
+            sizes = sorted({k[1] for k in by if k[0] == schedule})
+            for size in sizes:
+                gpus = sorted(g for (s, n, g) in by if s == schedule and n == size)
+                if 1 not in gpus or len(gpus) < 2:
+                    continue
+                speedup = [by[(schedule, size, 1)] / by[(schedule, size, g)] for g in gpus]
+                ax.plot(gpus, speedup, marker="o", linestyle="-" if schedule == "cpu-free" else "--",
+                        label=f"{schedule}, {size}")
+        ax.plot([1, 4], [1, 4], color="grey", linewidth=0.5)
+        ax.set_xlabel("GPUs")
+        ax.set_ylabel("speed-up over 1 GPU (strong scaling)")
+        ax.set_title(program)
+        ax.legend(fontsize=7)
+    fig.suptitle(f"scaling, {device}, {date}")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "scaling.png"), dpi=110)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

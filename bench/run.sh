@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The benchmark of issue 5, on a GPU machine, in one command:
+#   bench/generate.sh bench-gen        # first, on a machine with stencilc (the GPU machines have no LLVM)
+#   bash bench/run.sh bench-gen        # then here
+# Measures each GPU's copy bandwidth, builds every benchmark program for both schedules and its
+# reference, checks each build against the reference element by element on every GPU count,
+# times the matrix (bench/measure.py: median of RUNS runs, CUDA events) and writes latest.csv and
+# table.md into $OUT (default /tmp/bench), for docs/benchmarks/ and docs/BENCHMARKS.md, where
+# bench/report.py draws the plots.
+# MATRIX, GPUS, SCHEDULES and RUNS choose the matrix (defaults: the whole of issue 5).
+set -euo pipefail
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+gen="${1:-$root/bench-gen}"
+out="${OUT:-/tmp/bench}"
+bin="/tmp/bench-bin"  # not under $OUT: only the results come back
+nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+visible=$(nvidia-smi -L | wc -l)
+gpus="${GPUS:-$([ "$visible" -ge 4 ] && echo 1,2,4 || echo 1,2)}"
+schedules="${SCHEDULES:-cpu-free,host-controlled}"
+matrix="${MATRIX:-jacobi2d:256,1024,4096,16384;jacobi2d+norm:256,1024;heat3d:256,512;wave2d:2048,8192}"
+mkdir -p "$bin"
+t0=$(date +%s)
+"$nvcc" -O2 -arch=sm_90 "$root/bench/bandwidth.cu" -o "$bin/bandwidth" &
+for src in "$root"/bench/programs/*.cpp; do
+  name=$(basename "$src" .cpp)
+  for schedule in ${schedules//,/ }; do
+    "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
+      "$gen/$name.$schedule.cu" -o "$bin/$name.$schedule" 2> "$bin/$name.$schedule.nvcc.log" &
+  done
+  g++ -std=c++17 -O2 -I "$root/include" "$src" -o "$bin/$name.ref" -pthread &
+done
+wait
+echo "built in $(( $(date +%s) - t0 )) s"
+"$bin/bandwidth" | tee "$out/bandwidth.txt"
+bandwidth=$(awk '{ s += $3; n += 1 } END { printf "%.1f", s / n }' "$out/bandwidth.txt")
+device="$visible x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+python3 "$root/bench/measure.py" --bin "$bin" --root "$root" --out "$out" --matrix "$matrix" --gpus "$gpus" \
+  --schedules "$schedules" --runs "${RUNS:-5}" --bandwidth "$bandwidth" --device "$device"
+echo "total $(( $(date +%s) - t0 )) s"
