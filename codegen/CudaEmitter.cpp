@@ -224,9 +224,14 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
   return join(l, "\n") + "\n";
 }
 
+/// The host side of one program: plan the decomposition, make the team, move the grids into the
+/// GPUs' symmetric memory, launch the persistent kernel, bring the results back. p2p: one process
+/// does it for every GPU. nvshmem: every process (mpirun) does it for its own PE, collectively,
+/// and every process ends with the whole result.
 std::string launcher(const Program& p, const std::set<std::string>& exchanged,
-                     const std::vector<std::array<int, 2>>& swaps) {
-  std::vector<std::string> params, descs, l, args, after;
+                     const std::vector<std::array<int, 2>>& swaps, CudaBackend backend) {
+  const bool nvshmem = backend == CudaBackend::Nvshmem;
+  std::vector<std::string> params, descs, l, args, after, element_bytes, exchanged_flags;
   int rank = 0, k = 0;
   for (const Param& g : p.params) {
     std::string t = cpp_type(g.type);
@@ -236,6 +241,8 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       params.push_back(std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + n + ">& " + g.name);
       descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", " + int_list(g.halo_lo) + ", " +
                       int_list(g.halo_hi) + ")");
+      element_bytes.push_back("sizeof(" + t + ")");
+      exchanged_flags.push_back(exchanged.count(g.name) ? "true" : "false");
       l.push_back("  auto sc_" + g.name + " = ::stencilc::compiled::upload_grid<" + t + ", " + n + ">(sc_team, sc_plan.grid, " +
                   g.name + ", " + int_list(g.halo_lo) + ", " + int_list(g.halo_hi) + ");");
       l.push_back("  auto sc_" + g.name + "_final = sc_team.alloc<" + dblock_type(g) + ">(1);");
@@ -249,7 +256,11 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       args.push_back("sc_args." + g.name + "_final = sc_" + g.name + "_final.on(sc_pe);");
       args.push_back("sc_args." + g.name + "_shape = ::stencilc::compiled::device_shape(" + desc + ");");
       args.push_back("sc_args." + g.name + "_interior = ::stencilc::compiled::sbox(::stencilc::compiled::interior(" + desc + "));");
-      if (!g.is_const) {
+      if (!g.is_const && nvshmem) {
+        after.push_back("  // %" + g.name + ": every PE's block it ended with (swaps included), into every process's grid");
+        after.push_back("  ::stencilc::compiled::allgather_grid(sc_team, sc_plan.grid, sc_" + g.name + "_final, " + g.name +
+                        ", \"" + g.name + "\");");
+      } else if (!g.is_const) {
         after.push_back("  {  // %" + g.name + ": the blocks it ended with (swaps included) back into the grid");
         after.push_back("    std::vector<" + dblock_type(g) + "> sc_final(sc_team.n());");
         after.push_back("    for (int sc_pe = 0; sc_pe < sc_team.n(); ++sc_pe) sc_team.download(sc_pe, &sc_final[sc_pe], sc_" +
@@ -265,7 +276,12 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       l.push_back("  auto sc_" + g.name + "_out = sc_team.alloc<" + t + ">(1);");
       args.push_back("sc_args." + g.name + " = " + g.name + ";");
       args.push_back("sc_args." + g.name + "_out = sc_" + g.name + "_out.on(sc_pe);");
-      after.push_back("  sc_team.download(0, &" + g.name + ", sc_" + g.name + "_out.on(0), 1);  // PE 0's (all agree)");
+      if (nvshmem) {
+        after.push_back("  ::stencilc::compiled::broadcast_result(sc_team, sc_" + g.name + "_out, " + g.name +
+                        ");  // PE 0's (all agree)");
+      } else {
+        after.push_back("  sc_team.download(0, &" + g.name + ", sc_" + g.name + "_out.on(0), 1);  // PE 0's (all agree)");
+      }
     }
   }
   std::vector<std::string> swap_list;
@@ -273,13 +289,25 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   std::string r = std::to_string(rank);
   std::vector<std::string> out;
   out.push_back("inline void " + p.name + "_launch(" + join(params) + ") {");
+  if (nvshmem) {
+    out.push_back("  // Every process (mpirun -np N, one per GPU) runs this with the whole grids and does its own PE's part.");
+    out.push_back("  const int sc_pes = ::stencilc::compiled::nvshmem_pes(\"" + p.name + "\");  // the MPI world's size");
+  }
   out.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
   out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" +
-                join(swap_list) + "});");
-  out.push_back("  " + std::string(kRt) + "P2PTeam sc_team(sc_plan.pes);  // one GPU per PE, peer access between all");
+                join(swap_list) + "}" + (nvshmem ? ", sc_pes" : "") + ");");
+  if (nvshmem) {
+    out.push_back("  // MPI and NVSHMEM on the first run, its symmetric heap sized for this program's blocks and exchanges.");
+    out.push_back("  " + std::string(kRt) + "NvshmemTeam& sc_team = " + kRt + "NvshmemTeam::get(::stencilc::compiled::symmetric_bytes<" +
+                  r + ">(sc_plan, sc_descs, {" + join(element_bytes) + "}, {" + join(exchanged_flags) + "}));");
+    out.push_back("  " + std::string(kRt) + "NvshmemTeam::Scope sc_scope(sc_team);  // frees this run's symmetric memory at the end");
+  } else {
+    out.push_back("  " + std::string(kRt) + "P2PTeam sc_team(sc_plan.pes);  // one GPU per PE, peer access between all");
+  }
   out.insert(out.end(), l.begin(), l.end());
   out.push_back("  auto sc_scratch = sc_team.alloc<std::uint64_t>(1 << 14);");
-  out.push_back("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(");
+  out.push_back(std::string("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +
+                (nvshmem ? "  // nvshmemx_collective_launch of this PE's kernel" : ""));
   out.push_back("      sc_" + p.name + "::kernel,");
   out.push_back("      [&](int sc_pe) {");
   out.push_back("        sc_" + p.name + "::KernelArgs sc_args{};");
@@ -289,8 +317,14 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   out.push_back("      },");
   out.push_back("      " + std::string(kRt) + "LaunchConfig{});");
   out.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // wall time of the kernels, launch to the last GPU done");
-  out.push_back("    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each): %.3f ms\\n\", \"" + p.name +
-                "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_launched.wall_ms);");
+  if (nvshmem) {
+    out.push_back("    std::fprintf(stderr, \"stencilc: %s on PE %d of %d (%d blocks of %d threads): %.3f ms\\n\", \"" + p.name +
+                  "\", sc_team.my_pe(), sc_team.n(), sc_launched.blocks[sc_team.my_pe()], sc_launched.block_threads, "
+                  "sc_launched.wall_ms);");
+  } else {
+    out.push_back("    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each): %.3f ms\\n\", \"" + p.name +
+                  "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_launched.wall_ms);");
+  }
   out.push_back("  }");
   out.insert(out.end(), after.begin(), after.end());
   out.push_back("}");
@@ -299,7 +333,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
 
 }  // namespace
 
-std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::string>* errors) {
+std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::string>* errors, CudaBackend backend) {
   std::vector<GeneratedProgram> out;
   for (const Program& p : module.programs) {
     if (p.kind == ProgramKind::Spmd) {
@@ -322,13 +356,13 @@ std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::s
       continue;
     }
     std::string code;
-    code += "// ---- generated by stencilc from program @" + p.name +
-            " (cuda target, cpu-free: one persistent kernel per GPU, p2p backend) ----\n";
+    code += "// ---- generated by stencilc from program @" + p.name + " (cuda target, cpu-free: one persistent kernel per GPU, " +
+            (backend == CudaBackend::Nvshmem ? "nvshmem" : "p2p") + " backend) ----\n";
     code += "namespace stencilc_generated {\nnamespace sc_" + p.name + " {\n\n";
     code += kernel_args(p, ex.grids) + "\n";
     code += emitter.take();
     code += "\n}  // namespace sc_" + p.name + "\n\n";
-    code += launcher(p, ex.grids, ex.swaps);
+    code += launcher(p, ex.grids, ex.swaps, backend);
     code += "}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
     std::vector<std::string> args;
     for (const Param& q : p.params) args.push_back(q.name);

@@ -13,14 +13,16 @@
 namespace stencilc::compiled {
 
 /// Every PE's block of `g` in the GPUs' symmetric memory, owned and halo cells filled from the
-/// grid (see fill_cells; halo cells with no source are poisoned).
-template <typename T, int N>
-std::vector<rt::cuda::DBlock<T, N>> upload_grid(rt::cuda::P2PTeam& team, const rt::ProcessGrid& grid,
+/// grid (see fill_cells; halo cells with no source are poisoned). Only the PEs this process holds
+/// are filled: all of them with P2PTeam, its own with NvshmemTeam.
+template <typename T, int N, class Team>
+std::vector<rt::cuda::DBlock<T, N>> upload_grid(Team& team, const rt::ProcessGrid& grid,
                                                 const Grid<T, N>& g, Ints<N> halo_lo, Ints<N> halo_hi) {
   std::array<int, N> extent;
   for (int k = 0; k < N; ++k) extent[k] = g.extent(k);
   std::vector<rt::cuda::DBlock<T, N>> blocks = rt::cuda::alloc_blocks<T, N>(team, grid, extent, halo_lo, halo_hi);
   for (int pe = 0; pe < team.n(); ++pe) {
+    if (!team.holds(pe)) continue;
     const rt::cuda::DBlock<T, N>& b = blocks[pe];
     std::vector<T> cells(static_cast<std::size_t>(b.allocated()), poison<T>());
     fill_cells<T, N>(g, layout_of<rt::cuda::DBlock<T, N>, N>(b), cells.data() + b.data_offset(), poison<T>());
