@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On a machine with stencilc: writes each global-view sample's generated CUDA into $1 (default
-# gpu-gen/) for tests/gpu/run_generated.sh to build and check on a GPU machine.
+# gpu-gen/) for tests/gpu/run_generated.sh to build and check on a GPU machine: <name>.cu (the p2p
+# backend) and <name>.nvshmem.cu (the nvshmem backend).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${1:-$root/gpu-gen}"
@@ -8,5 +9,6 @@ stencilc="${STENCILC:-$root/build/tools/stencilc/stencilc}"
 mkdir -p "$out"
 for name in jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d; do
   "$stencilc" --target=cuda --emit=cuda "$root/samples/$name.cpp" -o "$out/$name.cu"
+  "$stencilc" --target=cuda --backend=nvshmem --emit=cuda "$root/samples/$name.cpp" -o "$out/$name.nvshmem.cu"
 done
 echo "generated $(ls "$out"/*.cu | wc -l) files in $out"
