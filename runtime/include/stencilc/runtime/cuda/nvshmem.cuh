@@ -178,10 +178,12 @@ struct NvshmemDevicePe : private P2PDevicePe {
 
   // ---- Team synchronisation ------------------------------------------------------------------
 
-  // Every thread of every PE's grid: as P2PDevicePe::barrier_all, with nvshmem_quiet for the
-  // threads' puts and nvshmemx_signal_op for the leader's signals; the waits are bounded.
+  // Every thread of every PE's grid: as P2PDevicePe::barrier_all. Each thread's fence and the
+  // grid sync order its stores and NVLink puts before the leader's; the leader's nvshmem_quiet
+  // completes the PE's puts (on proxy transports too: one quiet, not one per thread), then it
+  // signals every PE with nvshmemx_signal_op and waits (bounded) for all n.
   __device__ void barrier_all(const char* what = "barrier_all") const {
-    nvshmem_quiet();  // this thread's puts are complete before the leader signals
+    __threadfence_system();
     grid_barrier();
     if (is_leader()) {
       const std::uint64_t epoch = ++control->barrier_epoch;
@@ -405,7 +407,7 @@ class NvshmemTeam {
     allocated_ += bytes;
     Sym<T> sym;
     sym.count = count;
-    sym.offset = static_cast<std::size_t>(static_cast<char*>(p) - base_);
+    sym.offset = base_ != nullptr ? static_cast<std::size_t>(static_cast<char*>(p) - base_) : 0;
     sym.n = n_;
     for (int pe = 0; pe < n_ && pe < kMaxPes; ++pe) sym.ptr[pe] = static_cast<T*>(p);
     return sym;
@@ -595,7 +597,6 @@ class NvshmemTeam {
     // offsets in diagnostics count from the first.
     control_ = alloc<Control>(1);
     base_ = reinterpret_cast<char*>(control_.on(me_));
-    control_.offset = 0;
     barrier_sig_ = alloc<std::uint64_t>(kMaxPes);
     reduce_slot_ = alloc<std::uint64_t>(2 * kMaxPes);
     reduce_sig_ = alloc<std::uint64_t>(kMaxPes);
