@@ -562,6 +562,9 @@ class NvshmemTeam {
     } else {
       setenv("NVSHMEM_SYMMETRIC_SIZE", std::to_string(heap_bytes_).c_str(), 1);
     }
+    // stencilc uses none of NVSHMEM's collectives on the device: NVLink multicast (NVLS) stays off
+    // unless asked for (it is a shared resource of the node).
+    setenv("NVSHMEM_DISABLE_NVLS", "1", 0);
     std::size_t free_bytes = 0, total_bytes = 0;
     STENCILC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     problem.clear();
