@@ -32,26 +32,28 @@ inline int nvshmem_pes(const char* program) {
   return world.size();
 }
 
-/// An upper bound of the symmetric memory one run of a program takes on each PE: per grid its
-/// largest block with halos, and for an exchanged grid the exchange's slots and staging (each at
-/// most 2 blocks: every face of a block lies in its halo'd box), plus the reductions' scratch and
-/// the small things (plans, signals, the final block descriptors).
+/// An upper bound of the symmetric memory one run of a program takes on each PE: per grid a block
+/// of the largest owned extents with halos (H cells; every PE's block is at most that), and for an
+/// exchanged grid its slots and staging, 2 parities each: every face lies in the halo shell of
+/// such a block, so they take at most 4 * (H - owned) cells. Plus the reductions' scratch and the
+/// small things (plans, signals, the final block descriptors, allocation rounding).
 template <int N>
 std::size_t symmetric_bytes(const Plan<N>& plan, const std::vector<GridDesc<N>>& grids,
                             const std::vector<std::size_t>& element_bytes, const std::vector<bool>& exchanged) {
   std::size_t total = (std::size_t{1} << 14) * sizeof(std::uint64_t) + (std::size_t{1} << 20);
   for (std::size_t k = 0; k < grids.size(); ++k) {
-    std::size_t largest = 0;
+    std::array<int, N> largest{};
     for (int pe = 0; pe < plan.grid.size(); ++pe) {
       const rt::BlockLayout<N> layout = rt::block_layout<N>(plan.grid, pe, grids[k].extent);
-      std::size_t cells = 1;
-      for (int d = 0; d < N; ++d) {
-        cells *= static_cast<std::size_t>(layout.extent[d] + grids[k].halo_lo[d] + grids[k].halo_hi[d]);
-      }
-      largest = cells > largest ? cells : largest;
+      for (int d = 0; d < N; ++d) largest[d] = layout.extent[d] > largest[d] ? layout.extent[d] : largest[d];
     }
-    const std::size_t block = largest * element_bytes[k];
-    total += block + (exchanged[k] ? 4 * block : 0) + (std::size_t{64} << 10);
+    std::size_t with_halos = 1, owned = 1;
+    for (int d = 0; d < N; ++d) {
+      with_halos *= static_cast<std::size_t>(largest[d] + grids[k].halo_lo[d] + grids[k].halo_hi[d]);
+      owned *= static_cast<std::size_t>(largest[d]);
+    }
+    const std::size_t shell = exchanged[k] ? 4 * (with_halos - owned) : 0;
+    total += (with_halos + shell) * element_bytes[k] + (std::size_t{64} << 10);
   }
   return total;
 }

@@ -1,12 +1,13 @@
-// The lowered `exchange` of one grid on the GPUs (p2p backend): the host backend's protocol
-// (halo.hpp, docs/RUNTIME.md) run by thread blocks of the persistent kernel.
+// The lowered `exchange` of one grid on the GPUs (p2p and NVSHMEM backends): the host backend's
+// protocol (halo.hpp, docs/RUNTIME.md) run by thread blocks of the persistent kernel.
 //
 // Per direction code, in symmetric memory of every PE: two slots of the largest face any PE
 // receives from that direction (double-buffered by epoch parity), a data-ready signal (on the
 // receiver, indexed by the direction as the receiver sees it) and an ack signal (on the sender,
 // indexed by its send direction). send(epoch), per send direction: wait until the receiver has
-// acked epoch - 2, pack the face straight into the receiver's slot over NVLink (no staging
-// buffer), release-store the receiver's ready signal = epoch. recv(epoch), per receive
+// acked epoch - 2, pack the face straight into the receiver's slot over NVLink (p2p; NVSHMEM
+// packs into a staging slot and puts it with the signal: DevicePe::pack_target and
+// deliver_signal_block), release-store the receiver's ready signal = epoch. recv(epoch), per receive
 // direction: wait until ready >= epoch, unpack the slot into the halo, release-store the
 // sender's ack = epoch.
 //
