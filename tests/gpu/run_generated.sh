@@ -50,7 +50,7 @@ check() {
   shift 3
   local log="$out/$label.log"
   python3 "$root/tests/e2e/run_host.py" --exe "$exe" --reference "$out/$name.ref" \
-      --sample "$root/samples/$name.cpp" --workdir "$out/$label" --pes "$counts" "${args[@]}" "$@" > "$log" 2>&1
+      --sample "$root/samples/$name.cpp" --workdir "$out/$label.runs" --pes "$counts" "${args[@]}" "$@" > "$log" 2>&1
   grep -E "^(ok|FAIL)" "$log" | sed "s/^/  [$label] /"
   local p f
   p=$(tail -1 "$log" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')

@@ -576,10 +576,24 @@ class NvshmemTeam {
                        heap_bytes_ >> 20, free_bytes >> 20, device_);
     }
     world.check_all(problem.empty(), problem);
+    // NVSHMEM's MPI bootstrap (nvshmem_bootstrap_mpi.so.3 over this communicator), or with
+    // STENCILC_NVSHMEM_BOOTSTRAP=uid its unique-id bootstrap (sockets; the id travels by MPI_Bcast),
+    // for an MPI the plugin was not built for.
     MPI_Comm comm = world.comm();
     nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
-    attr.mpi_comm = &comm;
-    nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr);  // exits with a message on failure
+    const char* bootstrap = std::getenv("STENCILC_NVSHMEM_BOOTSTRAP");
+    if (bootstrap != nullptr && std::strcmp(bootstrap, "uid") == 0) {
+      nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
+      if (me_ == 0 && nvshmemx_get_uniqueid(&id) != 0) fatal("nvshmemx_get_uniqueid failed");
+      detail::check_mpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm), "MPI_Bcast");
+      nvshmemx_set_attr_uniqueid_args(me_, n_, &id, &attr);
+      nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);  // exits with a message on failure
+    } else if (bootstrap == nullptr || std::strcmp(bootstrap, "mpi") == 0) {
+      attr.mpi_comm = &comm;
+      nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr);  // exits with a message on failure
+    } else {
+      fatal("STENCILC_NVSHMEM_BOOTSTRAP='%s': expected mpi (the default) or uid", bootstrap);
+    }
     if (nvshmem_my_pe() != me_ || nvshmem_n_pes() != n_) {
       fatal("NVSHMEM made this process PE %d of %d, MPI rank %d of %d", nvshmem_my_pe(),
             nvshmem_n_pes(), me_, n_);
