@@ -123,6 +123,7 @@ if [ -x "$BUILD/nvshmem_team" ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
   mpi_list=("${pes_list[@]}")
   [ "$ngpus" -ge 4 ] && mpi_list+=(4)
+  run_test "nvshmem_heap_bound" "$BUILD/nvshmem_heap_bound"
   for n in "${mpi_list[@]}"; do
     run_test "nvshmem_team -np $n" mpirun -np "$n" --oversubscribe --bind-to none "$BUILD/nvshmem_team"
   done
