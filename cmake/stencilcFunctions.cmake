@@ -3,10 +3,11 @@
 # stencilc::headers and stencilc::runtime_host.
 #
 #   stencilc_generate(<out-var> SOURCES <file>... [TARGET host|cuda]
-#                     [SCHEDULE cpu-free|host-controlled] [TARGET_PROPERTIES <cmake-target>]
-#                     [OPTIONS <compile-arg>...] [OUTPUT_DIRECTORY <dir>])
+#                     [SCHEDULE cpu-free|host-controlled] [BACKEND p2p|nvshmem]
+#                     [TARGET_PROPERTIES <cmake-target>] [OPTIONS <compile-arg>...]
+#                     [OUTPUT_DIRECTORY <dir>])
 #     Runs `stencilc --target=host --emit=cpp` (TARGET cuda: `--emit=cuda`, <name>.stencilc.cu,
-#     with `--schedule=<SCHEDULE>`; SCHEDULE only with TARGET cuda) on
+#     with `--schedule=<SCHEDULE>` and `--backend=<BACKEND>`; both only with TARGET cuda) on
 #     each source at build time and sets <out-var> to the generated files, <dir>/<name>.stencilc.cpp
 #     (<dir> defaults to the current binary
 #     directory). The front end gets the include directories and compile definitions of
@@ -23,11 +24,20 @@
 #     target_include_directories/target_compile_definitions(<name> ...): stencilc's front end
 #     and the host compiler both see them (OPTIONS: arguments for the front end only). Only
 #     TARGET host (the default; PEs are threads) and TARGET cuda (needs enable_language(CUDA);
-#     CUDA_ARCHITECTURES defaults to 90) with BACKEND p2p (the default) are available in this
-#     version; BACKEND nvshmem stops the configuration. TARGET cuda takes SCHEDULE cpu-free (the
-#     default: one persistent kernel per GPU) or host-controlled (the CPU-controlled baseline: the
-#     host launches a kernel per update and GPU); TARGET host has no SCHEDULE but cpu-free. The
-#     generated files are in the target's STENCILC_GENERATED_SOURCES property.
+#     CUDA_ARCHITECTURES defaults to 90). TARGET cuda takes SCHEDULE cpu-free (the default: one
+#     persistent kernel per GPU) or host-controlled (the CPU-controlled baseline: the host launches
+#     a kernel per update and GPU), and BACKEND p2p (the default: one process drives every GPU) or
+#     nvshmem (cpu-free only: one process per GPU, run with mpirun -np N; separable compilation,
+#     linked with NVSHMEM (stencilc_find_nvshmem) and MPI (find_package(MPI)), with an rpath to
+#     NVSHMEM's libraries). TARGET host has neither but the defaults. The generated files are in
+#     the target's STENCILC_GENERATED_SOURCES property.
+#
+#   stencilc_find_nvshmem()
+#     Sets STENCILC_NVSHMEM_FOUND and, when found, makes the imported targets stencilc::nvshmem
+#     (libnvshmem_host.so.3, libnvshmem_device.a, their headers) and sets STENCILC_NVSHMEM_LIBRARY_DIR.
+#     Looks in NVSHMEM_HOME (a CMake or environment variable), then the nvidia-nvshmem-cu13 wheel
+#     of python3 (pip install nvidia-nvshmem-cu13==3.4.5), then /usr/local/nvshmem and
+#     /opt/nvidia/nvshmem.
 #
 #   stencilc_add_reference_executable(<name> SOURCES <file>...)
 #     The same sources built by the host compiler against the user header (serial reference
@@ -69,15 +79,74 @@ function(_stencilc_check_values function keywords missing)
   endforeach()
 endfunction()
 
+# One NVSHMEM install directory pair, if it has what the nvshmem backend links.
+function(_stencilc_nvshmem_at include lib out_var)
+  set(${out_var} FALSE PARENT_SCOPE)
+  if(NOT EXISTS "${include}/nvshmem.h" OR NOT EXISTS "${lib}/libnvshmem_device.a")
+    return()
+  endif()
+  foreach(name libnvshmem_host.so libnvshmem_host.so.3)
+    if(EXISTS "${lib}/${name}")
+      set(${out_var} "${lib}/${name}" PARENT_SCOPE)
+    endif()
+  endforeach()
+endfunction()
+
+function(stencilc_find_nvshmem)
+  if(TARGET stencilc::nvshmem)
+    set(STENCILC_NVSHMEM_FOUND TRUE PARENT_SCOPE)
+    return()
+  endif()
+  set(candidates)
+  if(NOT NVSHMEM_HOME AND DEFINED ENV{NVSHMEM_HOME})
+    set(NVSHMEM_HOME "$ENV{NVSHMEM_HOME}")
+  endif()
+  if(NVSHMEM_HOME)
+    list(APPEND candidates "${NVSHMEM_HOME}")
+  else()
+    find_program(_stencilc_python NAMES python3 python)
+    if(_stencilc_python)
+      execute_process(COMMAND "${_stencilc_python}" -c "import nvidia.nvshmem as m; print(list(m.__path__)[0])"
+                      OUTPUT_VARIABLE wheel OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+      if(rc EQUAL 0 AND wheel)
+        list(APPEND candidates "${wheel}")
+      endif()
+    endif()
+    list(APPEND candidates /usr/local/nvshmem /opt/nvidia/nvshmem)
+  endif()
+  foreach(dir IN LISTS candidates)
+    _stencilc_nvshmem_at("${dir}/include" "${dir}/lib" host)
+    if(host)
+      add_library(stencilc::nvshmem_host SHARED IMPORTED GLOBAL)
+      get_filename_component(soname "${host}" NAME)
+      set_target_properties(stencilc::nvshmem_host PROPERTIES IMPORTED_LOCATION "${host}" IMPORTED_SONAME "${soname}"
+                            INTERFACE_INCLUDE_DIRECTORIES "${dir}/include")
+      add_library(stencilc::nvshmem_device STATIC IMPORTED GLOBAL)
+      set_target_properties(stencilc::nvshmem_device PROPERTIES IMPORTED_LOCATION "${dir}/lib/libnvshmem_device.a"
+                            INTERFACE_INCLUDE_DIRECTORIES "${dir}/include")
+      add_library(stencilc::nvshmem INTERFACE IMPORTED GLOBAL)
+      set_target_properties(stencilc::nvshmem PROPERTIES
+                            INTERFACE_LINK_LIBRARIES "stencilc::nvshmem_device;stencilc::nvshmem_host")
+      set(STENCILC_NVSHMEM_LIBRARY_DIR "${dir}/lib" CACHE INTERNAL "NVSHMEM's libraries (stencilc_find_nvshmem)")
+      message(STATUS "stencilc: NVSHMEM in ${dir}")
+      set(STENCILC_NVSHMEM_FOUND TRUE PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  string(REPLACE ";" ", " tried "${candidates}")
+  message(STATUS "stencilc: NVSHMEM not found (looked in: ${tried})")
+  set(STENCILC_NVSHMEM_FOUND FALSE PARENT_SCOPE)
+endfunction()
+
 function(stencilc_generate out_var)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "TARGET;SCHEDULE;TARGET_PROPERTIES;OUTPUT_DIRECTORY" "SOURCES;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "TARGET;SCHEDULE;BACKEND;TARGET_PROPERTIES;OUTPUT_DIRECTORY" "SOURCES;OPTIONS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "stencilc_generate: unexpected arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
   if(NOT arg_SOURCES)
     message(FATAL_ERROR "stencilc_generate: no SOURCES given")
   endif()
-  _stencilc_check_values(stencilc_generate "TARGET;SCHEDULE;TARGET_PROPERTIES;OUTPUT_DIRECTORY"
+  _stencilc_check_values(stencilc_generate "TARGET;SCHEDULE;BACKEND;TARGET_PROPERTIES;OUTPUT_DIRECTORY"
                          "${arg_KEYWORDS_MISSING_VALUES}")
   if(NOT arg_TARGET)
     set(arg_TARGET host)
@@ -89,6 +158,17 @@ function(stencilc_generate out_var)
     if(arg_TARGET STREQUAL "cuda")
       set(schedule_arg "--schedule=${arg_SCHEDULE}")
     endif()
+  endif()
+  set(backend_option)
+  if(arg_BACKEND)
+    _stencilc_check_choice(stencilc_generate BACKEND "${arg_BACKEND}" "p2p;nvshmem" "p2p;nvshmem")
+    if(NOT arg_TARGET STREQUAL "cuda")
+      message(FATAL_ERROR "stencilc_generate: BACKEND ${arg_BACKEND} needs TARGET cuda")
+    endif()
+    if(arg_BACKEND STREQUAL "nvshmem" AND arg_SCHEDULE STREQUAL "host-controlled")
+      message(FATAL_ERROR "stencilc_generate: SCHEDULE host-controlled runs on BACKEND p2p only")
+    endif()
+    set(backend_option "--backend=${arg_BACKEND}")
   endif()
   if(NOT arg_OUTPUT_DIRECTORY)
     set(arg_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
@@ -125,7 +205,7 @@ function(stencilc_generate out_var)
     add_custom_command(
       OUTPUT "${output}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"
-      COMMAND stencilc::stencilc --target=${arg_TARGET} ${schedule_arg} --emit=${emit} "${source}" -o "${output}"
+      COMMAND stencilc::stencilc --target=${arg_TARGET} ${schedule_arg} ${backend_option} --emit=${emit} "${source}" -o "${output}"
               -MD -MF "${output}.d" -- ${compile_args}
       DEPENDS "${source}" stencilc::stencilc
       DEPFILE "${output}.d"
@@ -158,7 +238,32 @@ function(stencilc_add_executable name)
   endif()
   _stencilc_check_choice("${fn}" TARGET "${arg_TARGET}" "host;cuda" "${_stencilc_available_targets}")
   _stencilc_check_schedule("${fn}" "${arg_TARGET}" "${arg_SCHEDULE}")
-  _stencilc_check_choice("${fn}" BACKEND "${arg_BACKEND}" "p2p;nvshmem" "p2p")
+  _stencilc_check_choice("${fn}" BACKEND "${arg_BACKEND}" "p2p;nvshmem" "p2p;nvshmem")
+  if(arg_BACKEND STREQUAL "nvshmem" AND NOT arg_TARGET STREQUAL "cuda")
+    message(FATAL_ERROR "${fn}: BACKEND nvshmem needs TARGET cuda (one process per GPU)")
+  endif()
+  if(arg_BACKEND STREQUAL "nvshmem" AND arg_SCHEDULE STREQUAL "host-controlled")
+    message(FATAL_ERROR "${fn}: SCHEDULE host-controlled runs on BACKEND p2p only")
+  endif()
+  if(arg_BACKEND STREQUAL "nvshmem")
+    stencilc_find_nvshmem()
+    if(NOT STENCILC_NVSHMEM_FOUND)
+      message(FATAL_ERROR "${fn}: BACKEND nvshmem needs NVSHMEM: pip install nvidia-nvshmem-cu13==3.4.5 "
+                          "(scripts/install-deps.sh does), or set NVSHMEM_HOME")
+    endif()
+    # MPI's C API, through whichever of C and C++ the project enabled (FindMPI needs the language).
+    get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+    set(mpi_language CXX)
+    if("C" IN_LIST languages)
+      set(mpi_language C)
+    endif()
+    if(NOT TARGET MPI::MPI_${mpi_language})
+      find_package(MPI COMPONENTS ${mpi_language})
+    endif()
+    if(NOT TARGET MPI::MPI_${mpi_language})
+      message(FATAL_ERROR "${fn}: BACKEND nvshmem needs MPI (Debian: apt-get install libopenmpi-dev)")
+    endif()
+  endif()
   if(arg_TARGET STREQUAL "cuda")
     if(NOT CMAKE_CUDA_COMPILER)
       message(FATAL_ERROR "${fn}: TARGET cuda needs the CUDA language: call enable_language(CUDA) first")
@@ -171,7 +276,11 @@ function(stencilc_add_executable name)
   endif()
 
   add_executable(${name})
-  stencilc_generate(generated SOURCES ${arg_SOURCES} TARGET ${arg_TARGET} SCHEDULE ${arg_SCHEDULE} TARGET_PROPERTIES ${name}
+  set(backend_args)
+  if(arg_TARGET STREQUAL "cuda")
+    set(backend_args BACKEND ${arg_BACKEND})
+  endif()
+  stencilc_generate(generated SOURCES ${arg_SOURCES} TARGET ${arg_TARGET} SCHEDULE ${arg_SCHEDULE} ${backend_args} TARGET_PROPERTIES ${name}
                     OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/stencilc/${name}" OPTIONS ${arg_OPTIONS})
   target_sources(${name} PRIVATE ${generated})
   # compiled.hpp comes with the user header; the runtime brings its own headers and Threads.
@@ -181,6 +290,12 @@ function(stencilc_add_executable name)
     target_link_libraries(${name} PRIVATE stencilc::runtime_cuda)
     set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${arg_CUDA_ARCHITECTURES}" CUDA_STANDARD 17)
     target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+  endif()
+  if(arg_BACKEND STREQUAL "nvshmem")
+    # NVSHMEM's device library needs relocatable device code and a device link step.
+    set_target_properties(${name} PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_RESOLVE_DEVICE_SYMBOLS ON
+                          BUILD_RPATH "${STENCILC_NVSHMEM_LIBRARY_DIR}" INSTALL_RPATH "${STENCILC_NVSHMEM_LIBRARY_DIR}")
+    target_link_libraries(${name} PRIVATE stencilc::nvshmem MPI::MPI_${mpi_language})
   endif()
   set_target_properties(${name} PROPERTIES STENCILC_GENERATED_SOURCES "${generated}")
 endfunction()

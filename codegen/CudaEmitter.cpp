@@ -60,9 +60,10 @@ class CudaKernelEmitter : public CppEmitter {
     if (roles_) {
       line(1, "// specialize-blocks' groups: blocks [0, n_comm) communicate and update the boundary parts, the");
       line(1, "// others the inner parts; with n_comm == 0 every block does everything.");
-      line(1, "const " + std::string(kRt) + "Workers sc_comm = args.n_comm > 0 ? " + kRt + "Workers{0, args.n_comm} : sc_all;");
-      line(1, "const " + std::string(kRt) + "Workers sc_compute = args.n_comm > 0 ? " + kRt +
-                  "Workers{args.n_comm, static_cast<int>(gridDim.x) - args.n_comm} : sc_all;");
+      line(1, "const int sc_n_comm = args.n_comm < static_cast<int>(gridDim.x) ? args.n_comm : 0;  // a compute block remains");
+      line(1, "const " + std::string(kRt) + "Workers sc_comm = sc_n_comm > 0 ? " + kRt + "Workers{0, sc_n_comm} : sc_all;");
+      line(1, "const " + std::string(kRt) + "Workers sc_compute = sc_n_comm > 0 ? " + kRt +
+                  "Workers{sc_n_comm, static_cast<int>(gridDim.x) - sc_n_comm} : sc_all;");
       line(1, "[[maybe_unused]] unsigned long long sc_comm_barriers = 0, sc_compute_barriers = 0;  // group barriers passed");
     }
     for (const Param& p : program_->params) {
@@ -310,7 +311,7 @@ class CudaKernelEmitter : public CppEmitter {
         const bool comm = role == WorkerRole::Comm;
         std::string g = group(role), counter = comm ? "args.sync + 0" : "args.sync + 1";
         line(indent, std::string("// phase_barrier role(") + (comm ? "comm" : "compute") + "): among the group's blocks");
-        line(indent, "if (args.n_comm == 0) {");
+        line(indent, "if (sc_n_comm == 0) {");
         line(indent + 1, "pe.grid_barrier();");
         line(indent, "} else if (" + g + ".has_me()) {");
         line(indent + 1, std::string(kRt) + "group_barrier(pe, " + g + ", " + counter + ", " + g + "_barriers, \"the " +
@@ -404,8 +405,9 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
   return join(l, "\n") + "\n";
 }
 
-/// The launcher's evaluation of the block-role cost model for PE sc_pe (see RoleModelInputs).
-std::vector<std::string> role_model(const Program& p, const RoleModelInputs& model, int rank) {
+/// The launcher's evaluation of the block-role cost model for PE sc_pe (see RoleModelInputs):
+/// `workers` is the expression for the number of blocks the kernel gets.
+std::vector<std::string> role_model(const Program& p, const RoleModelInputs& model, int rank, const std::string& workers) {
   std::string r = std::to_string(rank);
   std::vector<std::string> l;
   l.push_back("{  // specialize-blocks' cost model on this GPU's block (docs/PASSES.md): how many comm blocks");
@@ -425,15 +427,19 @@ std::vector<std::string> role_model(const Program& p, const RoleModelInputs& mod
   }
   l.push_back("  sc_work.pe_barriers = " + std::to_string(model.pe_barriers) + ";");
   l.push_back("  sc_work.group_barriers = " + std::to_string(model.group_barriers) + ";");
-  l.push_back("  sc_args.n_comm = ::stencilc::rt::comm_workers(sc_work, sc_team.cooperative_blocks(sc_pe, sc_" + p.name +
-              "::kernel, sc_config));");
+  l.push_back("  sc_args.n_comm = ::stencilc::rt::comm_workers(sc_work, " + workers + ");");
   l.push_back("}");
   return l;
 }
 
+/// The host side of one program: plan the decomposition, make the team, move the grids into the
+/// GPUs' symmetric memory, launch the persistent kernel, bring the results back. p2p: one process
+/// does it for every GPU. nvshmem: every process (mpirun) does it for its own PE, collectively,
+/// and every process ends with the whole result.
 std::string launcher(const Program& p, const std::set<std::string>& exchanged,
-                     const std::vector<std::array<int, 2>>& swaps, const RoleModelInputs& model) {
-  std::vector<std::string> params, descs, l, args, after, heap;
+                     const std::vector<std::array<int, 2>>& swaps, const RoleModelInputs& model, CudaBackend backend) {
+  const bool nvshmem = backend == CudaBackend::Nvshmem;
+  std::vector<std::string> params, descs, l, args, after, element_bytes, exchanged_flags;
   int rank = 0, k = 0;
   for (const Param& g : p.params) {
     std::string t = cpp_type(g.type);
@@ -443,7 +449,8 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       params.push_back(std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + n + ">& " + g.name);
       descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", " + int_list(g.halo_lo) + ", " +
                       int_list(g.halo_hi) + ")");
-      heap.push_back("{sizeof(" + t + "), " + (exchanged.count(g.name) ? "true" : "false") + "}");
+      element_bytes.push_back("sizeof(" + t + ")");
+      exchanged_flags.push_back(exchanged.count(g.name) ? "true" : "false");
       l.push_back("  auto sc_" + g.name + " = ::stencilc::compiled::upload_grid<" + t + ", " + n + ">(sc_team, sc_plan.grid, " +
                   g.name + ", " + int_list(g.halo_lo) + ", " + int_list(g.halo_hi) + ");");
       l.push_back("  auto sc_" + g.name + "_final = sc_team.alloc<" + dblock_type(g) + ">(1);");
@@ -457,7 +464,11 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       args.push_back("sc_args." + g.name + "_final = sc_" + g.name + "_final.on(sc_pe);");
       args.push_back("sc_args." + g.name + "_shape = ::stencilc::compiled::device_shape(" + desc + ");");
       args.push_back("sc_args." + g.name + "_interior = ::stencilc::compiled::sbox(::stencilc::compiled::interior(" + desc + "));");
-      if (!g.is_const) {
+      if (!g.is_const && nvshmem) {
+        after.push_back("  // %" + g.name + ": every PE's block it ended with (swaps included), into every process's grid");
+        after.push_back("  ::stencilc::compiled::allgather_grid(sc_team, sc_plan.grid, sc_" + g.name + "_final, " + g.name +
+                        ", \"" + g.name + "\");");
+      } else if (!g.is_const) {
         after.push_back("  {  // %" + g.name + ": the blocks it ended with (swaps included) back into the grid");
         after.push_back("    std::vector<" + dblock_type(g) + "> sc_final(sc_team.n());");
         after.push_back("    for (int sc_pe = 0; sc_pe < sc_team.n(); ++sc_pe) sc_team.download(sc_pe, &sc_final[sc_pe], sc_" +
@@ -473,7 +484,12 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       l.push_back("  auto sc_" + g.name + "_out = sc_team.alloc<" + t + ">(1);");
       args.push_back("sc_args." + g.name + " = " + g.name + ";");
       args.push_back("sc_args." + g.name + "_out = sc_" + g.name + "_out.on(sc_pe);");
-      after.push_back("  sc_team.download(0, &" + g.name + ", sc_" + g.name + "_out.on(0), 1);  // PE 0's (all agree)");
+      if (nvshmem) {
+        after.push_back("  ::stencilc::compiled::broadcast_result(sc_team, sc_" + g.name + "_out, " + g.name +
+                        ");  // PE 0's (all agree)");
+      } else {
+        after.push_back("  sc_team.download(0, &" + g.name + ", sc_" + g.name + "_out.on(0), 1);  // PE 0's (all agree)");
+      }
     }
   }
   std::vector<std::string> swap_list;
@@ -481,11 +497,22 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   std::string r = std::to_string(rank);
   std::vector<std::string> out;
   out.push_back("inline void " + p.name + "_launch(" + join(params) + ") {");
+  if (nvshmem) {
+    out.push_back("  // Every process (mpirun -np N, one per GPU) runs this with the whole grids and does its own PE's part.");
+    out.push_back("  const int sc_pes = ::stencilc::compiled::nvshmem_pes(\"" + p.name + "\");  // the MPI world's size");
+  }
   out.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
   out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" +
-                join(swap_list) + "});");
-  out.push_back("  " + std::string(kRt) + "P2PTeam sc_team(sc_plan.pes, ::stencilc::compiled::symmetric_heap_bytes<" + r +
-                ">(sc_plan, sc_descs, {" + join(heap) + "}));  // one GPU per PE, peer access between all");
+                join(swap_list) + "}" + (nvshmem ? ", sc_pes" : "") + ");");
+  const std::string heap = "::stencilc::compiled::symmetric_bytes<" + r + ">(sc_plan, sc_descs, {" + join(element_bytes) +
+                           "}, {" + join(exchanged_flags) + "})";
+  if (nvshmem) {
+    out.push_back("  // MPI and NVSHMEM on the first run, its symmetric heap sized for this program's blocks and exchanges.");
+    out.push_back("  " + std::string(kRt) + "NvshmemTeam& sc_team = " + kRt + "NvshmemTeam::get(" + heap + ");");
+    out.push_back("  " + std::string(kRt) + "NvshmemTeam::Scope sc_scope(sc_team);  // frees this run's symmetric memory at the end");
+  } else {
+    out.push_back("  " + std::string(kRt) + "P2PTeam sc_team(sc_plan.pes, " + heap + ");  // one GPU per PE, peer access between all");
+  }
   out.insert(out.end(), l.begin(), l.end());
   out.push_back("  auto sc_scratch = sc_team.alloc<std::uint64_t>(1 << 14);");
   if (model.roles) out.push_back("  auto sc_sync = sc_team.alloc<std::uint64_t>(2);");
@@ -493,7 +520,8 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   out.push_back("  sc_config.block_threads = STENCILC_BLOCK_THREADS;");
   out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
   out.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
-  out.push_back("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(");
+  out.push_back(std::string("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +
+                (nvshmem ? "  // nvshmemx_collective_launch of this PE's kernel" : ""));
   out.push_back("      sc_" + p.name + "::kernel,");
   out.push_back("      [&](int sc_pe) {");
   out.push_back("        sc_" + p.name + "::KernelArgs sc_args{};");
@@ -501,15 +529,24 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   out.push_back("        sc_args.scratch = sc_scratch.on(sc_pe);");
   if (model.roles) {
     out.push_back("        sc_args.sync = sc_sync.on(sc_pe);");
-    for (const auto& m : role_model(p, model, rank)) out.push_back("        " + m);
+    const std::string workers = nvshmem ? std::string(kRt) + "resident_blocks(sc_" + p.name + "::kernel, sc_config)"
+                                        : "sc_team.cooperative_blocks(sc_pe, sc_" + p.name + "::kernel, sc_config)";
+    for (const auto& m : role_model(p, model, rank, workers)) out.push_back("        " + m);
     out.push_back("        sc_comm[sc_pe] = sc_args.n_comm;");
   }
   out.push_back("        return std::make_tuple(sc_team.device_pe(sc_pe), sc_args);");
   out.push_back("      },");
   out.push_back("      sc_config);");
-  out.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // the slowest GPU's kernel (CUDA events)");
-  out.push_back("    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each, %d comm): %.3f ms\\n\", \"" +
-                p.name + "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_comm[0], sc_launched.kernel_ms);");
+  if (nvshmem) {
+    out.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // this PE's kernel, launch to done (host wall time)");
+    out.push_back("    std::fprintf(stderr, \"stencilc: %s on PE %d of %d (%d blocks of %d threads, %d comm): %.3f ms\\n\", \"" +
+                  p.name + "\", sc_team.my_pe(), sc_team.n(), sc_launched.blocks[sc_team.my_pe()], sc_launched.block_threads, "
+                  "sc_comm[sc_team.my_pe()], sc_launched.wall_ms);");
+  } else {
+    out.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // the slowest GPU's kernel (CUDA events)");
+    out.push_back("    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each, %d comm): %.3f ms\\n\", \"" +
+                  p.name + "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_comm[0], sc_launched.kernel_ms);");
+  }
   out.push_back("  }");
   out.insert(out.end(), after.begin(), after.end());
   out.push_back("}");
@@ -518,7 +555,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
 
 }  // namespace
 
-std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::string>* errors) {
+std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::string>* errors, CudaBackend backend) {
   std::vector<GeneratedProgram> out;
   for (const Program& p : module.programs) {
     if (p.kind == ProgramKind::Spmd) {
@@ -543,13 +580,13 @@ std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::s
       continue;
     }
     std::string code;
-    code += "// ---- generated by stencilc from program @" + p.name +
-            " (cuda target, cpu-free: one persistent kernel per GPU, p2p backend) ----\n";
+    code += "// ---- generated by stencilc from program @" + p.name + " (cuda target, cpu-free: one persistent kernel per GPU, " +
+            (backend == CudaBackend::Nvshmem ? "nvshmem" : "p2p") + " backend) ----\n";
     code += "namespace stencilc_generated {\nnamespace sc_" + p.name + " {\n\n";
     code += kernel_args(p, ex.grids, model.roles) + "\n";
     code += emitter.take();
     code += "\n}  // namespace sc_" + p.name + "\n\n";
-    code += launcher(p, ex.grids, ex.swaps, model);
+    code += launcher(p, ex.grids, ex.swaps, model, backend);
     code += "}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
     std::vector<std::string> args;
     for (const Param& q : p.params) args.push_back(q.name);

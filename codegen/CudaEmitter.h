@@ -1,8 +1,8 @@
-// The CUDA target, cpu-free schedule, p2p backend: one persistent cooperative kernel per GPU runs
-// the whole program; point updates are grid-stride loops over the GPU's block, halos move with
-// the runtime's device halo exchange (signaled puts over NVLink, bounded waits), reductions
-// combine over the GPU's grid and then across the GPUs on the device. One host process drives
-// every GPU (runtime/include/stencilc/runtime/cuda/).
+// The CUDA target, cpu-free schedule: one persistent cooperative kernel per GPU runs the whole
+// program; point updates are grid-stride loops over the GPU's block, halos move with the
+// runtime's device halo exchange (signaled puts, bounded waits), reductions combine over the
+// GPU's grid and then across the GPUs on the device. p2p backend: one host process drives every
+// GPU over NVLink; nvshmem backend: one process per GPU (runtime/include/stencilc/runtime/cuda/).
 #pragma once
 
 #include "codegen/HostEmitter.h"
@@ -13,8 +13,14 @@
 
 namespace stencilc::codegen {
 
+/// How the GPUs of a CUDA run communicate: one process driving every GPU over NVLink peer
+/// pointers (p2p), or one process per GPU started by mpirun, through NVSHMEM (nvshmem). The kernel
+/// is the same text for both; the launcher and the included runtime differ.
+enum class CudaBackend { P2P, Nvshmem };
+
 /// Emits every program of `module` for the CUDA target (after the same pipeline as the host
 /// target). SC_SPMD_PROGRAM functions are not supported yet: an error says so.
-std::vector<GeneratedProgram> emit_cuda(const ir::Module& module, std::vector<std::string>* errors);
+std::vector<GeneratedProgram> emit_cuda(const ir::Module& module, std::vector<std::string>* errors,
+                                        CudaBackend backend = CudaBackend::P2P);
 
 }  // namespace stencilc::codegen

@@ -70,11 +70,13 @@ inline std::string shape_text(const int* extent, int n) {
 
 /// Checks the grids fit one decomposition and chooses it for configured_pes() PEs (the
 /// process grid can be forced with --stencilc-decomp=2x2 or STENCILC_DECOMP). `swaps` lists the pairs of
-/// grids the program swaps: they exchange buffers, so their boundaries must agree too.
+/// grids the program swaps: they exchange buffers, so their boundaries must agree too. `pes`: the
+/// PE count when the backend fixes it (the NVSHMEM backend: the MPI world size), else 0.
 template <int N>
-Plan<N> plan(const char* program, const std::vector<GridDesc<N>>& grids, const std::vector<std::array<int, 2>>& swaps) {
+Plan<N> plan(const char* program, const std::vector<GridDesc<N>>& grids, const std::vector<std::array<int, 2>>& swaps,
+             int pes = 0) {
   Plan<N> p;
-  p.pes = configured_pes();
+  p.pes = pes > 0 ? pes : configured_pes();
   p.extent = grids.front().extent;
   std::array<int, 3> extent3{1, 1, 1}, lo3{0, 0, 0}, hi3{0, 0, 0};
   for (const GridDesc<N>& g : grids) {

@@ -14,14 +14,16 @@
 namespace stencilc::compiled {
 
 /// Every PE's block of `g` in the GPUs' symmetric memory, owned and halo cells filled from the
-/// grid (see fill_cells; halo cells with no source are poisoned).
-template <typename T, int N>
-std::vector<rt::cuda::DBlock<T, N>> upload_grid(rt::cuda::P2PTeam& team, const rt::ProcessGrid& grid,
+/// grid (see fill_cells; halo cells with no source are poisoned). Only the PEs this process holds
+/// are filled: all of them with P2PTeam, its own with NvshmemTeam.
+template <typename T, int N, class Team>
+std::vector<rt::cuda::DBlock<T, N>> upload_grid(Team& team, const rt::ProcessGrid& grid,
                                                 const Grid<T, N>& g, Ints<N> halo_lo, Ints<N> halo_hi) {
   std::array<int, N> extent;
   for (int k = 0; k < N; ++k) extent[k] = g.extent(k);
   std::vector<rt::cuda::DBlock<T, N>> blocks = rt::cuda::alloc_blocks<T, N>(team, grid, extent, halo_lo, halo_hi);
   for (int pe = 0; pe < team.n(); ++pe) {
+    if (!team.holds(pe)) continue;
     const rt::cuda::DBlock<T, N>& b = blocks[pe];
     std::vector<T> cells(static_cast<std::size_t>(b.allocated()), poison<T>());
     fill_cells<T, N>(g, layout_of<rt::cuda::DBlock<T, N>, N>(b), cells.data() + b.data_offset(), poison<T>());
@@ -41,33 +43,31 @@ void download_grid(rt::cuda::P2PTeam& team, const std::vector<rt::cuda::DBlock<T
   }
 }
 
-/// What the symmetric heap must hold for one grid of a program.
-struct HeapGrid {
-  std::size_t element_bytes;
-  bool exchanged;  // also two halo slots per direction
-};
-
-/// The symmetric heap each GPU needs for `grids` under `plan` (the largest block of each grid
-/// with its halos, twice its halo volume for the slots of an exchanged grid) plus 64 MiB for
-/// signals, reduction scratch and the runtime's own words. 0 when STENCILC_SYM_HEAP_MB is set:
-/// the team then takes that size.
+/// An upper bound of the symmetric memory one run of a program takes on each PE: per grid a block
+/// of the largest owned extents with halos (H cells; every PE's block is at most that), and for an
+/// exchanged grid its slots and staging, 2 parities each: every face lies in the halo shell of
+/// such a block, so they take at most 4 * (H - owned) cells. Plus the reductions' scratch and the
+/// small things (plans, signals, the final block descriptors, allocation rounding). Both GPU
+/// backends size their heap with it (STENCILC_SYM_HEAP_MB overrides it).
 template <int N>
-std::size_t symmetric_heap_bytes(const Plan<N>& plan, const std::vector<GridDesc<N>>& grids,
-                                 const std::vector<HeapGrid>& needs) {
-  if (std::getenv("STENCILC_SYM_HEAP_MB") != nullptr) return 0;
-  std::size_t bytes = std::size_t{64} << 20;
+std::size_t symmetric_bytes(const Plan<N>& plan, const std::vector<GridDesc<N>>& grids,
+                            const std::vector<std::size_t>& element_bytes, const std::vector<bool>& exchanged) {
+  std::size_t total = (std::size_t{1} << 14) * sizeof(std::uint64_t) + (std::size_t{1} << 20);
   for (std::size_t k = 0; k < grids.size(); ++k) {
+    std::array<int, N> largest{};
+    for (int pe = 0; pe < plan.grid.size(); ++pe) {
+      const rt::BlockLayout<N> layout = rt::block_layout<N>(plan.grid, pe, grids[k].extent);
+      for (int d = 0; d < N; ++d) largest[d] = layout.extent[d] > largest[d] ? layout.extent[d] : largest[d];
+    }
     std::size_t with_halos = 1, owned = 1;
     for (int d = 0; d < N; ++d) {
-      const std::size_t largest = (grids[k].extent[d] + plan.grid.dims[d] - 1) / plan.grid.dims[d];
-      owned *= largest;
-      with_halos *= largest + grids[k].halo_lo[d] + grids[k].halo_hi[d];
+      with_halos *= static_cast<std::size_t>(largest[d] + grids[k].halo_lo[d] + grids[k].halo_hi[d]);
+      owned *= static_cast<std::size_t>(largest[d]);
     }
-    std::size_t elements = with_halos;
-    if (needs[k].exchanged) elements += 2 * (with_halos - owned);
-    bytes += elements * needs[k].element_bytes + 2 * 256;
+    const std::size_t shell = exchanged[k] ? 4 * (with_halos - owned) : 0;
+    total += (with_halos + shell) * element_bytes[k] + (std::size_t{64} << 10);
   }
-  return bytes;
+  return total;
 }
 
 /// The persistent kernel's grid size cap for `plan`'s largest block: about `points_per_thread`

@@ -4,8 +4,8 @@
 #                the installed stencilc finds the installed headers.
 #   consumer     configure, build and test a copy of examples/cmake-consumer against the prefix;
 #                a no-op rebuild must not run stencilc, a rebuild after editing params.hpp must.
-#   unavailable  stencilc_add_executable must refuse what this version cannot build (BACKEND
-#                nvshmem) and SCHEDULE host-controlled for the host target.
+#   unavailable  stencilc_add_executable must refuse combinations it cannot build: SCHEDULE
+#                host-controlled or BACKEND nvshmem without TARGET cuda.
 # cmake -DSTEP=<step> -DSTENCILC_BINARY_DIR= -DSTENCILC_SOURCE_DIR= -DWORK_DIR= -DCONFIG=
 #       -DGENERATOR= -DMAKE_PROGRAM= -DCXX= -P package_test.cmake
 cmake_minimum_required(VERSION 3.20)
@@ -146,19 +146,20 @@ elseif(STEP STREQUAL "consumer")
   expect_match("the consumer's tests after the edit" "${out}" "steps=150 ")
 
 elseif(STEP STREQUAL "unavailable")
-  # What this version cannot build at all, and a schedule the host target does not have.
-  foreach(case "BACKEND nvshmem|is not available yet in this version of stencilc"
-               "SCHEDULE host-controlled|needs TARGET cuda \\(the host target has one schedule\\)")
-    string(REPLACE "|" ";" case "${case}")
-    list(GET case 0 what)
-    list(GET case 1 expected)
-    string(REPLACE " " ";" option "${what}")
-    string(REPLACE " " "-" name "${what}")
-    configure("stencilc_add_executable(... ${what})" "${STENCILC_SOURCE_DIR}/tests/cmake/unavailable"
+  # Combinations that make no sense: the host target has one schedule, and the nvshmem backend
+  # runs one process per GPU (it needs TARGET cuda).
+  foreach(case "SCHEDULE host-controlled|needs TARGET cuda \\(the host target has one schedule\\)"
+               "BACKEND nvshmem|needs TARGET cuda")
+    string(REPLACE "|" ";" parts "${case}")
+    list(GET parts 0 setting)
+    list(GET parts 1 expected)
+    string(REPLACE " " ";" option "${setting}")
+    string(REPLACE " " "-" name "${setting}")
+    configure("stencilc_add_executable(... ${setting})" "${STENCILC_SOURCE_DIR}/tests/cmake/unavailable"
               "${WORK_DIR}/unavailable-${name}" EXPECT_FAILURE "DEFINES" "-DUNAVAILABLE_OPTION=${option}")
     string(REGEX REPLACE "[ \n]+" " " message "${configure_output}")  # CMake wraps long messages
-    expect_match("stencilc_add_executable(... ${what})" "${message}"
-                 "stencilc_add_executable\\(prog\\): ${what} ${expected}")
+    expect_match("stencilc_add_executable(... ${setting})" "${message}"
+                 "stencilc_add_executable\\(prog\\): ${setting} ${expected}")
   endforeach()
 else()
   message(FATAL_ERROR "package_test.cmake: unknown STEP '${STEP}'")

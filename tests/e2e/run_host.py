@@ -5,6 +5,10 @@ reference build (g++, serial) and the compiled build with 1, 2, 3 and 4 PEs, and
 grid the program hands back (Grid::copy_to dumps, STENCILC_DUMP_DIR) element by element, and the
 numbers it prints. A NaN anywhere fails: the launcher poisons halo cells that have no source, so
 a read of one shows. Prints one line per run and `N passed, M failed` last.
+
+With --launcher (e.g. "mpirun -np {pes} bash tests/gpu/mpi_rank.sh", the CUDA target's nvshmem
+backend), the compiled build runs as that many processes, each handing back its grids and output
+on its own (STENCILC_RANK_DIR/rank<r>/ and rank<r>.stdout): every process must match the reference.
 """
 import argparse
 import math
@@ -78,6 +82,8 @@ def main():
     ap.add_argument("--env", action="append", default=[], help="NAME=VALUE for the compiled runs")
     ap.add_argument("--stencilc-arg", action="append", default=[], help="an extra stencilc argument")
     ap.add_argument("--exe", help="an executable built already (e.g. by nvcc on a GPU machine): skip stencilc")
+    ap.add_argument("--launcher", help="command prefix that starts the compiled build as {pes} processes "
+                    "(see the module comment)")
     opts = ap.parse_args()
 
     os.makedirs(opts.workdir, exist_ok=True)
@@ -111,9 +117,24 @@ def main():
                     continue
                 env = {"STENCILC_DUMP_DIR": out_dir, "STENCILC_PES": pes, "STENCILC_WAIT_TIMEOUT_MS": "20000"}
                 env.update(extra_env)
-                got = run([exe] + argv, env)
+                if opts.launcher:
+                    env["STENCILC_RANK_DIR"] = out_dir
+                    got = run(opts.launcher.format(pes=pes).split() + [exe] + argv, env, timeout=300)
+                else:
+                    got = run([exe] + argv, env)
                 if got.returncode != 0:
-                    problem = f"exit {got.returncode}\n{got.stderr}"
+                    problem = f"exit {got.returncode}\n{got.stdout}{got.stderr}"
+                elif opts.launcher:
+                    problem = None
+                    for rank in range(int(pes)):
+                        rank_dir = os.path.join(out_dir, f"rank{rank}")
+                        with open(rank_dir + ".stdout") as f:
+                            rank_stdout = f.read()
+                        rank_problem = compare_grids(ref_grids, read_dumps(rank_dir)) or compare_output(
+                            ref.stdout, rank_stdout)
+                        if rank_problem:
+                            problem = f"process {rank}: {rank_problem}"
+                            break
                 else:
                     problem = compare_grids(ref_grids, read_dumps(out_dir)) or compare_output(ref.stdout, got.stdout)
                 if problem:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a machine with stencilc: writes each global-view sample's generated CUDA into $1 (default
 # gpu-gen/) for tests/gpu/run_generated.sh to build and check on a GPU machine: <name>.cu (the
-# cpu-free schedule) and <name>.hc.cu (the host-controlled schedule, --schedule=host-controlled).
+# cpu-free schedule, p2p backend), <name>.hc.cu (the host-controlled schedule) and
+# <name>.nvshmem.cu (the cpu-free schedule on the nvshmem backend).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${1:-$root/gpu-gen}"
@@ -10,5 +11,6 @@ mkdir -p "$out"
 for name in jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d; do
   "$stencilc" --target=cuda --emit=cuda "$root/samples/$name.cpp" -o "$out/$name.cu"
   "$stencilc" --target=cuda --schedule=host-controlled --emit=cuda "$root/samples/$name.cpp" -o "$out/$name.hc.cu"
+  "$stencilc" --target=cuda --backend=nvshmem --emit=cuda "$root/samples/$name.cpp" -o "$out/$name.nvshmem.cu"
 done
 echo "generated $(ls "$out"/*.cu | wc -l) files in $out"

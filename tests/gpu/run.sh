@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds (compile-only.sh) and runs the GPU tests of the p2p backend on the GPUs of this machine:
-# every test on 1 GPU, and on 2 when there are at least 2. Prints one PASS/FAIL line per case,
-# the timings, and last "N passed, M failed"; exits non-zero if anything failed.
+# every test on 1 GPU, and on 2 when there are at least 2; then the NVSHMEM backend's test under
+# mpirun -np 1, 2 (4 with 4 GPUs), its timeout report, and too many processes for the GPUs.
+# Prints one PASS/FAIL line per case, the timings, and last "N passed, M failed"; exits non-zero
+# if anything failed.
 #   bash tests/gpu/run.sh [build-dir]      (logs also under $OUT when it is set)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -115,6 +117,30 @@ run_failure "more PEs than GPUs" 2 10 "only $ngpus GPU" -- \
 for n in "${pes_list[@]}"; do
   run_test "bench --pes=$n" "$BUILD/bench" --pes="$n"
 done
+
+# The NVSHMEM backend (built when compile-only.sh found NVSHMEM): one process per GPU, mpirun.
+if [ -x "$BUILD/nvshmem_team" ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+  mpi_list=("${pes_list[@]}")
+  [ "$ngpus" -ge 4 ] && mpi_list+=(4)
+  run_test "nvshmem_heap_bound" "$BUILD/nvshmem_heap_bound"
+  for n in "${mpi_list[@]}"; do
+    run_test "nvshmem_team -np $n" mpirun -np "$n" --oversubscribe --bind-to none "$BUILD/nvshmem_team"
+  done
+  run_failure "nvshmem timeout -np 1" 3 20 \
+    "PE 0 of 1 waited" "for a signal nobody sends: signal is 0, waiting for >= 1" \
+    "giving up after STENCILC_WAIT_TIMEOUT_MS=500 ms" -- \
+    mpirun -np 1 --bind-to none "$BUILD/nvshmem_team" --mode=timeout
+  if [ "$ngpus" -ge 2 ]; then
+    run_failure "nvshmem timeout -np 2" 3 20 \
+      "PE 0 of 2 waited" "for a signal nobody sends" "PE 1 of 2 waited" -- \
+      mpirun -np 2 --bind-to none "$BUILD/nvshmem_team" --mode=timeout
+    run_failure "nvshmem more processes than GPUs" 2 20 "GPUs are visible" -- \
+      mpirun -np $((ngpus + 1)) --oversubscribe --bind-to none "$BUILD/nvshmem_team"
+  fi
+else
+  fail "nvshmem_team was not built (no NVSHMEM found: tests/gpu/nvshmem-flags.sh)"
+fi
 
 echo "log: $LOG"
 echo "$passed passed, $failed failed"

@@ -1,68 +1,125 @@
 #!/usr/bin/env bash
-# On a GPU machine: builds the CUDA that `stencilc --target=cuda --emit=cuda` generated for each
-# sample (in $1, made on a machine with stencilc: tests/gpu/generate.sh) with nvcc, for both
-# schedules (<name>.cu: cpu-free; <name>.hc.cu: host-controlled), builds each sample's reference
-# with the host compiler, and checks every grid element by element on 1 and 2 GPUs, and 4 when
-# that many are visible (tests/e2e/run_host.py), on a size that splits evenly and one that does
-# not. PES=1,2 (say) overrides the PE counts; SCHEDULES="cpu-free" runs one schedule only.
+# On a GPU machine: builds the CUDA that tests/gpu/generate.sh wrote into $1 (on a machine with
+# stencilc) for every global-view sample, builds each sample's reference with the host compiler,
+# and checks every grid element by element against it (tests/e2e/run_host.py), on a size that
+# splits evenly and one that does not, on 1 and 2 GPUs (4 when 4 are visible; PES=1,2 to choose).
+# The variants (VARIANTS="..." to choose some):
+#   - cpu-free:        <name>.cu, one persistent kernel per GPU, p2p backend, one process;
+#   - cpu-free-roles:  the same binary with STENCILC_COMM_BLOCKS=2 (block roles forced on, so
+#                      both the specialised and the unspecialised kernels are checked);
+#   - host-controlled: <name>.hc.cu, the CPU-controlled baseline;
+#   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
+#                      are visible; NVSHMEM_PES to choose), every process's grids and output
+#                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
+#                      python3's nvidia-nvshmem-cu13 wheel, /opt/torch/.venv), MPI from mpicc.
+# SAMPLES="jacobi2d heat3d" runs some samples only. Everything is built first, in parallel.
 # Prints a pass/fail line per case and `N passed, M failed` last; exits non-zero on a failure.
 set -u
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI in containers: no CMA single-copy (needs ptrace rights) for the large MPI_Allgatherv.
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/generated"
-gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-pes="${PES:-$([ "$gpus" -ge 4 ] && echo 1,2,4 || echo 1,2)}"
-schedules="${SCHEDULES:-cpu-free host-controlled}"
+gpus_visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,4 || echo 1,2)}"
+variants="${VARIANTS:-cpu-free cpu-free-roles host-controlled nvshmem}"
+backends=p2p
+[[ " $variants " == *" nvshmem "* ]] && backends=p2p,nvshmem
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+nvshmem_pes="${NVSHMEM_PES:-1,2}"
+if [ -z "${NVSHMEM_PES:-}" ] && [ "${gpus:-0}" -ge 4 ]; then nvshmem_pes="1,2,4"; fi
 mkdir -p "$out"
 passed=0
 failed=0
+common=(-std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include"
+        -I "$root/samples")
+nvshmem_compile=() nvshmem_link=()
+if [[ ",$backends," == *",nvshmem,"* ]]; then
+  if flags=$(bash "$root/tests/gpu/nvshmem-flags.sh"); then
+    mapfile -t words <<< "$flags"
+    part=compile
+    for w in "${words[@]}"; do
+      if [ "$w" = "--" ]; then part=link; elif [ "$part" = compile ]; then nvshmem_compile+=("$w"); else nvshmem_link+=("$w"); fi
+    done
+    echo "nvshmem: $(printf '%s ' "${nvshmem_compile[@]}" "${nvshmem_link[@]}")"
+  else
+    echo "FAIL nvshmem: no NVSHMEM or MPI (tests/gpu/nvshmem-flags.sh)"; failed=$((failed + 1))
+    backends="${backends//nvshmem/}"
+  fi
+fi
+
+# check <label> <exe> <pes> [run_host.py arguments...]: one sample's runs against its reference.
+check() {
+  local label="$1" exe="$2" counts="$3"
+  shift 3
+  local log="$out/$label.log"
+  python3 "$root/tests/e2e/run_host.py" --exe "$exe" --reference "$out/$name.ref" \
+      --sample "$root/samples/$name.cpp" --workdir "$out/$label.runs" --pes "$counts" "${args[@]}" "$@" > "$log" 2>&1
+  grep -E "^(ok|FAIL)" "$log" | sed "s/^/  [$label] /"
+  local p f
+  p=$(tail -1 "$log" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+  f=$(tail -1 "$log" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+  if [ -z "$f" ]; then tail -5 "$log" | sed "s/^/  [$label] /"; fi
+  passed=$((passed + ${p:-0}))
+  failed=$((failed + ${f:-1}))
+}
+
 declare -A sizes=(
   [jacobi2d]="256 256 200|67 53 41" [heat3d]="48 30|19 9" [wave2d]="128 60|61 23"
   [poisson9]="64 1e-6|29 1e-5" [advect2d]="96 40|45 31" [multiwrite2d]="96 40|43 17"
   [fdtd2d]="96 80 30|37 45 21" [box27]="32 24 40 10|13 11 17 7" [convergence2d]="64 1e-6|27 1e-5")
-samples="jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d"
-suffix_of() { [ "$1" = host-controlled ] && echo .hc || echo ""; }
-# Build everything first, in parallel (each nvcc takes 10-40 s), then check.
+samples="${SAMPLES:-jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d}"
+has() { [[ " $variants " == *" $1 "* ]]; }
+
+# Build: every variant's binary and every reference, in parallel (each nvcc takes 10-40 s).
 t0=$(date +%s)
 jobs=0
-for schedule in $schedules; do
-  suffix=$(suffix_of "$schedule")
-  for name in $samples; do
-    ( "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
-        -I "$root/samples" "$gen/$name$suffix.cu" -o "$out/$name$suffix.cuda" 2> "$out/$name$suffix.nvcc.log" \
-        || rm -f "$out/$name$suffix.cuda" ) &
-    jobs=$((jobs + 1))
-    if [ "$jobs" -ge "$(nproc)" ]; then wait -n; jobs=$((jobs - 1)); fi
-  done
-done
+build() {  # log exe nvcc-arguments...
+  local log="$1" exe="$2"
+  shift 2
+  ( "$nvcc" "$@" -o "$exe" 2> "$log" || rm -f "$exe" ) &
+  jobs=$((jobs + 1))
+  if [ "$jobs" -ge "$(nproc)" ]; then wait -n; jobs=$((jobs - 1)); fi
+}
 for name in $samples; do
+  if has cpu-free || has cpu-free-roles; then build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"; fi
+  if has host-controlled; then build "$out/$name.hc.nvcc.log" "$out/$name.hc.cuda" "${common[@]}" "$gen/$name.hc.cu"; fi
+  if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
+    build "$out/$name.nvshmem.nvcc.log" "$out/$name.nvshmem" "${common[@]}" "${nvshmem_compile[@]}" "$gen/$name.nvshmem.cu" \
+        "${nvshmem_link[@]}"
+  fi
   g++ -std=c++17 -O2 -I "$root/include" "$root/samples/$name.cpp" -o "$out/$name.ref" -pthread &
 done
 wait
 echo "built in $(( $(date +%s) - t0 )) s"
-for schedule in $schedules; do
-  suffix=$(suffix_of "$schedule")
-  for name in $samples; do
-    t0=$(date +%s)
-    exe="$out/$name$suffix.cuda"
-    if [ ! -x "$exe" ]; then
-      echo "FAIL nvcc $name ($schedule)"; head -20 "$out/$name$suffix.nvcc.log"; failed=$((failed + 1)); continue
-    fi
-    IFS='|' read -r -a sets <<< "${sizes[$name]}"
-    args=()
-    for s in "${sets[@]}"; do args+=(--args "$s"); done
-    log="$out/$name$suffix.log"
-    python3 "$root/tests/e2e/run_host.py" --exe "$exe" --reference "$out/$name.ref" \
-        --sample "$root/samples/$name.cpp" --workdir "$out/$name$suffix" --pes "$pes" "${args[@]}" > "$log" 2>&1
-    grep -E "^(ok|FAIL)" "$log" | sed "s/^/  [$schedule] /"
-    p=$(tail -1 "$log" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-    f=$(tail -1 "$log" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
-    passed=$((passed + ${p:-0}))
-    failed=$((failed + ${f:-1}))
-    echo "$name ($schedule): $(( $(date +%s) - t0 )) s"
-  done
+
+# run <label> <exe> <nvcc log> <pes> [run_host.py arguments...]
+run() {
+  local label="$1" exe="$2" log="$3" counts="$4"
+  shift 4
+  if [ ! -x "$exe" ]; then
+    echo "FAIL nvcc $label"; head -20 "$log"; failed=$((failed + 1)); return
+  fi
+  check "$label" "$exe" "$counts" "$@"
+}
+for name in $samples; do
+  t0=$(date +%s)
+  IFS='|' read -r -a sets <<< "${sizes[$name]}"
+  args=()
+  for s in "${sets[@]}"; do args+=(--args "$s"); done
+  if has cpu-free; then run "$name.cpu-free" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"; fi
+  if has cpu-free-roles; then
+    STENCILC_COMM_BLOCKS=2 run "$name.cpu-free-roles" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
+  fi
+  if has host-controlled; then run "$name.host-controlled" "$out/$name.hc.cuda" "$out/$name.hc.nvcc.log" "$pes"; fi
+  if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
+    run "$name.nvshmem" "$out/$name.nvshmem" "$out/$name.nvshmem.nvcc.log" "$nvshmem_pes" \
+        --launcher "mpirun -np {pes} --oversubscribe --bind-to none bash $root/tests/gpu/mpi_rank.sh"
+  fi
+  echo "$name: $(( $(date +%s) - t0 )) s"
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -17,9 +17,12 @@
 #include <llvm/Support/Program.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
+#include <sstream>
 
 namespace {
 
@@ -43,6 +46,10 @@ cl::opt<std::string> schedule("schedule",
                              cl::desc("With --target=cuda: cpu-free (one persistent kernel per GPU; the default) or "
                                       "host-controlled (the host launches a kernel per update and GPU: the baseline)"),
                              cl::value_desc("schedule"), cl::init("cpu-free"), cl::cat(category));
+cl::opt<std::string> backend("backend",
+                             cl::desc("With --target=cuda: how the GPUs communicate: p2p (one process drives every "
+                                      "GPU over NVLink; the default) or nvshmem (one process per GPU, mpirun -np N)"),
+                             cl::value_desc("backend"), cl::init("p2p"), cl::cat(category));
 cl::opt<std::string> cuda_arch("cuda-arch", cl::desc("With --target=cuda: the GPU architecture (default sm_90)"),
                                cl::value_desc("sm_XX"), cl::init("sm_90"), cl::cat(category));
 cl::opt<bool> print_after_all("print-ir-after-all", cl::desc("Print the IR after every pass"), cl::cat(category));
@@ -152,6 +159,132 @@ std::vector<std::string> forwarded_args(const clang::tooling::CompilationDatabas
   return out;
 }
 
+/// Runs `program args...` and returns what it printed on stdout (nullopt if it failed).
+std::optional<std::string> capture(const std::string& program, const std::vector<std::string>& args) {
+  auto path = llvm::sys::findProgramByName(program);
+  if (!path) return std::nullopt;
+  llvm::SmallString<128> out;
+  if (llvm::sys::fs::createTemporaryFile("stencilc-capture", "txt", out)) return std::nullopt;
+  std::vector<llvm::StringRef> refs{*path};
+  refs.insert(refs.end(), args.begin(), args.end());
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(out), llvm::StringRef("")};
+  int rc = llvm::sys::ExecuteAndWait(*path, refs, std::nullopt, redirects);
+  std::ifstream in(out.str().str());
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  llvm::sys::fs::remove(out);
+  if (rc != 0) return std::nullopt;
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+std::vector<std::string> split_words(const std::string& text) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+/// Where NVSHMEM is: NVSHMEM_HOME, else the nvidia-nvshmem-cu13 wheel of python3 ($STENCILC_PYTHON),
+/// else a standard install. The directory must hold include/nvshmem.h, lib/libnvshmem_device.a and
+/// lib/libnvshmem_host.so(.3).
+struct Nvshmem {
+  std::string include, lib, host_library, device_library;
+};
+
+std::optional<Nvshmem> nvshmem_at(const std::string& include, const std::string& lib) {
+  Nvshmem n{include, lib, "", lib + "/libnvshmem_device.a"};
+  if (!llvm::sys::fs::exists(include + "/nvshmem.h") || !llvm::sys::fs::exists(n.device_library)) return std::nullopt;
+  for (const char* name : {"libnvshmem_host.so", "libnvshmem_host.so.3"}) {
+    if (llvm::sys::fs::exists(lib + "/" + name)) n.host_library = lib + "/" + name;
+  }
+  if (n.host_library.empty()) return std::nullopt;
+  return n;
+}
+
+std::optional<Nvshmem> find_nvshmem(std::string* tried) {
+  if (const char* home = std::getenv("NVSHMEM_HOME"); home && *home) {
+    *tried = std::string("NVSHMEM_HOME=") + home;
+    for (const char* lib : {"/lib", "/lib64"}) {
+      if (auto n = nvshmem_at(std::string(home) + "/include", home + std::string(lib))) return n;
+    }
+    return std::nullopt;  // asked for this one: no silent fallback
+  }
+  const char* python_env = std::getenv("STENCILC_PYTHON");
+  std::string python = python_env && *python_env ? python_env : "python3";
+  *tried = "the nvidia-nvshmem-cu13 wheel of " + python;
+  if (auto dir = capture(python, {"-c", "import nvidia.nvshmem as m; print(list(m.__path__)[0])"})) {
+    if (auto n = nvshmem_at(*dir + "/include", *dir + "/lib")) return n;
+  }
+  *tried += ", /usr/local/nvshmem, /opt/nvidia/nvshmem, /usr/include/nvshmem_13";
+  for (const auto& [include, lib] : std::vector<std::pair<std::string, std::string>>{
+           {"/usr/local/nvshmem/include", "/usr/local/nvshmem/lib"},
+           {"/opt/nvidia/nvshmem/include", "/opt/nvidia/nvshmem/lib"},
+           {"/usr/include/nvshmem_13", "/usr/lib/x86_64-linux-gnu/nvshmem/13"}}) {
+    if (auto n = nvshmem_at(include, lib)) return n;
+  }
+  return std::nullopt;
+}
+
+/// MPI's compile and link flags, as nvcc options: from `mpicc --showme:compile/link` (Open MPI),
+/// `mpicc -compile_info/-link_info` (MPICH), else pkg-config ompi-c or mpich.
+std::optional<std::vector<std::string>> mpi_flags() {
+  std::vector<std::string> words;
+  const char* mpicc_env = std::getenv("MPICC");
+  std::string mpicc = mpicc_env && *mpicc_env ? mpicc_env : "mpicc";
+  auto compile = capture(mpicc, {"--showme:compile"});
+  auto link = capture(mpicc, {"--showme:link"});
+  if (compile && link) {
+    words = split_words(*compile + " " + *link);
+  } else if (auto info = capture(mpicc, {"-compile_info"}); info && capture(mpicc, {"-link_info"})) {
+    auto all = split_words(*info + " " + *capture(mpicc, {"-link_info"}));
+    words.assign(all.begin() + (all.empty() ? 0 : 1), all.end());  // the first word is the compiler
+  } else if (auto pc = capture("pkg-config", {"--cflags", "--libs", "ompi-c"})) {
+    words = split_words(*pc);
+  } else if (auto pc2 = capture("pkg-config", {"--cflags", "--libs", "mpich"})) {
+    words = split_words(*pc2);
+  } else {
+    return std::nullopt;
+  }
+  std::vector<std::string> flags;
+  for (const std::string& w : words) {
+    if (w.rfind("-I", 0) == 0 || w.rfind("-L", 0) == 0 || w.rfind("-l", 0) == 0 || w.rfind("-D", 0) == 0) {
+      flags.push_back(w);
+    } else if (w.rfind("-Wl,", 0) == 0) {
+      flags.push_back("-Xlinker=" + w.substr(4));
+    } else {
+      flags.push_back("-Xcompiler=" + w);
+    }
+  }
+  return flags;
+}
+
+/// The nvcc arguments of the nvshmem backend: relocatable device code (NVSHMEM's device library),
+/// NVSHMEM's and MPI's headers and libraries, and an rpath so that the executable finds
+/// libnvshmem_host.so.3 and its plugins where they are.
+std::optional<std::vector<std::string>> nvshmem_args() {
+  std::string tried;
+  auto n = find_nvshmem(&tried);
+  if (!n) {
+    std::cerr << "stencilc: error: --backend=nvshmem needs NVSHMEM (include/nvshmem.h, lib/libnvshmem_device.a, "
+                 "lib/libnvshmem_host.so.3); looked at "
+              << tried
+              << ". Install it with `python3 -m pip install nvidia-nvshmem-cu13==3.4.5` (scripts/install-deps.sh does) "
+                 "or set NVSHMEM_HOME\n";
+    return std::nullopt;
+  }
+  auto mpi = mpi_flags();
+  if (!mpi) {
+    std::cerr << "stencilc: error: --backend=nvshmem needs MPI: no mpicc (set MPICC) and no pkg-config file for "
+                 "ompi-c or mpich (Debian: apt-get install libopenmpi-dev)\n";
+    return std::nullopt;
+  }
+  std::vector<std::string> args{"-rdc=true", "-I", n->include};
+  args.insert(args.end(), mpi->begin(), mpi->end());
+  // -l for the device library (the source is compiled with -x cu, which would apply to a .a too).
+  args.insert(args.end(), {"-L" + n->lib, "-lnvshmem_device", "-Xlinker", n->host_library, "-Xlinker", "-rpath," + n->lib});
+  return args;
+}
+
 /// Compiles the generated code into `exe`: C++ with the host compiler ($CXX, else c++), CUDA
 /// with nvcc ($NVCC, else nvcc on the PATH or in /usr/local/cuda/bin).
 int compile_generated(bool cuda, const std::string& cpp_file, const std::string& source, const std::string& exe,
@@ -179,7 +312,19 @@ int compile_generated(bool cuda, const std::string& cpp_file, const std::string&
     args.push_back("-I");
     args.push_back(dir);
   }
+  std::vector<std::string> libraries;
+  if (cuda && backend == "nvshmem") {
+    auto extra = nvshmem_args();
+    if (!extra) return 1;
+    // -rdc and the include directories before the source, the libraries after it.
+    auto first_library = std::find_if(extra->begin(), extra->end(), [](const std::string& a) {
+      return a.rfind("-L", 0) == 0 || a.rfind("-l", 0) == 0 || a.rfind("-Xlinker", 0) == 0;
+    });
+    args.insert(args.end(), extra->begin(), first_library);
+    libraries.assign(first_library, extra->end());
+  }
   args.insert(args.end(), {cpp_file, "-o", exe});
+  args.insert(args.end(), libraries.begin(), libraries.end());
   args.push_back(cuda ? "-Xcompiler=-pthread" : "-pthread");
   std::vector<llvm::StringRef> refs(args.begin(), args.end());
   std::string message;
@@ -231,8 +376,10 @@ std::optional<std::string> generated_source(const stencilc::frontend::FrontendRe
                                             bool cuda) {
   std::vector<std::string> errors;
   const bool host_controlled = cuda && schedule == "host-controlled";
+  const auto cuda_backend =
+      backend == "nvshmem" ? stencilc::codegen::CudaBackend::Nvshmem : stencilc::codegen::CudaBackend::P2P;
   auto programs = host_controlled ? stencilc::codegen::emit_cuda_host_controlled(m, &errors)
-                  : cuda          ? stencilc::codegen::emit_cuda(m, &errors)
+                  : cuda          ? stencilc::codegen::emit_cuda(m, &errors, cuda_backend)
                                   : stencilc::codegen::emit_host(m, &errors);
   for (const auto& site : fe.sites) {
     if (site.body_end == 0) errors.push_back(fe.module.source + ": error: program '" + site.name +
@@ -249,6 +396,10 @@ std::optional<std::string> generated_source(const stencilc::frontend::FrontendRe
       host_controlled ? "// Generated by stencilc " STENCILC_VERSION " from " + fe.module.source +
                             " for the cuda target (host-controlled, p2p).\n#include <stencilc/compiled_cuda.hpp>\n"
                             "#include <stencilc/runtime/cuda/host_controlled.cuh>\n"
+      : cuda && backend == "nvshmem"
+          ? "// Generated by stencilc " STENCILC_VERSION " from " + fe.module.source +
+                " for the cuda target (cpu-free, nvshmem: one process per GPU, mpirun -np N).\n"
+                "#include <stencilc/compiled_cuda_nvshmem.hpp>\n"
       : cuda ? "// Generated by stencilc " STENCILC_VERSION " from " + fe.module.source +
                  " for the cuda target (cpu-free, p2p).\n#include <stencilc/compiled_cuda.hpp>\n"
            : "// Generated by stencilc " STENCILC_VERSION " from " + fe.module.source +
@@ -292,12 +443,25 @@ static int compile(int argc, const char** argv) {
     return 1;
   }
   const bool cuda = target == "cuda" || (target.empty() && emit == "cuda");
+  if (backend != "p2p" && backend != "nvshmem") {
+    std::cerr << "stencilc: error: unknown --backend '" << backend << "' (available: p2p, nvshmem)\n";
+    return 1;
+  }
+  if (backend.getNumOccurrences() && !cuda) {
+    std::cerr << "stencilc: error: --backend=" << backend << " goes with --target=cuda\n";
+    return 1;
+  }
   if ((emit == "cpp" && cuda) || (emit == "cuda" && !cuda)) {
     std::cerr << "stencilc: error: --emit=" << emit << " goes with --target=" << (emit == "cpp" ? "host" : "cuda") << "\n";
     return 1;
   }
   if (schedule != "cpu-free" && schedule != "host-controlled") {
     std::cerr << "stencilc: error: unknown --schedule '" << schedule << "' (available: cpu-free, host-controlled)\n";
+    return 1;
+  }
+  if (schedule == "host-controlled" && backend == "nvshmem") {
+    std::cerr << "stencilc: error: --schedule=host-controlled runs on the p2p backend only (one process drives every "
+                 "GPU); drop --backend=nvshmem\n";
     return 1;
   }
   if (schedule.getNumOccurrences() && !cuda) {

@@ -17,6 +17,7 @@ namespace detail {
 struct RuntimeState {
   bool initialized = false;
   int pes = 1;
+  bool pes_given = false;  // by --stencilc-pes or STENCILC_PES (not the default of 1)
   std::string decomp;  // --stencilc-decomp=AxB[xC]: the process grid compiled runs must use
 };
 
@@ -67,6 +68,7 @@ inline void init(int& argc, char** argv) {
   argc = kept;
   detail::RuntimeState& state = detail::runtime_state();
   state.pes = pes > 0 ? pes : detail::pes_from_environment();
+  state.pes_given = pes > 0 || std::getenv("STENCILC_PES") != nullptr;
   state.decomp = decomp;
   state.initialized = true;
 }
@@ -80,6 +82,13 @@ inline void finalize() {
 inline int configured_pes() {
   const detail::RuntimeState& state = detail::runtime_state();
   return state.initialized ? state.pes : detail::pes_from_environment();
+}
+
+// Whether the PE count was asked for (--stencilc-pes, STENCILC_PES) rather than defaulted: a
+// backend whose PE count is fixed elsewhere (the NVSHMEM backend: mpirun -np) checks it.
+inline bool configured_pes_given() {
+  const detail::RuntimeState& state = detail::runtime_state();
+  return state.initialized ? state.pes_given : std::getenv("STENCILC_PES") != nullptr;
 }
 
 // The process grid a compiled run must use: --stencilc-decomp=, else STENCILC_DECOMP, else ""

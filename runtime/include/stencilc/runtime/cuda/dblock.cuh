@@ -131,11 +131,12 @@ DBlock<T, N> to_dblock(const HostBlock& b) {
   return block;
 }
 
-// Allocates every PE's block of a global grid in symmetric memory, zero-filled (the host does it
-// for all GPUs at once): the largest halo'd block over all PEs, each PE's own layout at its
-// start. Returns one DBlock per PE, each pointing into its GPU's copy.
-template <class T, int N>
-std::vector<DBlock<T, N>> alloc_blocks(P2PTeam& team, const ProcessGrid& grid,
+// Allocates every PE's block of a global grid in symmetric memory, zero-filled (P2PTeam: the host
+// does it for all GPUs at once; NvshmemTeam: collective, every process): the largest halo'd block
+// over all PEs, each PE's own layout at its start. Returns one DBlock per PE, each pointing into
+// its GPU's copy (NvshmemTeam: the symmetric address, as the process's own PE sees it).
+template <class T, int N, class Team>
+std::vector<DBlock<T, N>> alloc_blocks(Team& team, const ProcessGrid& grid,
                                        const std::array<int, N>& global_extent,
                                        const std::array<int, N>& halo_lo,
                                        const std::array<int, N>& halo_hi) {

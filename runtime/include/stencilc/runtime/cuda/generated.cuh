@@ -19,7 +19,13 @@
 #define STENCILC_BLOCK_THREADS 256
 #endif
 #ifndef STENCILC_MIN_BLOCKS_PER_SM
+#if defined(STENCILC_BACKEND_NVSHMEM)
+// Relocatable device code (NVSHMEM's device library): the runtime's out-of-line functions are
+// compiled on their own and need more than 64 registers, which the kernel's bound must allow.
+#define STENCILC_MIN_BLOCKS_PER_SM 2
+#else
 #define STENCILC_MIN_BLOCKS_PER_SM 4
+#endif
 #endif
 // How many iterations of a point loop the compiler unrolls (their loads can be in flight together).
 #ifndef STENCILC_POINT_UNROLL
@@ -116,6 +122,20 @@ struct Workers {
   __device__ unsigned thread() const { return (blockIdx.x - first) * blockDim.x + threadIdx.x; }
   __device__ unsigned threads() const { return static_cast<unsigned>(count) * blockDim.x; }
 };
+
+/// How many blocks of `kernel` are resident at once on the current GPU under `config` (the
+/// occupancy times the SMs, capped by config.max_blocks): what a cooperative launch gets.
+template <class... KArgs>
+inline int resident_blocks(void (*kernel)(KArgs...), const LaunchConfig& config) {
+  int device = 0, sms = 0, per_sm = 0;
+  STENCILC_CUDA_CHECK(cudaGetDevice(&device));
+  STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  STENCILC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, config.block_threads,
+                                                                    config.dynamic_smem));
+  if (config.blocks_per_sm > 0 && config.blocks_per_sm < per_sm) per_sm = config.blocks_per_sm;
+  const int blocks = per_sm * sms;
+  return config.max_blocks > 0 && config.max_blocks < blocks ? config.max_blocks : blocks;
+}
 
 /// Division of 32-bit numbers below 2^31 by a divisor fixed at run time, without a divide
 /// instruction: q = (umulhi(n, m) + n) >> s with s = ceil(log2 d) and m = 2^32 (2^s - d) / d + 1

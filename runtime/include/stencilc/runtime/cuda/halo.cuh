@@ -1,12 +1,13 @@
-// The lowered `exchange` of one grid on the GPUs (p2p backend): the host backend's protocol
-// (halo.hpp, docs/RUNTIME.md) run by thread blocks of the persistent kernel.
+// The lowered `exchange` of one grid on the GPUs (p2p and NVSHMEM backends): the host backend's
+// protocol (halo.hpp, docs/RUNTIME.md) run by thread blocks of the persistent kernel.
 //
 // Per direction code, in symmetric memory of every PE: two slots of the largest face any PE
 // receives from that direction (double-buffered by epoch parity), a data-ready signal (on the
 // receiver, indexed by the direction as the receiver sees it) and an ack signal (on the sender,
 // indexed by its send direction). send(epoch), per send direction: wait until the receiver has
-// acked epoch - 2, pack the face straight into the receiver's slot over NVLink (no staging
-// buffer), release-store the receiver's ready signal = epoch. recv(epoch), per receive
+// acked epoch - 2, pack the face straight into the receiver's slot over NVLink (p2p; NVSHMEM
+// packs into a staging slot and puts it with the signal: DevicePe::pack_target and
+// deliver_signal_block), release-store the receiver's ready signal = epoch. recv(epoch), per receive
 // direction: wait until ready >= epoch, unpack the slot into the halo, release-store the
 // sender's ack = epoch.
 //
@@ -55,6 +56,8 @@ struct HaloPlan {
   long long slot_offset[kCodes] = {};  // elements, per code: two slots of slot_size each
   long long slot_size[kCodes] = {};
   T* slots = nullptr;                   // this PE's symmetric slots
+  T* staging = nullptr;                 // symmetric, laid out like slots: faces packed before a put
+                                        // (backends whose puts need a local source: NVSHMEM)
   std::uint64_t* signals = nullptr;     // this PE's symmetric signals: ready, then ack
   unsigned long long* last = nullptr;   // last epoch per send channel, then per recv channel
   int extent[N] = {};
@@ -177,8 +180,10 @@ struct DHaloExchange {
       }
     }
     __syncthreads();
-    // Pack straight into the receiver's slot: strided reads here, contiguous stores over NVLink.
-    T* out = pe.remote(slot(theirs, epoch), c.peer);
+    // Pack into the backend's target: on p2p straight into the receiver's slot (strided reads
+    // here, contiguous stores over NVLink), on NVSHMEM into the local staging slot that is put.
+    T* const dst = slot(theirs, epoch);
+    T* out = pe.pack_target(dst, plan->staging + (dst - plan->slots), c.peer);
     long step[3];
     steps3(block, step);
     const T* data = block.data;
@@ -194,11 +199,8 @@ struct DHaloExchange {
                     (c.lo[1] + static_cast<long>(j)) * step[1] +
                     (c.lo[2] + static_cast<long>(k)) * step[2]];
     }
-    __syncthreads();
-    if (thread_rank() == 0) {
-      __threadfence_system();
-      detail::store_release_sys(pe.remote(&plan->signals[Plan::kReady + theirs], c.peer), epoch);
-    }
+    pe.deliver_signal_block(dst, out, static_cast<std::size_t>(c.elements),
+                            &plan->signals[Plan::kReady + theirs], epoch, c.peer);
   }
 
   __device__ void recv_channel(const DevicePe& pe, const DBlock<T, N>& block, int r,
@@ -233,16 +235,16 @@ struct DHaloExchange {
     __syncthreads();
     if (thread_rank() == 0) {
       __threadfence_system();
-      detail::store_release_sys(pe.remote(&plan->signals[Plan::kAck + opposite(c.code)], c.peer),
-                                epoch);
+      pe.signal_set(&plan->signals[Plan::kAck + opposite(c.code)], epoch, c.peer);
     }
   }
 #endif  // __CUDACC__
 };
 
-// The host side: made once per exchanged grid before the launch; builds every PE's plan (the
-// host drives all GPUs, so it is not collective in the SPMD sense) and allocates the slots and
-// signals in symmetric memory.
+// The host side: made once per exchanged grid before the launch; builds every PE's plan and
+// allocates the slots and signals in symmetric memory. With P2PTeam one process does it for all
+// GPUs; with NvshmemTeam every process runs it (the allocations are collective) and uploads the
+// plan of the PE it holds.
 template <class T, int N>
 class HaloExchange {
  public:
@@ -252,7 +254,8 @@ class HaloExchange {
 
   // `blocks`: every PE's block (alloc_blocks), or blocks with their layout: the two buffers of a
   // swapped pair share it. `corners`: also exchange diagonal directions.
-  HaloExchange(P2PTeam& team, const ProcessGrid& grid, const std::vector<DBlock<T, N>>& blocks,
+  template <class Team>
+  HaloExchange(Team& team, const ProcessGrid& grid, const std::vector<DBlock<T, N>>& blocks,
                std::array<bool, N> periodic, bool corners, const char* name)
       : name_(name != nullptr ? name : "?"), n_(team.n()) {
     check_layouts(team, grid, blocks);
@@ -301,14 +304,16 @@ class HaloExchange {
       std::strncpy(plan.name, name_.c_str(), sizeof plan.name - 1);
     }
     const Sym<T> slots = team.template alloc<T>(static_cast<std::size_t>(slot_elements));
+    const Sym<T> staging = team.template alloc<T>(static_cast<std::size_t>(slot_elements));
     const Sym<std::uint64_t> signals = team.template alloc<std::uint64_t>(2 * kCodes);
     const Sym<unsigned long long> last = team.template alloc<unsigned long long>(2 * kCodes);
     plan_memory_ = team.template alloc<Plan>(1);
     for (int pe = 0; pe < n_; ++pe) {
       plans_[pe].slots = slots.on(pe);
+      plans_[pe].staging = staging.on(pe);
       plans_[pe].signals = signals.on(pe);
       plans_[pe].last = last.on(pe);
-      team.upload(pe, plan_memory_.on(pe), &plans_[pe], 1);
+      if (team.holds(pe)) team.upload(pe, plan_memory_.on(pe), &plans_[pe], 1);
     }
   }
 
@@ -432,7 +437,8 @@ class HaloExchange {
     return largest;
   }
 
-  void check_layouts(P2PTeam& team, const ProcessGrid& grid,
+  template <class Team>
+  void check_layouts(Team& team, const ProcessGrid& grid,
                      const std::vector<DBlock<T, N>>& blocks) const {
     if (grid.size() != team.n() || grid.rank != N) {
       fatal("halo exchange of grid '%s': a %s process grid does not fit %d PEs and %d dimensions",

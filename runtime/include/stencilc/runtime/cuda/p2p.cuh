@@ -139,7 +139,9 @@ __device__ void block_copy_2d(T* dst, std::size_t dst_pitch, const T* src, std::
 //                  (every thread of the block, block-uniform arguments)
 //   grid level:    grid_barrier, barrier_all, allreduce (every thread of the grid)
 //   leader only:   allreduce_leader (thread 0 of block 0)
-struct DevicePe {
+// Generated code names it DevicePe (the alias below); the NVSHMEM backend (nvshmem.cuh) gives that
+// name its own PE with the same members.
+struct P2PDevicePe {
   int id = 0;
   int n = 1;
   char* heap[kMaxPes] = {};           // base of every PE's symmetric heap, as this GPU sees it
@@ -195,6 +197,23 @@ struct DevicePe {
                                       std::size_t src_pitch, std::size_t width, std::size_t rows,
                                       std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
     detail::block_copy_2d(remote(dst_sym, pe), dst_pitch, src, src_pitch, width, rows);
+    signal_after_block(sig_sym, value, pe);
+  }
+
+  // The halo exchange's face transport (halo.cuh), in two steps: the block packs a face bound for
+  // PE `pe`'s `dst_sym` into pack_target(...), then deliver_signal_block(...) makes it arrive and
+  // sets `sig_sym` there to `value`. Here the face is packed straight into the peer's memory over
+  // NVLink (`staging` is unused) and delivery is only the signal; the NVSHMEM backend packs into
+  // the local `staging` and puts it with the signal.
+  template <class T>
+  __device__ T* pack_target(T* dst_sym, T* staging, int pe) const {
+    (void)staging;
+    return remote(dst_sym, pe);
+  }
+  template <class T>
+  __device__ void deliver_signal_block(T* dst_sym, const T* packed, std::size_t count,
+                                       std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
+    (void)dst_sym, (void)packed, (void)count;
     signal_after_block(sig_sym, value, pe);
   }
 
@@ -422,6 +441,11 @@ struct DevicePe {
 #endif  // __CUDACC__
 };
 
+#if !defined(STENCILC_BACKEND_NVSHMEM)
+using DevicePe = P2PDevicePe;  // what generated kernels and the halo exchange take
+#define STENCILC_BACKEND_P2P_SELECTED 1
+#endif
+
 // How launch_cooperative sizes the grid. The grid is blocks-per-SM times the SM count, with
 // blocks per SM from the occupancy API (or fewer if asked), so every block is resident at once
 // and grid-wide barriers cannot deadlock.
@@ -445,9 +469,11 @@ class P2PTeam {
  public:
   // Fatal (status 2) if fewer than n GPUs are visible, if n is outside 1..kMaxPes, or if some
   // pair of GPUs cannot reach each other's memory. heap_bytes: the symmetric heap per GPU
-  // (0: STENCILC_SYM_HEAP_MB, default 1024 MiB).
+  // (STENCILC_SYM_HEAP_MB when set, which overrides it; 0: 1024 MiB).
   explicit P2PTeam(int n, std::size_t heap_bytes = 0)
-      : n_(n), heap_bytes_(heap_bytes != 0 ? heap_bytes : default_heap_bytes()),
+      : n_(n),
+        heap_bytes_(heap_bytes != 0 && std::getenv("STENCILC_SYM_HEAP_MB") == nullptr ? heap_bytes
+                                                                                   : default_heap_bytes()),
         timeout_ms_(wait_timeout_ms()) {
     if (n < 1 || n > kMaxPes) {
       fatal("cannot run %d PEs with the p2p backend: it drives 1 to %d GPUs", n, kMaxPes);
@@ -539,6 +565,7 @@ class P2PTeam {
 
   int n() const { return n_; }
   int device(int pe) const { return pe; }  // PE p runs on visible GPU p
+  bool holds(int pe) const { return pe >= 0 && pe < n_; }  // this process drives every PE
   int sm_count(int pe) const { return sm_count_[pe]; }
   cudaStream_t stream(int pe) const { return streams_[pe]; }
   long long timeout_ms() const { return timeout_ms_; }
@@ -576,8 +603,8 @@ class P2PTeam {
   }
 
   // The handle PE `pe`'s kernel gets.
-  DevicePe device_pe(int pe) const {
-    DevicePe d;
+  P2PDevicePe device_pe(int pe) const {
+    P2PDevicePe d;
     d.id = pe;
     d.n = n_;
     for (int p = 0; p < n_; ++p) d.heap[p] = heap_[p];

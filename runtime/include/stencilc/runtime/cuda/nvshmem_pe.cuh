@@ -1,0 +1,237 @@
+// The NVSHMEM backend's device PE: the members of P2PDevicePe over NVSHMEM's signaled puts, and
+// `DevicePe` naming it. Included through nvshmem.cuh (which selects it), never alone.
+#pragma once
+
+#if !defined(STENCILC_BACKEND_NVSHMEM)
+#error "include <stencilc/runtime/cuda/nvshmem.cuh>, not nvshmem_pe.cuh"
+#endif
+
+#include <cuda_runtime.h>
+#include <nvshmem.h>
+#include <nvshmemx.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "stencilc/runtime/common.hpp"
+#include "stencilc/runtime/cuda/common.cuh"
+#include "stencilc/runtime/cuda/p2p.cuh"
+
+namespace stencilc::rt::cuda {
+
+#if defined(__CUDACC__)
+namespace detail {
+
+__device__ __forceinline__ int nvshmem_cmp(Cmp cmp) {
+  switch (cmp) {
+    case Cmp::EQ:
+      return NVSHMEM_CMP_EQ;
+    case Cmp::NE:
+      return NVSHMEM_CMP_NE;
+    case Cmp::GT:
+      return NVSHMEM_CMP_GT;
+    case Cmp::GE:
+      return NVSHMEM_CMP_GE;
+    case Cmp::LT:
+      return NVSHMEM_CMP_LT;
+    case Cmp::LE:
+      return NVSHMEM_CMP_LE;
+  }
+  return NVSHMEM_CMP_GE;
+}
+
+}  // namespace detail
+#endif  // __CUDACC__
+
+// PE `id`'s device handle on the NVSHMEM backend: the members of P2PDevicePe (docs/RUNTIME-CUDA.md,
+// "Device API"), with the same "who calls what" rules. The bounded waits, the error record and
+// grid_barrier are P2PDevicePe's own (a private base): they touch only this PE's memory. Every
+// member that reaches another PE is NVSHMEM's: puts with signal, signal_op, quiet, fence, p.
+// Symmetric addresses are this PE's (NVSHMEM translates them); remote() is nvshmem_ptr, null when
+// the peer is not load/store reachable.
+struct NvshmemDevicePe : private P2PDevicePe {
+  using P2PDevicePe::id;
+  using P2PDevicePe::n;
+  using P2PDevicePe::fatal;
+  using P2PDevicePe::fatal_with;
+  using P2PDevicePe::grid_barrier;
+  using P2PDevicePe::signal_fetch;
+
+  friend class NvshmemTeam;
+
+#if defined(__CUDACC__)
+  template <class T>
+  __device__ T* remote(T* local_sym, int pe) const {
+    return static_cast<T*>(nvshmem_ptr(local_sym, pe));
+  }
+
+  // Block level. Complete (visible on `pe`, `src` reusable) after a later quiet(). For a PE that is
+  // not load/store reachable, `src` must be symmetric (or registered) memory, as NVSHMEM requires.
+  template <class T>
+  __device__ void put_block(T* dst_sym, const T* src, std::size_t count, int pe) const {
+    nvshmemx_putmem_nbi_block(dst_sym, src, count * sizeof(T), pe);
+  }
+
+  // Block level: the data, then PE `pe`'s signal = value (NVSHMEM orders the two). `src` may be
+  // reused after a later quiet(), or once the receiver has answered.
+  template <class T>
+  __device__ void put_signal_block(T* dst_sym, const T* src, std::size_t count,
+                                   std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
+    nvshmemx_putmem_signal_nbi_block(dst_sym, src, count * sizeof(T), sig_sym, value,
+                                     NVSHMEM_SIGNAL_SET, pe);
+  }
+
+  // Block level: one put per row, then nvshmem_fence (puts to `pe` before what follows) and the
+  // signal from thread 0.
+  template <class T>
+  __device__ void put_signal_block_2d(T* dst_sym, std::size_t dst_pitch, const T* src,
+                                      std::size_t src_pitch, std::size_t width, std::size_t rows,
+                                      std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
+    for (std::size_t r = 0; r < rows; ++r) {
+      nvshmemx_putmem_nbi_block(dst_sym + r * dst_pitch, src + r * src_pitch, width * sizeof(T), pe);
+    }
+    __syncthreads();
+    if (thread_rank() == 0) {
+      nvshmem_fence();
+      nvshmemx_signal_op(sig_sym, value, NVSHMEM_SIGNAL_SET, pe);
+    }
+    __syncthreads();
+  }
+
+  // The halo exchange's face transport (see P2PDevicePe::pack_target): the face is packed into
+  // the local staging slot (symmetric, so any transport can read it), then put with the signal.
+  // The staging slot of epoch e is packed again at epoch e + 2 only after the receiver acked
+  // epoch e, i.e. after the put of epoch e had read it.
+  template <class T>
+  __device__ T* pack_target(T* dst_sym, T* staging, int pe) const {
+    (void)dst_sym, (void)pe;
+    return staging;
+  }
+  template <class T>
+  __device__ void deliver_signal_block(T* dst_sym, const T* packed, std::size_t count,
+                                       std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
+    __syncthreads();  // every thread's part of the face is packed
+    put_signal_block(dst_sym, packed, count, sig_sym, value, pe);
+  }
+
+  // Thread level: PE `pe`'s signal = value, after this thread's earlier stores and puts to `pe`
+  // (nvshmem_fence; p2p's signal_set is a release store, the same promise).
+  __device__ void signal_set(std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
+    nvshmem_fence();
+    nvshmemx_signal_op(sig_sym, value, NVSHMEM_SIGNAL_SET, pe);
+  }
+
+  // Completes this thread's earlier puts (and, on proxy transports, the PE's).
+  __device__ void quiet() const { nvshmem_quiet(); }
+
+  // ---- Waits: P2PDevicePe's bounded poll (acquire loads of this PE's own signal, %globaltimer,
+  // the error record, the abort flag), then nvshmem_uint64_test of the condition that held: on
+  // transports where data arrives through a proxy (InfiniBand) it makes the data that came before
+  // the signal visible, as nvshmem_signal_wait_until would. Signals in stencilc only grow, so the
+  // condition still holds. Never an unbounded nvshmem_signal_wait_until.
+  __device__ void wait_until(const std::uint64_t* sig_sym, Cmp cmp, std::uint64_t value,
+                             const char* what) const {
+    if (thread_rank() == 0) wait_until_thread(sig_sym, cmp, value, what);
+    __syncthreads();
+  }
+  __device__ void wait_until_thread(const std::uint64_t* sig_sym, Cmp cmp, std::uint64_t value,
+                                    const char* what) const {
+    wait_with(sig_sym, cmp, value, [what](detail::Message& m) { m.str(what); });
+  }
+  template <class Describe>
+  __device__ void wait_with(const std::uint64_t* sig, Cmp cmp, std::uint64_t value,
+                            const Describe& describe) const {
+    P2PDevicePe::wait_with(sig, cmp, value, describe);
+    (void)nvshmem_uint64_test(const_cast<std::uint64_t*>(sig), detail::nvshmem_cmp(cmp), value);
+  }
+
+  // ---- Team synchronisation ------------------------------------------------------------------
+
+  // Every thread of every PE's grid: as P2PDevicePe::barrier_all. Each thread's fence and the
+  // grid sync order its stores and NVLink puts before the leader's; the leader's nvshmem_quiet
+  // completes the PE's puts (on proxy transports too: one quiet, not one per thread), then it
+  // signals every PE with nvshmemx_signal_op and waits (bounded) for all n.
+  __device__ void barrier_all(const char* what = "barrier_all") const {
+    __threadfence_system();
+    grid_barrier();
+    if (is_leader()) {
+      const std::uint64_t epoch = ++control->barrier_epoch;
+      nvshmem_quiet();
+      for (int p = 0; p < n; ++p) nvshmemx_signal_op(&barrier_sig[id], epoch, NVSHMEM_SIGNAL_SET, p);
+      for (int p = 0; p < n; ++p) {
+        wait_with(&barrier_sig[p], Cmp::GE, epoch, [&](detail::Message& m) {
+          int arrived = 0;
+          for (int q = 0; q < n; ++q) {
+            if (detail::load_acquire_sys(&barrier_sig[q]) >= epoch) ++arrived;
+          }
+          m.str(what).str(" (barrier #").num(static_cast<long long>(epoch)).str("): ");
+          m.num(arrived).str(" of ").num(n).str(" PEs arrived; the signal of PE ").num(p);
+        });
+      }
+    }
+    grid_barrier();
+  }
+
+  // Leader only: every PE's value goes into slot [epoch parity][me] on every PE (nvshmem_p), then
+  // (after nvshmem_fence) its signal; after all n signals the slots are combined in PE order 0..n-1,
+  // so the result is bit-identical on every PE. NVSHMEM's own reductions promise no order.
+  template <class T>
+  __device__ T allreduce_leader(T value, ReduceOp op) const {
+    static_assert(std::is_arithmetic_v<T> && sizeof(T) <= sizeof(std::uint64_t),
+                  "allreduce of a scalar of at most 8 bytes");
+    const std::uint64_t epoch = ++control->reduce_epoch;
+    const int parity = static_cast<int>(epoch & 1);
+    std::uint64_t bits = 0;
+    memcpy(&bits, &value, sizeof(T));
+    for (int p = 0; p < n; ++p) nvshmem_uint64_p(&reduce_slot[parity * kMaxPes + id], bits, p);
+    nvshmem_fence();
+    for (int p = 0; p < n; ++p) nvshmemx_signal_op(&reduce_sig[id], epoch, NVSHMEM_SIGNAL_SET, p);
+    for (int p = 0; p < n; ++p) {
+      wait_with(&reduce_sig[p], Cmp::GE, epoch, [&](detail::Message& m) {
+        m.str("allreduce #").num(static_cast<long long>(epoch)).str(": the value of PE ").num(p);
+      });
+    }
+    T result{};
+    for (int p = 0; p < n; ++p) {
+      const std::uint64_t word =
+          *static_cast<volatile const std::uint64_t*>(&reduce_slot[parity * kMaxPes + p]);
+      T next;
+      memcpy(&next, &word, sizeof(T));
+      if (p == 0) {
+        result = next;
+      } else if (op == ReduceOp::Sum) {
+        result = static_cast<T>(result + next);
+      } else if (op == ReduceOp::Max) {
+        result = next > result ? next : result;
+      } else {
+        result = next < result ? next : result;
+      }
+    }
+    return result;
+  }
+
+  // Every thread of the grid: the leader's value combined across PEs, returned to every thread
+  // (two grid barriers, as P2PDevicePe::allreduce).
+  template <class T>
+  __device__ T allreduce(T value, ReduceOp op) const {
+    grid_barrier();
+    if (is_leader()) {
+      const T result = allreduce_leader(value, op);
+      std::uint64_t bits = 0;
+      memcpy(&bits, &result, sizeof(T));
+      control->reduce_result = bits;
+    }
+    grid_barrier();
+    const std::uint64_t bits = *static_cast<volatile unsigned long long*>(&control->reduce_result);
+    T result;
+    memcpy(&result, &bits, sizeof(T));
+    return result;
+  }
+#endif  // __CUDACC__
+};
+
+using DevicePe = NvshmemDevicePe;  // what generated kernels and the halo exchange take
+
+}  // namespace stencilc::rt::cuda
