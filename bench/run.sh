@@ -19,7 +19,7 @@ visible=$(nvidia-smi -L | wc -l)
 gpus="${GPUS:-$([ "$visible" -ge 4 ] && echo 1,2,4 || echo 1,2)}"
 schedules="${SCHEDULES:-cpu-free,host-controlled}"
 matrix="${MATRIX:-jacobi2d:256,1024,4096,16384;jacobi2d+norm:256,1024;heat3d:256,512;wave2d:2048,8192}"
-mkdir -p "$bin"
+mkdir -p "$bin" "$out"
 t0=$(date +%s)
 "$nvcc" -O2 -arch=sm_90 "$root/bench/bandwidth.cu" -o "$bin/bandwidth" &
 for src in "$root"/bench/programs/*.cpp; do
@@ -33,7 +33,7 @@ done
 wait
 echo "built in $(( $(date +%s) - t0 )) s"
 "$bin/bandwidth" | tee "$out/bandwidth.txt"
-bandwidth=$(awk '{ s += $3; n += 1 } END { printf "%.1f", s / n }' "$out/bandwidth.txt")
+bandwidth=$(awk '{ s += $4; n += 1 } END { printf "%.1f", s / n }' "$out/bandwidth.txt")
 device="$visible x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 python3 "$root/bench/measure.py" --bin "$bin" --root "$root" --out "$out" --matrix "$matrix" --gpus "$gpus" \
   --schedules "$schedules" --runs "${RUNS:-5}" --bandwidth "$bandwidth" --device "$device"
