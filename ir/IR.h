@@ -294,6 +294,11 @@ struct ForEach : StmtNode {
 /// the same widths, range, indices and body.
 bool are_split_parts(const ForEach& a, const ForEach& b);
 
+/// The block whose faces the widths of a split foreach of an SPMD program are measured from: the
+/// first block its body stores to, in program text ("" when it stores to none). A decomposed
+/// program measures them from the PE's block, which all its grids share.
+std::string split_reference_block(const ForEach& f);
+
 enum class ReduceOp { Sum, Max, Min };
 const char* to_string(ReduceOp op);
 
@@ -365,9 +370,11 @@ struct PutSignal : StmtNode {
   Region dst, src;
   std::string signal;
   Expr value, pe;
-  PutSignal(Region d, Region s, std::string sig, Expr v, Expr p, SourceLoc l)
+  WorkerRole role = WorkerRole::All;  // Comm: the comm group does it (specialize-blocks)
+  PutSignal(Region d, Region s, std::string sig, Expr v, Expr p, SourceLoc l,
+            WorkerRole r = WorkerRole::All)
       : StmtNode(kKind, std::move(l)), dst(std::move(d)), src(std::move(s)), signal(std::move(sig)),
-        value(std::move(v)), pe(std::move(p)) {}
+        value(std::move(v)), pe(std::move(p)), role(r) {}
 };
 
 enum class CmpOp { EQ, NE, GT, GE, LT, LE };
@@ -379,8 +386,9 @@ struct WaitUntil : StmtNode {
   std::string signal;
   CmpOp cmp;
   Expr value;
-  WaitUntil(std::string s, CmpOp c, Expr v, SourceLoc l)
-      : StmtNode(kKind, std::move(l)), signal(std::move(s)), cmp(c), value(std::move(v)) {}
+  WorkerRole role = WorkerRole::All;  // Comm: the comm group does it (specialize-blocks)
+  WaitUntil(std::string s, CmpOp c, Expr v, SourceLoc l, WorkerRole r = WorkerRole::All)
+      : StmtNode(kKind, std::move(l)), signal(std::move(s)), cmp(c), value(std::move(v)), role(r) {}
 };
 
 struct Quiet : StmtNode {
@@ -525,7 +533,7 @@ Stmt make_for_each(Range r, std::vector<std::string> indices, Stmt body, SourceL
 /// One part of a split foreach (`part` Boundary or Inner), with its widths.
 Stmt make_for_each_part(ForEachPart part, std::vector<int> width_lo, std::vector<int> width_hi,
                         Range r, std::vector<std::string> indices, Stmt body, SourceLoc l = {});
-/// `s` (a ForEach, HaloSend, HaloRecv or PhaseBarrier) with another role; for a ForEach also
+/// `s` (a ForEach, HaloSend, HaloRecv, PutSignal, WaitUntil or PhaseBarrier) with another role; for a ForEach also
 /// another bytes_per_point. Other statements come back unchanged.
 Stmt with_role(const Stmt& s, WorkerRole role, int bytes_per_point = 0);
 Stmt make_reduce(const std::string& result, ScalarType t, ReduceOp op, Range r,
@@ -536,8 +544,10 @@ Stmt make_return(Expr v, SourceLoc l = {});
 Stmt make_swap(const std::string& a, const std::string& b, SourceLoc l = {});
 Stmt make_exchange(const std::string& grid, SourceLoc l = {});
 Stmt make_signal_decl(const std::string& name, SourceLoc l = {});
-Stmt make_put_signal(Region dst, Region src, const std::string& signal, Expr value, Expr pe, SourceLoc l = {});
-Stmt make_wait_until(const std::string& signal, CmpOp cmp, Expr value, SourceLoc l = {});
+Stmt make_put_signal(Region dst, Region src, const std::string& signal, Expr value, Expr pe, SourceLoc l = {},
+                     WorkerRole role = WorkerRole::All);
+Stmt make_wait_until(const std::string& signal, CmpOp cmp, Expr value, SourceLoc l = {},
+                     WorkerRole role = WorkerRole::All);
 Stmt make_quiet(SourceLoc l = {});
 Stmt make_barrier_all(SourceLoc l = {});
 Stmt make_halo_send(const std::string& grid, SourceLoc l = {},
