@@ -210,8 +210,9 @@ class SplitSpmdBoundary : public IRMutator {
     return out;
   }
 
-  /// The wait_untils before stmts[i] that guard only halo cells of blocks it reads off-centre and
-  /// that place-signaled-puts can bring down to it; widens *w to the offsets of those reads.
+  /// The wait_untils before stmts[i] that place-signaled-puts can bring down to it, when what they
+  /// guard is halo cells only, of blocks it reads off-centre; widens *w to the offsets of those
+  /// reads.
   std::vector<size_t> sinking_waits(const ForEach& f, const std::string& block,
                                     const std::vector<Stmt>& stmts,
                                     const std::vector<SpmdEffects>& effects, size_t i,
@@ -220,7 +221,7 @@ class SplitSpmdBoundary : public IRMutator {
     std::vector<size_t> out;
     for (size_t k = i; k-- > 0;) {
       auto* wait = as<WaitUntil>(stmts[k]);
-      if (!wait || !analysis_.guards_halo_only(wait->signal)) continue;
+      if (!wait || !analysis_.peers_write_halos_only()) continue;
       bool reaches = true;
       for (size_t j = k + 1; j < i && reaches; ++j) {
         bool sinking = std::find(out.begin(), out.end(), j) != out.end();
@@ -228,7 +229,7 @@ class SplitSpmdBoundary : public IRMutator {
       }
       if (!reaches) continue;
       bool concerns = false;
-      for (const auto& [z, guard] : analysis_.guarded(wait->signal)) {
+      for (const auto& [z, guard] : analysis_.peer_writable()) {
         auto it = use.offsets.find(z);
         if (it == use.offsets.end() || !use.reads_off_centre(z) ||
             !analysis_.same_layout(z, block) || it->second.first.size() != w->first.size())

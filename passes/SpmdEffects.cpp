@@ -255,26 +255,11 @@ std::optional<Slab> SpmdAnalysis::source_slab(const PutSignal& p) const {
   return slab_of(box(p.src.lo, p.src.hi, p.src.block, nullptr));
 }
 
-bool SpmdAnalysis::guards_halo_only(const std::string& signal) const {
-  bool any = false;
+bool SpmdAnalysis::peers_write_halos_only() const {
   for (const PutSignal* put : puts_) {
-    if (put->signal != signal) continue;
-    any = true;
     if (destination_regions(*put) != kHalo) return false;
   }
-  return any;
-}
-
-std::map<std::string, GridAccess> SpmdAnalysis::guarded(const std::string& signal) const {
-  std::map<std::string, GridAccess> out;
-  for (const PutSignal* put : puts_) {
-    if (put->signal != signal) continue;
-    unsigned cells = destination_regions(*put);
-    for (const auto& [b, root] : layout_) {
-      if (root == layout_of(put->dst.block)) out[b].written |= cells;
-    }
-  }
-  return out;
+  return !puts_.empty();
 }
 
 std::map<std::string, GridAccess> SpmdAnalysis::point_update(const Stmt& s) const {
@@ -324,7 +309,11 @@ std::map<std::string, GridAccess> SpmdAnalysis::accesses(const Stmt& s) const {
     if (slab) cells = slab_regions(p->src.block, *slab) | (inside_owned(b) ? 0u : kHalo);
     out[p->src.block].read |= cells;
   }
-  if (auto* w = as<WaitUntil>(s)) return guarded(w->signal);
+  if (as<WaitUntil>(s)) {
+    // What the wait guards: every cell peers write (a user may rely on a put with another signal
+    // having landed before this signal was set).
+    for (const auto& [b, a] : peer_writable_) out[b].written |= a.written;
+  }
   return out;
 }
 

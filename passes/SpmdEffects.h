@@ -14,8 +14,9 @@
 //
 // Every PE runs the same program text, so what peers put into this PE's memory is what the
 // program's put_signal statements write, their destination regions read in the receiver's
-// coordinates: a wait on %s guards the destinations of the puts with signal %s, and once a PE has
-// set any signal its peers may write the destinations of every put ("peer-writable" cells).
+// coordinates: once a PE has set any signal its peers may write the destinations of every put
+// (the "peer-writable" cells), and a wait guards all of them (a user may rely on a put with
+// another signal having landed before the one it waits for).
 #pragma once
 
 #include <map>
@@ -65,12 +66,11 @@ class SpmdAnalysis {
   bool same_layout(const std::string& a, const std::string& b) const;
 
   /// The regions of each block that `s` by itself reads and writes: a foreach (by part) or
-  /// reduce; a put_signal reads its source; a wait_until writes what it guards.
+  /// reduce; a put_signal reads its source; a wait_until writes what it guards (the
+  /// peer-writable cells: the peers' puts wrote them).
   std::map<std::string, GridAccess> accesses(const ir::Stmt& s) const;
   /// The cells peers may write into this PE's blocks once it sets a signal, by block.
   const std::map<std::string, GridAccess>& peer_writable() const { return peer_writable_; }
-  /// The cells that a wait on `signal` guards, by block.
-  std::map<std::string, GridAccess> guarded(const std::string& signal) const;
 
   /// What `s` and the statements inside it do. A put_signal also writes the peer-writable cells:
   /// once its signal is set, a peer may write them, so it must not run before a statement that
@@ -79,9 +79,9 @@ class SpmdAnalysis {
 
   /// The face slab, of the block it names, that holds a put's source region, if provable.
   std::optional<Slab> source_slab(const ir::PutSignal& p) const;
-  /// True when every put with `signal` writes only halo cells of the receiver (what a wait on it
-  /// guards lies outside every owned box). False when no put uses the signal.
-  bool guards_halo_only(const std::string& signal) const;
+  /// True when every put of the program writes only halo cells of the receiver, so that what a
+  /// wait guards lies outside every owned box. False when the program has no put.
+  bool peers_write_halos_only() const;
 
  private:
   struct Bound {
