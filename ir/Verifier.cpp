@@ -495,8 +495,9 @@ void Verifier::check_for_each_part(const ForEach* op) {
   if (program_ && !program_->decomposed && program_->kind != ProgramKind::Spmd)
     error(what + " is only allowed in decomposed and SPMD programs");
   if (program_ && program_->kind == ProgramKind::Spmd && split_reference_block(*op).empty())
-    error(what + " stores to no block: an SPMD part's widths are measured from the faces of the "
-                 "block it stores to");
+    error(what +
+          " stores to no block: an SPMD part's widths are measured from the faces of the block "
+          "it stores to");
   size_t rank = static_cast<size_t>(op->range.rank);
   if (op->width_lo.size() != rank || op->width_hi.size() != rank) {
     error(what + " has widths for " +

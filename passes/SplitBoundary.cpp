@@ -263,10 +263,10 @@ class SplitSpmdBoundary : public IRMutator {
   }
 
   static bool emit(const ForEach& f, const Widths& w, bool inner_first, std::vector<Stmt>* out) {
-    Stmt boundary = make_for_each_part(ForEachPart::Boundary, w.first, w.second, f.range,
-                                       f.indices, f.body, f.loc);
-    Stmt inner =
-        make_for_each_part(ForEachPart::Inner, w.first, w.second, f.range, f.indices, f.body, f.loc);
+    Stmt boundary = make_for_each_part(ForEachPart::Boundary, w.first, w.second, f.range, f.indices,
+                                       f.body, f.loc);
+    Stmt inner = make_for_each_part(ForEachPart::Inner, w.first, w.second, f.range, f.indices,
+                                    f.body, f.loc);
     out->push_back(inner_first ? inner : boundary);
     out->push_back(inner_first ? boundary : inner);
     return true;

@@ -434,7 +434,8 @@ Rise put_rise(const std::vector<Stmt>& stmts, const std::vector<SpmdEffects>& ef
   return r;
 }
 
-size_t wait_sink(const std::vector<Stmt>& stmts, const std::vector<SpmdEffects>& effects, size_t k) {
+size_t wait_sink(const std::vector<Stmt>& stmts, const std::vector<SpmdEffects>& effects,
+                 size_t k) {
   size_t to = k;
   while (to + 1 < stmts.size() && commute(effects[k], effects[to + 1])) ++to;
   return to;

@@ -121,8 +121,8 @@ struct Rise {
   size_t to;
   std::vector<size_t> carried;
 };
-Rise put_rise(const std::vector<ir::Stmt>& stmts, const std::vector<SpmdEffects>& effects,
-              size_t k, size_t floor, const std::set<size_t>& skip = {});
+Rise put_rise(const std::vector<ir::Stmt>& stmts, const std::vector<SpmdEffects>& effects, size_t k,
+              size_t floor, const std::set<size_t>& skip = {});
 
 /// Where the wait_until at stmts[k] can sink to in its block: the last index of the statements
 /// it commutes with, in a row after it (k when it cannot move).

@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
   const int m = argc > 2 ? std::atoi(argv[2]) : 48;
   const int steps = argc > 3 ? std::atoi(argv[3]) : 100;
   auto initial = [&](int i, int j) {
-    return std::sin(6.283185307179586 * 2.0 * i / n) * std::cos(0.21 * j) + 0.05 * ((i * 7 + j) % 5);
+    return std::sin(6.283185307179586 * 2.0 * i / n) * std::cos(0.21 * j) +
+           0.05 * ((i * 7 + j) % 5);
   };
 
   stencilc::Grid<double, 2> u({n, m}, {stencilc::periodic(), stencilc::fixed(1)});

@@ -29,8 +29,8 @@ using namespace ir;
 
 // tests/passes/Inputs: the front end's IR of the spec examples and of the other samples, the
 // SPMD ones last.
-const char* const kInputs[] = {"jacobi2d", "heat3d",        "poisson9",  "wave2d",
-                               "fdtd2d",   "advect2d",      "multiwrite2d", "box27",
+const char* const kInputs[] = {"jacobi2d",      "heat3d",    "poisson9",     "wave2d",
+                               "fdtd2d",        "advect2d",  "multiwrite2d", "box27",
                                "convergence2d", "spmd_ring", "spmd_heat2d"};
 
 Module load(const std::string& name) {

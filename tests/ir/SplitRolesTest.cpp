@@ -283,7 +283,8 @@ std::string spmd_program(const std::string& body, const std::string& marks = " p
 TEST(SplitRolesVerifier, SpmdProgramsSplitAndSpecialise) {
   auto spmd_part = [](const std::string& which, const std::string& extra = "",
                       const std::string& body = "store %b = %a[1]") {
-    return "    foreach[" + which + " 1:1] %b.owned (%i)" + extra + " {\n      " + body + "\n    }\n";
+    return "    foreach[" + which + " 1:1] %b.owned (%i)" + extra + " {\n      " + body +
+           "\n    }\n";
   };
   const std::string put = "    put_signal %b[-1:0] <- %b[0:1], %s = 1u, pe = 0";
   const std::string wait = "    wait_until %s ge 1u";
@@ -300,7 +301,8 @@ TEST(SplitRolesVerifier, SpmdProgramsSplitAndSpecialise) {
                  "put_signal role(comm) is only allowed in persistent programs");
   EXPECT_INVALID(spmd_program(wait + " role(compute)"),
                  "wait_until role(compute): transfers run on the comm workers");
-  EXPECT_INVALID(spmd_program("", " decomposed persistent"), "an SPMD program cannot be decomposed");
+  EXPECT_INVALID(spmd_program("", " decomposed persistent"),
+                 "an SPMD program cannot be decomposed");
 }
 
 TEST(SplitRolesVerifier, RolesAndCosts) {
