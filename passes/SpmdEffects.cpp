@@ -98,7 +98,7 @@ bool commute(const SpmdEffects& a, const SpmdEffects& b) {
 SpmdAnalysis::SpmdAnalysis(const Program& p) : program_(&p) {
   ProgramFacts facts;
   facts.visit(p.body);
-  // Layout classes: union-find over the swaps, each class named by its first block parameter.
+  // Layout classes: union-find over the swaps, each named by its alphabetically first block.
   for (const Param& q : p.params) {
     if (q.kind == ParamKind::Block) layout_[q.name] = q.name;
   }
