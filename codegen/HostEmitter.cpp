@@ -106,8 +106,11 @@ class HostProgramEmitter : public CppEmitter {
                        : "const auto sc_local = ::stencilc::compiled::clip(sc_range, " + first_grid_ + ");");
     split_ = part && part->part != ForEachPart::All;
     if (split_) {
-      // split-boundary: the points within the widths of the block's faces, or the others.
-      std::string inner = "::stencilc::compiled::inner_part(sc_local, " + first_grid_ + ", " + int_list(part->width_lo) +
+      // split-boundary: the points within the widths of the block's faces, or the others. Every
+      // grid of a decomposed program has the PE's block; an SPMD part is measured from the
+      // block it stores to.
+      std::string faces = spmd_ ? split_reference_block(*part) : first_grid_;
+      std::string inner = "::stencilc::compiled::inner_part(sc_local, " + faces + ", " + int_list(part->width_lo) +
                           ", " + int_list(part->width_hi) + ")";
       std::string boxes = part->part == ForEachPart::Inner
                               ? "std::array<::stencilc::compiled::Box<" + std::to_string(indices.size()) + ">, 1>{" + inner + "}"

@@ -322,6 +322,27 @@ Stmt make_for_each_part(ForEachPart part, std::vector<int> width_lo, std::vector
   return f;
 }
 
+namespace {
+std::string first_store(const Stmt& s) {
+  if (auto* st = as<Store>(s)) return st->grid;
+  if (auto* b = as<Block>(s)) {
+    for (const Stmt& x : b->stmts) {
+      std::string g = first_store(x);
+      if (!g.empty()) return g;
+    }
+  }
+  if (auto* i = as<If>(s)) {
+    std::string g = first_store(i->then_body);
+    return g.empty() && i->else_body ? first_store(i->else_body) : g;
+  }
+  return "";
+}
+}  // namespace
+
+std::string split_reference_block(const ForEach& f) {
+  return first_store(f.body);
+}
+
 Stmt with_role(const Stmt& s, WorkerRole role, int bytes_per_point) {
   if (auto* f = as<ForEach>(s)) {
     auto out = std::make_shared<ForEach>(*f);
@@ -331,6 +352,9 @@ Stmt with_role(const Stmt& s, WorkerRole role, int bytes_per_point) {
   }
   if (auto* h = as<HaloSend>(s)) return make_halo_send(h->grid, h->loc, role);
   if (auto* h = as<HaloRecv>(s)) return make_halo_recv(h->grid, h->loc, role);
+  if (auto* p = as<PutSignal>(s))
+    return make_put_signal(p->dst, p->src, p->signal, p->value, p->pe, p->loc, role);
+  if (auto* w = as<WaitUntil>(s)) return make_wait_until(w->signal, w->cmp, w->value, w->loc, role);
   if (as<PhaseBarrier>(s)) return make_phase_barrier(s->loc, role);
   return s;
 }
@@ -366,13 +390,14 @@ Stmt make_signal_decl(const std::string& name, SourceLoc l) {
 }
 
 Stmt make_put_signal(Region dst, Region src, const std::string& signal, Expr value, Expr pe,
-                     SourceLoc l) {
+                     SourceLoc l, WorkerRole role) {
   return std::make_shared<PutSignal>(std::move(dst), std::move(src), signal, std::move(value),
-                                     std::move(pe), std::move(l));
+                                     std::move(pe), std::move(l), role);
 }
 
-Stmt make_wait_until(const std::string& signal, CmpOp cmp, Expr value, SourceLoc l) {
-  return std::make_shared<WaitUntil>(signal, cmp, std::move(value), std::move(l));
+Stmt make_wait_until(const std::string& signal, CmpOp cmp, Expr value, SourceLoc l,
+                     WorkerRole role) {
+  return std::make_shared<WaitUntil>(signal, cmp, std::move(value), std::move(l), role);
 }
 
 Stmt make_quiet(SourceLoc l) {

@@ -254,9 +254,10 @@ struct Range {
   int rank = 0;
 };
 
-/// Which points of its range a ForEach of a decomposed program covers (split-boundary). With the
-/// range clipped to the PE's block [B_lo, B_hi) (global coordinates) and per-dimension widths
-/// `width_lo`, `width_hi`, a point p is *inner* when in every dimension d
+/// Which points of its range a ForEach of a decomposed or SPMD program covers (split-boundary).
+/// With the range clipped to the PE's block [B_lo, B_hi) (global coordinates; in an SPMD program
+/// local ones, and the block the foreach stores to: split_reference_block) and per-dimension
+/// widths `width_lo`, `width_hi`, a point p is *inner* when in every dimension d
 /// `p[d] - B_lo[d] >= width_lo[d]` and `B_hi[d] - 1 - p[d] >= width_hi[d]`, and a *boundary*
 /// point otherwise. Printed `foreach[boundary 1:1, 0:2] ...` (one `lo:hi` pair per dimension).
 enum class ForEachPart {
@@ -293,6 +294,11 @@ struct ForEach : StmtNode {
 /// True when `a` and `b` are the two parts of one split foreach: one Boundary and one Inner with
 /// the same widths, range, indices and body.
 bool are_split_parts(const ForEach& a, const ForEach& b);
+
+/// The block whose faces the widths of a split foreach of an SPMD program are measured from: the
+/// first block its body stores to, in program text ("" when it stores to none). A decomposed
+/// program measures them from the PE's block, which all its grids share.
+std::string split_reference_block(const ForEach& f);
 
 enum class ReduceOp { Sum, Max, Min };
 const char* to_string(ReduceOp op);
@@ -365,9 +371,11 @@ struct PutSignal : StmtNode {
   Region dst, src;
   std::string signal;
   Expr value, pe;
-  PutSignal(Region d, Region s, std::string sig, Expr v, Expr p, SourceLoc l)
+  WorkerRole role = WorkerRole::All;  // Comm: the comm group does it (specialize-blocks)
+  PutSignal(Region d, Region s, std::string sig, Expr v, Expr p, SourceLoc l,
+            WorkerRole r = WorkerRole::All)
       : StmtNode(kKind, std::move(l)), dst(std::move(d)), src(std::move(s)), signal(std::move(sig)),
-        value(std::move(v)), pe(std::move(p)) {}
+        value(std::move(v)), pe(std::move(p)), role(r) {}
 };
 
 enum class CmpOp { EQ, NE, GT, GE, LT, LE };
@@ -379,8 +387,9 @@ struct WaitUntil : StmtNode {
   std::string signal;
   CmpOp cmp;
   Expr value;
-  WaitUntil(std::string s, CmpOp c, Expr v, SourceLoc l)
-      : StmtNode(kKind, std::move(l)), signal(std::move(s)), cmp(c), value(std::move(v)) {}
+  WorkerRole role = WorkerRole::All;  // Comm: the comm group does it (specialize-blocks)
+  WaitUntil(std::string s, CmpOp c, Expr v, SourceLoc l, WorkerRole r = WorkerRole::All)
+      : StmtNode(kKind, std::move(l)), signal(std::move(s)), cmp(c), value(std::move(v)), role(r) {}
 };
 
 struct Quiet : StmtNode {
@@ -470,7 +479,7 @@ struct Program {
   /// (ranges are global and clipped to the PE's part), reductions are followed by allreduce.
   /// Printed `decomposed` after the parameter list.
   bool decomposed = false;
-  /// A decomposed program after persistent-fusion: each PE runs the whole program as one
+  /// A decomposed or SPMD program after persistent-fusion: each PE runs the whole program as one
   /// persistent kernel whose workers synchronise only at `phase_barrier` (and inside
   /// `allreduce`). Printed `persistent` after `decomposed`.
   bool persistent = false;
@@ -525,8 +534,8 @@ Stmt make_for_each(Range r, std::vector<std::string> indices, Stmt body, SourceL
 /// One part of a split foreach (`part` Boundary or Inner), with its widths.
 Stmt make_for_each_part(ForEachPart part, std::vector<int> width_lo, std::vector<int> width_hi,
                         Range r, std::vector<std::string> indices, Stmt body, SourceLoc l = {});
-/// `s` (a ForEach, HaloSend, HaloRecv or PhaseBarrier) with another role; for a ForEach also
-/// another bytes_per_point. Other statements come back unchanged.
+/// `s` (a ForEach, HaloSend, HaloRecv, PutSignal, WaitUntil or PhaseBarrier) with another role;
+/// for a ForEach also another bytes_per_point. Other statements come back unchanged.
 Stmt with_role(const Stmt& s, WorkerRole role, int bytes_per_point = 0);
 Stmt make_reduce(const std::string& result, ScalarType t, ReduceOp op, Range r,
                  std::vector<std::string> indices, Stmt body, SourceLoc l = {});
@@ -536,8 +545,10 @@ Stmt make_return(Expr v, SourceLoc l = {});
 Stmt make_swap(const std::string& a, const std::string& b, SourceLoc l = {});
 Stmt make_exchange(const std::string& grid, SourceLoc l = {});
 Stmt make_signal_decl(const std::string& name, SourceLoc l = {});
-Stmt make_put_signal(Region dst, Region src, const std::string& signal, Expr value, Expr pe, SourceLoc l = {});
-Stmt make_wait_until(const std::string& signal, CmpOp cmp, Expr value, SourceLoc l = {});
+Stmt make_put_signal(Region dst, Region src, const std::string& signal, Expr value, Expr pe,
+                     SourceLoc l = {}, WorkerRole role = WorkerRole::All);
+Stmt make_wait_until(const std::string& signal, CmpOp cmp, Expr value, SourceLoc l = {},
+                     WorkerRole role = WorkerRole::All);
 Stmt make_quiet(SourceLoc l = {});
 Stmt make_barrier_all(SourceLoc l = {});
 Stmt make_halo_send(const std::string& grid, SourceLoc l = {},

@@ -325,13 +325,13 @@ Stmt IRMutator::visit(const Ref<PutSignal>& op) {
     return op;
   }
   return make_put_signal(std::move(dst), std::move(src), op->signal, std::move(v), std::move(pe),
-                         op->loc);
+                         op->loc, op->role);
 }
 
 Stmt IRMutator::visit(const Ref<WaitUntil>& op) {
   Expr v = mutate(op->value);
   if (v == op->value) return op;
-  return make_wait_until(op->signal, op->cmp, std::move(v), op->loc);
+  return make_wait_until(op->signal, op->cmp, std::move(v), op->loc, op->role);
 }
 
 Stmt IRMutator::visit(const Ref<Quiet>& op) {

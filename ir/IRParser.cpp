@@ -362,7 +362,8 @@ Stmt Parser::parse_simple_stmt(const Token& t) {
     if (!cmp) error(peek(), "expected a comparison (eq, ne, gt, ge, lt, le)");
     take();
     Expr v = parse_expr();
-    return make_wait_until(sig, *cmp, v, parse_opt_loc());
+    WorkerRole role = parse_opt_role();
+    return make_wait_until(sig, *cmp, v, parse_opt_loc(), role);
   }
   if (w == "quiet") return make_quiet(parse_opt_loc());
   if (w == "barrier_all") return make_barrier_all(parse_opt_loc());
@@ -542,7 +543,8 @@ Stmt Parser::parse_put_signal() {
   expect_ident("pe");
   expect_punct("=");
   Expr pe = parse_expr();
-  return make_put_signal(std::move(dst), std::move(src), signal, value, pe, parse_opt_loc());
+  WorkerRole role = parse_opt_role();
+  return make_put_signal(std::move(dst), std::move(src), signal, value, pe, parse_opt_loc(), role);
 }
 
 }  // namespace detail

@@ -229,11 +229,12 @@ void StmtPrinter::print_stmt(const Stmt& s, int indent) {
       text = "signal %" + as<SignalDecl>(s)->name;
       break;
     case StmtKind::PutSignal:
-      text = print_put_signal(as<PutSignal>(s));
+      text = print_put_signal(as<PutSignal>(s)) + print_role(as<PutSignal>(s)->role);
       break;
     case StmtKind::WaitUntil: {
       auto* op = as<WaitUntil>(s);
-      text = "wait_until %" + op->signal + " " + to_string(op->cmp) + " " + print(op->value);
+      text = "wait_until %" + op->signal + " " + to_string(op->cmp) + " " + print(op->value) +
+             print_role(op->role);
       break;
     }
     case StmtKind::Quiet:

@@ -185,7 +185,8 @@ void Verifier::check_program(const Program& p) {
   scopes_.assign(1, {});
   // An SPMD program already is one PE's view: there is nothing to decompose.
   if (p.decomposed && p.kind == ProgramKind::Spmd) error("an SPMD program cannot be decomposed");
-  if (p.persistent && !p.decomposed) error("only a decomposed program can be persistent");
+  if (p.persistent && !p.decomposed && p.kind != ProgramKind::Spmd)
+    error("only a decomposed or SPMD program can be persistent");
   check_params(p);
   check_body(p.body);
   program_ = nullptr;
@@ -364,10 +365,12 @@ void Verifier::check_stmt(const Stmt& s) {
       break;
     case StmtKind::PutSignal:
       check_put_signal(as<PutSignal>(s));
+      check_role(s, as<PutSignal>(s)->role);
       break;
     case StmtKind::WaitUntil:
       check_signal_use(as<WaitUntil>(s)->signal);
       check_typed(as<WaitUntil>(s)->value, ScalarType::U64, "wait_until value");
+      check_role(s, as<WaitUntil>(s)->role);
       break;
     case StmtKind::HaloSend:
       check_decomposed_stmt(s);
@@ -487,8 +490,14 @@ void Verifier::check_for_each_part(const ForEach* op) {
     return;
   }
   const std::string what = std::string("foreach[") + to_string(op->part) + "]";
-  // The parts are defined by the faces of the PE's block, which only decomposed programs have.
-  if (program_ && !program_->decomposed) error(what + " is only allowed in decomposed programs");
+  // The parts are defined by the faces of the PE's block: in a decomposed program the block all
+  // its grids share, in an SPMD program the block the body stores to first.
+  if (program_ && !program_->decomposed && program_->kind != ProgramKind::Spmd)
+    error(what + " is only allowed in decomposed and SPMD programs");
+  if (program_ && program_->kind == ProgramKind::Spmd && split_reference_block(*op).empty())
+    error(what +
+          " stores to no block: an SPMD part's widths are measured from the faces of the block "
+          "it stores to");
   size_t rank = static_cast<size_t>(op->range.rank);
   if (op->width_lo.size() != rank || op->width_hi.size() != rank) {
     error(what + " has widths for " +
@@ -519,8 +528,9 @@ void Verifier::check_role(const Stmt& s, WorkerRole role) {
     error(what + ": only the boundary part of a split foreach runs on the comm workers");
   if (f && role == WorkerRole::Compute && f->part != ForEachPart::Inner)
     error(what + ": only the inner part of a split foreach runs on the compute workers");
-  if ((s->kind == StmtKind::HaloSend || s->kind == StmtKind::HaloRecv) && role != WorkerRole::Comm)
-    error(what + ": halo transfers run on the comm workers");
+  bool transfer = s->kind == StmtKind::HaloSend || s->kind == StmtKind::HaloRecv ||
+                  s->kind == StmtKind::PutSignal || s->kind == StmtKind::WaitUntil;
+  if (transfer && role != WorkerRole::Comm) error(what + ": transfers run on the comm workers");
 }
 
 void Verifier::check_split_pairs(const Block* b) {

@@ -3,6 +3,7 @@
 // writes, and which grids it swaps, sends or receives. The analysis behind split-boundary,
 // place-signaled-puts, persistent-fusion and specialize-blocks, kept in one place so that the
 // passes agree on it (split-boundary splits exactly where place-signaled-puts will then move).
+// SpmdEffects.h is the same for SPMD programs.
 #pragma once
 
 #include <map>

@@ -9,7 +9,7 @@ namespace stencilc::passes {
 ir::Module persistent_fusion(const ir::Module& m) {
   ir::Module out = m;
   for (ir::Program& p : out.programs) {
-    if (p.kind != ir::ProgramKind::Global || !p.decomposed) continue;
+    if (p.kind == ir::ProgramKind::Global && !p.decomposed) continue;
     p.body = place_phase_barriers(p);
     p.persistent = true;
   }

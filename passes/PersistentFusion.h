@@ -15,7 +15,11 @@ namespace stencilc::passes {
 /// value and waits for the result), so no barrier goes before it, and none is needed after it.
 /// Swaps rename the buffers the pending accesses refer to; a loop's body is walked from the
 /// fixpoint of its head state, so its back edge counts. Existing phase_barriers are replaced.
-/// SPMD and undecomposed programs are left alone.
+/// SPMD programs become persistent too, by the same rules on their blocks' regions: a put_signal
+/// reads its source and must follow every access to a cell its peers may write once it signals,
+/// a wait_until makes what the peers' puts wrote visible, and barrier_all, quiet, signal
+/// declarations and the end of a reduce synchronise the workers. Undecomposed programs are left
+/// alone.
 ir::Module persistent_fusion(const ir::Module& m);
 
 }  // namespace stencilc::passes

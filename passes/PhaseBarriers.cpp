@@ -4,12 +4,14 @@
 #include "passes/PhaseBarriers.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 #include "passes/GridEffects.h"
+#include "passes/SpmdEffects.h"
 
 namespace stencilc::passes {
 
@@ -80,7 +82,9 @@ int count_barriers(const Stmt& s) {
 
 class PhaseWalk {
  public:
-  PhaseWalk(const Program& p, bool place) : program_(p), place_(place) {}
+  PhaseWalk(const Program& p, bool place) : program_(p), place_(place) {
+    if (p.kind == ProgramKind::Spmd) spmd_.emplace(p);
+  }
 
   Stmt run() {
     State st;
@@ -106,7 +110,12 @@ class PhaseWalk {
           barrier(st, groups_of(as<PhaseBarrier>(x)->role));
           break;
         case StmtKind::AllReduce:
-          st.clear();  // every worker hands in its part and waits for the result
+        case StmtKind::Quiet:
+        case StmtKind::BarrierAll:
+        case StmtKind::SignalDecl:
+          // Every worker hands in its part and waits for the result; the SPMD collectives are
+          // done by all the PE's workers together too (docs/IR.md, "Persistent programs").
+          st.clear();
           break;
         case StmtKind::Swap: {
           auto* sw = as<Swap>(x);
@@ -120,12 +129,16 @@ class PhaseWalk {
         case StmtKind::HaloSend:
         case StmtKind::HaloRecv:
         case StmtKind::Exchange:
+        case StmtKind::PutSignal:
+        case StmtKind::WaitUntil:
           if (depends(st, x) && place_) {
             out.push_back(make_phase_barrier(x->loc));
             st.clear();
             changed = true;
           }
           record(st, x);
+          // An SPMD reduction's result is combined over the PE's workers at its end.
+          if (spmd_ && x->kind == StmtKind::Reduce) st.clear();
           break;
         case StmtKind::If:
         case StmtKind::For:
@@ -281,7 +294,18 @@ class PhaseWalk {
     unsigned groups = groups_of(role_of(x));
     const Part& me = part_of(x);
     bool found = false;
-    for (const auto& [name, a] : grid_accesses(program_, x)) {
+    std::map<std::string, GridAccess> accessed = accesses(x);
+    if (spmd_ && x->kind == StmtKind::PutSignal) {
+      // Once a put's signal is set, peers may write the cells puts write into: every worker
+      // must be done with them (SpmdAnalysis::effects says the same for moves).
+      for (const auto& [name, a] : spmd_->peer_writable()) accessed[name].written |= a.written;
+    }
+    if (spmd_ && x->kind == StmtKind::WaitUntil) {
+      // A wait touches no cell itself: the peer's put wrote what it guards, and the workers that
+      // read or write those cells after it are ordered after it by its recorded access.
+      accessed.clear();
+    }
+    for (const auto& [name, a] : accessed) {
       auto it = st.find(name);
       if (it == st.end()) continue;
       for (const Access& e : it->second) {
@@ -320,7 +344,7 @@ class PhaseWalk {
   void record(State& st, const Stmt& x) {
     const Part& me = part_of(x);
     std::string what = describe(x);
-    for (const auto& [name, a] : grid_accesses(program_, x)) {
+    for (const auto& [name, a] : accesses(x)) {
       for (unsigned h : {kComm, kCompute}) {
         if (!(groups_of(role_of(x)) & h)) continue;
         st[name].insert(
@@ -333,10 +357,18 @@ class PhaseWalk {
     if (auto* f = as<ForEach>(x)) return f->role;
     if (auto* h = as<HaloSend>(x)) return h->role;
     if (auto* h = as<HaloRecv>(x)) return h->role;
+    if (auto* p = as<PutSignal>(x)) return p->role;
+    if (auto* w = as<WaitUntil>(x)) return w->role;
     return WorkerRole::All;
   }
 
+  /// The regions of each grid or block that x by itself reads and writes.
+  std::map<std::string, GridAccess> accesses(const Stmt& x) const {
+    return spmd_ ? spmd_->accesses(x) : grid_accesses(program_, x);
+  }
+
   const Program& program_;
+  std::optional<SpmdAnalysis> spmd_;  // SPMD programs: their blocks' regions
   const bool place_;
   int quiet_ = 0;  // > 0 while walking for a state only (fixpoints, alternatives)
   int loops_ = 0;  // loops around the statement being walked

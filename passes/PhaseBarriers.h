@@ -11,7 +11,11 @@
 // layers, inner cells) that the other reads or writes; the later one may then only start after a
 // phase_barrier (or an allreduce, which combines every worker's partial result and so
 // synchronises them too) that all the workers of both statements pass. The two parts of one
-// split foreach never depend on each other: their points are disjoint.
+// split foreach never depend on each other: their points are disjoint. In SPMD programs the
+// regions are those of SpmdEffects.h: a put_signal reads its source and, since peers may write
+// into this PE once it signals, depends on every access to those cells; a wait_until records the
+// cells the peers' puts write as written; barrier_all, quiet, signal declarations and the end of
+// a reduce (its workers combine their partial values) synchronise the workers.
 #pragma once
 
 #include <string>
@@ -21,10 +25,10 @@
 
 namespace stencilc::passes {
 
-/// The body of decomposed program `p` with its phase_barriers removed and the fewest PE-wide ones
-/// inserted that order every dependence: each goes right before the first statement that needs
-/// it (inside a loop body or a branch if that is where the statement is), a loop's back edge
-/// counts (the end of the body flows into its start), and a dependence from before a loop is
+/// The body of decomposed or SPMD program `p` with its phase_barriers removed and the fewest
+/// PE-wide ones inserted that order every dependence: each goes right before the first statement
+/// that needs it (inside a loop body or a branch if that is where the statement is), a loop's back
+/// edge counts (the end of the body flows into its start), and a dependence from before a loop is
 /// ordered by one barrier before the loop when that saves one inside it.
 ir::Stmt place_phase_barriers(const ir::Program& p);
 

@@ -5,6 +5,7 @@
 
 #include "ir/IRMutator.h"
 #include "passes/GridEffects.h"
+#include "passes/SpmdEffects.h"
 
 namespace stencilc::passes {
 
@@ -73,12 +74,76 @@ class PlaceSignaledPuts : public IRMutator {
   const Program& program_;
 };
 
+/// The same for the user's put_signal and wait_until in SPMD programs (SpmdEffects.h): a put
+/// rises past every statement it commutes with, taking along the scalar declarations it reads
+/// (the epoch of a signal), and a wait sinks past every statement it commutes with. Neither
+/// crosses other communication, so the user's protocol keeps its order.
+class PlaceSpmdTransfers : public IRMutator {
+ public:
+  explicit PlaceSpmdTransfers(const Program& p) : analysis_(p) {}
+
+ protected:
+  using IRMutator::visit;
+
+  Stmt visit(const Ref<Block>& op) override {
+    std::vector<Stmt> stmts;
+    bool changed = false;
+    for (const Stmt& s : op->stmts) {  // nested blocks first: moves never cross block edges
+      Stmt m = mutate(s);
+      changed = changed || m != s;
+      stmts.push_back(std::move(m));
+    }
+    std::vector<SpmdEffects> effects;
+    for (const Stmt& s : stmts) effects.push_back(analysis_.effects(s));
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      if (!as<PutSignal>(stmts[i])) continue;
+      Rise r = put_rise(stmts, effects, i, 0);
+      r.carried.push_back(i);
+      changed = move_to_front(stmts, effects, r.to, i, r.carried) || changed;
+    }
+    for (size_t i = stmts.size(); i-- > 0;) {
+      if (!as<WaitUntil>(stmts[i])) continue;
+      size_t to = wait_sink(stmts, effects, i);
+      std::vector<size_t> rest;
+      for (size_t k = i + 1; k <= to; ++k) rest.push_back(k);
+      changed = move_to_front(stmts, effects, i, to, rest) || changed;
+    }
+    return changed ? make_block(std::move(stmts), op->loc) : op;
+  }
+
+ private:
+  /// Reorders v[from..to] so that the indices in `first` (ascending) come first, the others after
+  /// them, each in their order; true when something moved.
+  static bool move_to_front(std::vector<Stmt>& stmts, std::vector<SpmdEffects>& effects,
+                            size_t from, size_t to, const std::vector<size_t>& first) {
+    std::vector<size_t> order(first);
+    for (size_t k = from; k <= to; ++k) {
+      if (std::find(first.begin(), first.end(), k) == first.end()) order.push_back(k);
+    }
+    bool moved = false;
+    for (size_t k = 0; k < order.size(); ++k) moved = moved || order[k] != from + k;
+    if (!moved) return false;
+    std::vector<Stmt> s;
+    std::vector<SpmdEffects> e;
+    for (size_t k : order) {
+      s.push_back(stmts[k]);
+      e.push_back(effects[k]);
+    }
+    std::copy(s.begin(), s.end(), stmts.begin() + from);
+    std::copy(e.begin(), e.end(), effects.begin() + from);
+    return true;
+  }
+
+  SpmdAnalysis analysis_;
+};
+
 }  // namespace
 
 ir::Module place_signaled_puts(const ir::Module& m) {
   Module out = m;
   for (Program& p : out.programs) {
     if (p.kind == ProgramKind::Global && p.decomposed) p.body = PlaceSignaledPuts(p).mutate(p.body);
+    if (p.kind == ProgramKind::Spmd) p.body = PlaceSpmdTransfers(p).mutate(p.body);
   }
   return out;
 }

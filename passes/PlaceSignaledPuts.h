@@ -17,7 +17,16 @@ namespace stencilc::passes {
 /// block: a statement never enters or leaves a loop or a branch. Compound statements in the same
 /// block are crossed whole when nothing inside them stops the move. Every PE moves the same
 /// statements the same way, so all PEs still run the transfers in one order (no deadlock).
-/// SPMD programs and undecomposed programs are left alone.
+/// Undecomposed programs are left alone.
+///
+/// In SPMD programs the transfers are the user's: each put_signal rises past every statement it
+/// commutes with (SpmdEffects.h), to just after the last one that writes its source or uses a
+/// cell that a peer may write once its signal is set, taking along the scalar declarations it
+/// reads (its epoch); each wait_until sinks to just before the first statement that reads or
+/// writes a cell the peers' puts write. Neither crosses other communication (put_signal,
+/// wait_until, quiet, barrier_all, signal declarations), so the user's protocol keeps its order
+/// and no wait moves before a put a peer waits for; nor a swap of a block it names, a
+/// phase_barrier, an assignment of what it reads, or the edge of its block.
 ir::Module place_signaled_puts(const ir::Module& m);
 
 }  // namespace stencilc::passes

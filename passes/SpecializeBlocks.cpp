@@ -33,7 +33,7 @@ int bytes_per_point(const Program& p, const ForEach& f) {
 }
 
 bool is_transfer(const Stmt& s) {
-  return as<HaloSend>(s) || as<HaloRecv>(s);
+  return as<HaloSend>(s) || as<HaloRecv>(s) || as<PutSignal>(s) || as<WaitUntil>(s);
 }
 
 class AssignRoles : public IRMutator {
@@ -152,7 +152,7 @@ void narrow_barriers(Program& p) {
 PassResult specialize_blocks(const ir::Module& m) {
   PassResult result{m, {}};
   for (Program& p : result.module.programs) {
-    if (p.kind != ProgramKind::Global || !p.decomposed) continue;
+    if (p.kind == ProgramKind::Global && !p.decomposed) continue;
     if (!p.persistent) {
       Barriers found;
       found.visit(p.body);

@@ -7,13 +7,13 @@
 namespace stencilc::passes {
 
 /// In persistent programs, specialises each split foreach (split-boundary) inside a time loop that
-/// has halo transfers next to it: its boundary part and the halo_send / halo_recv statements
-/// around its parts (the run of transfers right before the first part, between the parts and
-/// right after the second) get `role(comm)`, its inner part `role(compute)` with the cost
-/// model's bytes per point (`cost(N bytes/point)`: the element sizes of the grids the body reads
-/// and of those it stores). The barriers are then placed again, and each one that only orders
-/// one group's work with that group's later work is narrowed to that group
-/// (`phase_barrier role(comm)`), so that the other group runs on through it.
+/// has transfers next to it: its boundary part and the halo_send / halo_recv statements (in SPMD
+/// programs, put_signal / wait_until) around its parts (the run of transfers right before the first
+/// part, between the parts and right after the second) get `role(comm)`, its inner part
+/// `role(compute)` with the cost model's bytes per point (`cost(N bytes/point)`: the element sizes
+/// of the grids the body reads and of those it stores). The barriers are then placed again, and
+/// each one that only orders one group's work with that group's later work is narrowed to that
+/// group (`phase_barrier role(comm)`), so that the other group runs on through it.
 ///
 /// Whether a PE actually splits its workers, and how many go to comm, is decided at run time
 /// from its block's extents (docs/PASSES.md gives the model); a PE that does not runs every

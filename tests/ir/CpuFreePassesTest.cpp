@@ -27,9 +27,11 @@ namespace {
 
 using namespace ir;
 
-// tests/passes/Inputs: the front end's IR of the spec examples and of the other samples.
-const char* const kInputs[] = {"jacobi2d", "heat3d",       "poisson9", "wave2d",       "fdtd2d",
-                               "advect2d", "multiwrite2d", "box27",    "convergence2d"};
+// tests/passes/Inputs: the front end's IR of the spec examples and of the other samples, the
+// SPMD ones last.
+const char* const kInputs[] = {"jacobi2d",      "heat3d",    "poisson9",     "wave2d",
+                               "fdtd2d",        "advect2d",  "multiwrite2d", "box27",
+                               "convergence2d", "spmd_ring", "spmd_heat2d"};
 
 Module load(const std::string& name) {
   std::ifstream in(std::string(STENCILC_PASS_INPUTS) + "/" + name + ".ir");
@@ -147,7 +149,33 @@ TEST(CpuFreePipeline, BarriersPerStep) {
   EXPECT_EQ(after.compute, 0);
 }
 
-TEST(CpuFreePipeline, PassesLeaveUndecomposedAndSpmdProgramsAlone) {
+TEST(CpuFreePipeline, SpmdBarriersPerStep) {
+  // The ring: one PE-wide barrier per step (before the boundary part) and one among the comm
+  // workers (between the boundary part and the puts of its edge points).
+  Module ring = run(load("spmd_ring"), cpu_free_pipeline());
+  CountBarriers count;
+  count.visit(ring.programs.back().body);
+  EXPECT_EQ(count.all, 1);
+  EXPECT_EQ(count.comm, 1);
+  EXPECT_EQ(count.compute, 0);
+}
+
+TEST(CpuFreePipeline, SpmdProgramsWithoutTransfersOnlyBecomePersistent) {
+  Module m = testing::parse_ok(R"(module "t.cpp"
+
+spmd_program @s(%u: block<f64, 1>, %v: block<f64, 1>) {
+  foreach %u.owned (%i) {
+    store %u = %v[1]
+  }
+  barrier_all
+}
+)");
+  Module out = specialize_blocks(persistent_fusion(place_signaled_puts(split_boundary(m)))).module;
+  EXPECT_TRUE(out.programs[0].persistent);
+  EXPECT_EQ(out.programs[0].body, m.programs[0].body);
+}
+
+TEST(CpuFreePipeline, PassesLeaveUndecomposedProgramsAlone) {
   Module m = testing::parse_ok(R"(module "t.cpp"
 
 program @g(%a: grid<f32, 1> halo[1:1], %b: grid<f32, 1> halo[1:1]) {
@@ -155,13 +183,6 @@ program @g(%a: grid<f32, 1> halo[1:1], %b: grid<f32, 1> halo[1:1]) {
   foreach %b.interior (%i) {
     store %b = %a[1]
   }
-}
-
-spmd_program @s(%u: block<f64, 1>, %v: block<f64, 1>) {
-  foreach %u.owned (%i) {
-    store %u = %v[1]
-  }
-  barrier_all
 }
 )");
   Module out = specialize_blocks(persistent_fusion(place_signaled_puts(split_boundary(m)))).module;

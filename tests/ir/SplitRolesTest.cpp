@@ -241,7 +241,7 @@ TEST(SplitRolesVerifier, PartsHaveOneWidthPairPerDimensionAndAPartner) {
   EXPECT_VALID(
       program(part("boundary") + part("inner"), " decomposed"));  // before persistent-fusion
   EXPECT_INVALID(program(part("boundary") + part("inner"), ""),
-                 "foreach[boundary] is only allowed in decomposed programs");
+                 "foreach[boundary] is only allowed in decomposed and SPMD programs");
   EXPECT_INVALID(program(part("boundary", "1:1") + part("inner", "1:1")),
                  "foreach[boundary] has widths for 1 dimensions, expected 2");
   EXPECT_INVALID(program(part("boundary", "1:-1, 0:0") + part("inner", "1:-1, 0:0")),
@@ -267,7 +267,42 @@ TEST(SplitRolesVerifier, PartsHaveOneWidthPairPerDimensionAndAPartner) {
 
 TEST(SplitRolesVerifier, PersistentProgramsAreDecomposed) {
   EXPECT_INVALID(program("", " persistent"),
-                 "t.cpp:1:1: error: in program @p: only a decomposed program can be persistent");
+                 "t.cpp:1:1: error: in program @p: only a decomposed or SPMD program can be "
+                 "persistent");
+}
+
+// An SPMD program with blocks %a, %b and a signal %s; `body` goes in a time loop.
+std::string spmd_program(const std::string& body, const std::string& marks = " persistent") {
+  return "module \"t.cpp\"\n\nspmd_program @p(%a: block<f64, 1>, %b: block<f64, 1>, %n: i32)" +
+         marks + " loc(1:1) {\n  signal %s\n  for %t: i32 = 0 to %n step 1 {\n" + body +
+         "\n  }\n}\n";
+}
+
+// SPMD programs go through the same passes: they may be persistent, have split foreaches (their
+// widths measured from the block they store to) and roles, on put_signal and wait_until too.
+TEST(SplitRolesVerifier, SpmdProgramsSplitAndSpecialise) {
+  auto spmd_part = [](const std::string& which, const std::string& extra = "",
+                      const std::string& body = "store %b = %a[1]") {
+    return "    foreach[" + which + " 1:1] %b.owned (%i)" + extra + " {\n      " + body +
+           "\n    }\n";
+  };
+  const std::string put = "    put_signal %b[-1:0] <- %b[0:1], %s = 1u, pe = 0";
+  const std::string wait = "    wait_until %s ge 1u";
+  EXPECT_VALID(spmd_program(spmd_part("boundary") + spmd_part("inner"), ""));
+  EXPECT_VALID(spmd_program(spmd_part("boundary", " role(comm)") + put + " role(comm)\n" +
+                            spmd_part("inner", " role(compute) cost(16 bytes/point)") + wait +
+                            " role(comm)\n    phase_barrier role(comm)"));
+  EXPECT_INVALID(spmd_program(spmd_part("boundary", "", "var %x: f64 = %a[1]") +
+                                  spmd_part("inner", "", "var %x: f64 = %a[1]"),
+                              ""),
+                 "foreach[boundary] stores to no block: an SPMD part's widths are measured from "
+                 "the faces of the block it stores to");
+  EXPECT_INVALID(spmd_program(put + " role(comm)", ""),
+                 "put_signal role(comm) is only allowed in persistent programs");
+  EXPECT_INVALID(spmd_program(wait + " role(compute)"),
+                 "wait_until role(compute): transfers run on the comm workers");
+  EXPECT_INVALID(spmd_program("", " decomposed persistent"),
+                 "an SPMD program cannot be decomposed");
 }
 
 TEST(SplitRolesVerifier, RolesAndCosts) {
@@ -282,7 +317,7 @@ TEST(SplitRolesVerifier, RolesAndCosts) {
                  "phase_barrier role(comm) is only allowed in persistent programs");
   // Transfers run on the comm workers.
   EXPECT_INVALID(program("    halo_recv %a role(compute)"),
-                 "halo_recv role(compute): halo transfers run on the comm workers");
+                 "halo_recv role(compute): transfers run on the comm workers");
   // The boundary on comm, the inner part on compute, both or neither.
   EXPECT_INVALID(
       program(part("boundary", "1:1, 1:1", compute) + part("inner", "1:1, 1:1", comm)),
