@@ -49,6 +49,7 @@ class CudaKernelEmitter : public CppEmitter {
     program_ = &p;
     for (const Param& q : p.params)
       if (q.kind == ParamKind::Grid && first_grid_.empty()) first_grid_ = q.name;
+    spmd_ = p.kind == ProgramKind::Spmd;
   }
 
   void kernel(const std::set<std::string>& exchanged, bool roles) {
@@ -66,18 +67,23 @@ class CudaKernelEmitter : public CppEmitter {
                   "Workers{sc_n_comm, static_cast<int>(gridDim.x) - sc_n_comm} : sc_all;");
       line(1, "[[maybe_unused]] unsigned long long sc_comm_barriers = 0, sc_compute_barriers = 0;  // group barriers passed");
     }
+    if (spmd_) line(1, "[[maybe_unused]] const " + std::string(kRt) + "SpmdContext sc_cx{pe.id, pe.n};  // my_pe(), n_pes()");
     for (const Param& p : program_->params) {
       std::string t = cpp_type(p.type);
-      if (p.kind == ParamKind::Grid) line(1, dblock_type(p) + " " + p.name + " = args." + p.name + ";");
+      if (p.kind == ParamKind::Grid || p.kind == ParamKind::Block)
+        line(1, dblock_type(p) + " " + p.name + " = args." + p.name + ";");
       if (p.kind == ParamKind::Scalar) line(1, "const " + t + " " + p.name + " = args." + p.name + ";");
       if (p.kind == ParamKind::ScalarRef) line(1, t + " " + p.name + " = args." + p.name + ";");
     }
     for (const std::string& g : exchanged) line(1, "std::uint64_t " + g + "_epoch = 0;  // exchanges of %" + g + " so far");
     body(program_->body, 1);
+    if (spmd_) {
+      line(1, "pe.barrier_all(\"the end of " + program_->name + "\");  // no PE still puts into a block the host copies back");
+    }
     line(1, "// What the host copies back: where each grid ended (after swaps) and the results.");
     line(1, std::string("if (") + kRt + "block_rank() == 0 && " + kRt + "thread_rank() == 0) {");
     for (const Param& p : program_->params) {
-      if (p.kind == ParamKind::Grid) line(2, "*args." + p.name + "_final = " + p.name + ";");
+      if (p.kind == ParamKind::Grid || p.kind == ParamKind::Block) line(2, "*args." + p.name + "_final = " + p.name + ";");
       if (p.kind == ParamKind::ScalarRef) line(2, "*args." + p.name + "_out = " + p.name + ";");
     }
     line(1, "}");
@@ -88,6 +94,9 @@ class CudaKernelEmitter : public CppEmitter {
   std::string first_grid_;
   bool split_ = false;  // the innermost point update is one part of a split foreach
   bool roles_ = false;  // the program has role(...) statements: the kernel has groups
+  bool spmd_ = false;   // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
+  int transfers_ = 0;   // SPMD: put_signal/wait_until statements emitted so far (which block runs one)
+  int signals_ = 0;     // SPMD: signal declarations emitted so far (their slot in args.signals)
 
   /// Inside a point loop, grid elements are read and written through `__restrict__` pointers
   /// to the blocks' data (distinct grids are distinct allocations, and a point update reads a
@@ -123,7 +132,7 @@ class CudaKernelEmitter : public CppEmitter {
     grids.visit(point_body);
     for (const std::string& g : grids.names) {
       const Param* q = program_->find_param(g);
-      if (!q || q->kind != ParamKind::Grid) continue;
+      if (!q || (q->kind != ParamKind::Grid && q->kind != ParamKind::Block)) continue;
       line(indent, std::string(cpp_type(q->type)) + "* __restrict__ const sc_" + g + "_data = " + g + ".data;");
       for (int d = 0; d + 1 < q->rank; ++d)
         line(indent, "const long sc_" + g + "_s" + std::to_string(d) + " = " + g + ".stride[" + std::to_string(d) + "];");
@@ -153,12 +162,31 @@ class CudaKernelEmitter : public CppEmitter {
   std::string math_function(const std::string& name) override { return name; }  // CUDA's overloads
 
   std::string grid_query(const GridQuery* q) override {
+    if (spmd_) return block_query(q);
     if (q->op == GridQueryOp::Extent) return "args." + q->grid + "_shape.extent[" + std::to_string(q->dim) + "]";
+    return "?";
+  }
+
+  /// A block's layout in an SPMD program: the handle's own (local extents), or the same symmetric
+  /// block's on another PE (from the launcher's table of every PE's layout).
+  std::string block_query(const GridQuery* q) {
+    std::string d = std::to_string(q->dim);
+    switch (q->op) {
+      case GridQueryOp::Extent: return q->grid + ".extent[" + d + "]";
+      case GridQueryOp::Origin: return q->grid + ".origin[" + d + "]";
+      case GridQueryOp::Halo: return q->grid + ".halo_lo[" + d + "]";
+      case GridQueryOp::GlobalExtent: return q->grid + ".global_extent[" + d + "]";
+      case GridQueryOp::ExtentOn:
+      case GridQueryOp::OriginOn:
+        return std::string(kRt) + "layout_on(pe, args." + q->grid + "_on, " + expr(q->pe) + ", \"" + program_->name +
+               ": block '" + q->grid + "'\")." + (q->op == GridQueryOp::ExtentOn ? "extent[" : "origin[") + d + "]";
+    }
     return "?";
   }
 
   std::string global_range(const Range& r) {
     if (r.kind == Range::Kind::Interior) return "args." + r.grid + "_interior";
+    if (r.kind == Range::Kind::Owned) return std::string(kRt) + "owned(" + r.grid + ")";
     std::vector<std::string> lo, hi;
     for (const Expr& e : r.lo) lo.push_back(expr(e));
     for (const Expr& e : r.hi) hi.push_back(expr(e));
@@ -177,6 +205,15 @@ class CudaKernelEmitter : public CppEmitter {
     for (const auto& [grid, ext] : reads.grids) {
       bool offsets = std::any_of(ext.first.begin(), ext.first.end(), [](int o) { return o != 0; }) ||
                      std::any_of(ext.second.begin(), ext.second.end(), [](int o) { return o != 0; });
+      if (spmd_) {
+        // Local indices: every read must stay inside the block and its halos (as the reference checks).
+        line(indent, "{");
+        line(indent + 1, "const int sc_lo[] = " + int_list(ext.first) + ", sc_hi[] = " + int_list(ext.second) + ";");
+        line(indent + 1, std::string(kRt) + "check_local_reads(pe, sc_range, " + grid + ", sc_lo, sc_hi, \"" +
+                             program_->name + " at " + where + " reading block '" + grid + "'\");");
+        line(indent, "}");
+        continue;
+      }
       if (!offsets) continue;
       line(indent, "{");
       line(indent + 1, "const int sc_lo[] = " + int_list(ext.first) + ", sc_hi[] = " + int_list(ext.second) + ";");
@@ -185,14 +222,29 @@ class CudaKernelEmitter : public CppEmitter {
                            "'\");");
       line(indent, "}");
     }
-    line(indent, "const auto sc_local = " + std::string(kRt) + "clip(sc_range, " + first_grid_ + ");");
+    if (spmd_) {
+      // SPMD ranges are local already; every point a store writes must be a cell of the block.
+      for (const std::string& b : stored_blocks(point_body)) {
+        line(indent, "{");
+        line(indent + 1, "const int sc_lo[] = " + int_list(std::vector<int>(indices.size(), 0)) + ", sc_hi[] = " +
+                             int_list(std::vector<int>(indices.size(), 0)) + ";");
+        line(indent + 1, std::string(kRt) + "check_local_reads(pe, sc_range, " + b + ", sc_lo, sc_hi, \"" +
+                             program_->name + " at " + where + " writing block '" + b + "'\");");
+        line(indent, "}");
+      }
+      line(indent, "const auto sc_local = sc_range;");
+    } else {
+      line(indent, "const auto sc_local = " + std::string(kRt) + "clip(sc_range, " + first_grid_ + ");");
+    }
     size_t n = indices.size();
     split_ = part && part->part != ForEachPart::All;
     if (split_) {
-      // split-boundary: the points within the widths of the block's faces, or the others.
+      // split-boundary: the points within the widths of the block's faces, or the others. An
+      // SPMD part is measured from the block it stores to.
+      const std::string faces = spmd_ ? split_reference_block(*part) : first_grid_;
       line(indent, "const int sc_wlo[] = " + int_list(part->width_lo) + ", sc_whi[] = " + int_list(part->width_hi) + ";");
       line(indent, "const auto sc_parts = " + std::string(kRt) + "part_boxes(sc_local, " + kRt + "inner_part(sc_local, " +
-                       first_grid_ + ", sc_wlo, sc_whi), " + (part->part == ForEachPart::Boundary ? "true" : "false") + ");");
+                       faces + ", sc_wlo, sc_whi), " + (part->part == ForEachPart::Boundary ? "true" : "false") + ");");
       line(indent, "for (int sc_b = 0; sc_b < sc_parts.count; ++sc_b) {");
       ++indent;
       line(indent, "const auto& sc_box = sc_parts.box[sc_b];");
@@ -235,7 +287,11 @@ class CudaKernelEmitter : public CppEmitter {
     }
     for (size_t d = 0; d < n; ++d) {
       std::string dd = std::to_string(d);
-      line(indent, "const int " + indices[d] + " = " + first_grid_ + ".origin[" + dd + "] + sc_l" + dd + ";");
+      if (spmd_) {
+        line(indent, "const int " + indices[d] + " = sc_l" + dd + ";");
+      } else {
+        line(indent, "const int " + indices[d] + " = " + first_grid_ + ".origin[" + dd + "] + sc_l" + dd + ";");
+      }
       line(indent, "(void)" + indices[d] + ";");
     }
     return indent;
@@ -319,12 +375,90 @@ class CudaKernelEmitter : public CppEmitter {
         line(indent, "}");
         return;
       }
+      case StmtKind::SignalDecl: {
+        // The signals live in symmetric memory the launcher zeroed; declaring one is collective
+        // (a barrier over every PE, as the reference's Signal constructor).
+        auto* d = as<SignalDecl>(s);
+        comment(indent, s);
+        line(indent, "std::uint64_t* const " + d->name + " = args.signals + " + std::to_string(signals_++) +
+                         ";  // symmetric, zero at launch");
+        line(indent, "pe.barrier_all(\"the declaration of signal %" + d->name + " at " + where(s) + "\");");
+        return;
+      }
+      case StmtKind::PutSignal:
+        return put_signal(s, indent);
+      case StmtKind::WaitUntil: {
+        auto* w = as<WaitUntil>(s);
+        static const char* const names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
+        comment(indent, s);
+        line(indent, std::string(kRt) + "wait_until_on(pe, " + group(w->role) + ", " + std::to_string(transfers_++) + ", " +
+                         w->signal + ", ::stencilc::rt::Cmp::" + names[(int)w->cmp] + ", " + expr(w->value) +
+                         ", \"signal %" + w->signal + " at " + where(s) + "\");  // one block of the group waits");
+        return;
+      }
+      case StmtKind::Quiet:
+        comment(indent, s);
+        line(indent, std::string(kRt) + "quiet_all(pe);  // every block: this PE's puts are complete");
+        return;
+      case StmtKind::BarrierAll:
+        comment(indent, s);
+        line(indent, "pe.barrier_all(\"barrier_all at " + where(s) + "\");");
+        return;
       default:
         return error(s, "the cuda target does not support '" + print(s).substr(0, print(s).find(' ')) + "'");
     }
   }
 
+  /// SPMD: the swapped blocks must share a layout (checked on the device), then the handles trade
+  /// buffers; every PE swaps alike.
+  void swap(const Swap* s, int indent) override {
+    if (spmd_) {
+      line(indent, std::string(kRt) + "check_swap(pe, " + s->a + ", " + s->b + ", \"" + program_->name + ": swap of %" +
+                       s->a + " and %" + s->b + "\");");
+    }
+    CppEmitter::swap(s, indent);
+  }
+
  private:
+  std::string where(const Stmt& s) const {
+    return module_->source + ":" + std::to_string(s->loc.line) + ":" + std::to_string(s->loc.col);
+  }
+
+  std::string box_list(const std::vector<Expr>& v) {
+    std::vector<std::string> parts;
+    for (const Expr& e : v) parts.push_back(expr(e));
+    return "{" + join(parts) + "}";
+  }
+
+  /// The blocks a point body stores to.
+  static std::set<std::string> stored_blocks(const Stmt& point_body) {
+    struct Stores : IRVisitor {
+      using IRVisitor::visit;
+      std::set<std::string> names;
+      void visit(const Store* s) override {
+        names.insert(s->grid);
+        IRVisitor::visit(s);
+      }
+    } stores;
+    stores.visit(point_body);
+    return stores.names;
+  }
+
+  /// put_signal: one block of the statement's group copies the region and then sets the signal
+  /// (spmd.cuh, put_signal_region: a single block, so the signal follows all of the data).
+  void put_signal(const Stmt& s, int indent) {
+    auto* p = as<PutSignal>(s);
+    comment(indent, s);
+    line(indent, "{");
+    line(indent + 1, "const int sc_dlo[] = " + box_list(p->dst.lo) + ", sc_dhi[] = " + box_list(p->dst.hi) + ";");
+    line(indent + 1, "const int sc_slo[] = " + box_list(p->src.lo) + ", sc_shi[] = " + box_list(p->src.hi) + ";");
+    line(indent + 1, std::string(kRt) + "put_signal_region(pe, " + group(p->role) + ", " + std::to_string(transfers_++) + ", " +
+                         p->dst.block + ", args." + p->dst.block + "_on, sc_dlo, sc_dhi, " + p->src.block +
+                         ", sc_slo, sc_shi, " + p->signal + ", " + expr(p->value) + ", " + expr(p->pe) + ", \"" +
+                         program_->name + ": put_signal at " + where(s) + "\");");
+    line(indent, "}");
+  }
+
   /// A halo_send/halo_recv call (`call` without its closing parenthesis) on the blocks of `role`.
   void transfer(WorkerRole role, const std::string& call, const std::string& why, int indent) {
     if (group(role) == "sc_all") {
@@ -349,6 +483,8 @@ struct RoleModelInputs : IRVisitor {
   std::set<std::string> comm_grids;  // transferred by the comm group
   int pe_barriers = 0, group_barriers = 0;
   bool roles = false;
+  bool spmd_transfers = false;  // an SPMD program's role(comm) put_signal/wait_until in a loop
+  int signals = 0;              // an SPMD program's signal declarations
 
   void visit(const For* op) override { in_loop([&] { IRVisitor::visit(op); }); }
   void visit(const While* op) override { in_loop([&] { IRVisitor::visit(op); }); }
@@ -357,6 +493,9 @@ struct RoleModelInputs : IRVisitor {
     if (loops_ > 0 && op->role == WorkerRole::Compute && op->part == ForEachPart::Inner)
       inner_parts.push_back({op->width_lo, op->width_hi, op->bytes_per_point});
   }
+  void visit(const PutSignal* op) override { spmd_transfer(op->role); }
+  void visit(const WaitUntil* op) override { spmd_transfer(op->role); }
+  void visit(const SignalDecl*) override { ++signals; }
   void visit(const HaloSend* op) override { transfer(op->grid, op->role); }
   void visit(const HaloRecv* op) override { transfer(op->grid, op->role); }
   void visit(const PhaseBarrier* op) override {
@@ -372,6 +511,10 @@ struct RoleModelInputs : IRVisitor {
     ++loops_;
     f();
     --loops_;
+  }
+  void spmd_transfer(WorkerRole role) {
+    roles |= role != WorkerRole::All;
+    spmd_transfers |= role == WorkerRole::Comm && loops_ > 0;
   }
   void transfer(const std::string& grid, WorkerRole role) {
     roles |= role != WorkerRole::All;
@@ -424,6 +567,10 @@ std::vector<std::string> role_model(const Program& p, const RoleModelInputs& mod
     const Param* q = p.find_param(g);
     l.push_back(std::string("  sc_work.comm_bytes += 2.0 * sizeof(") + cpp_type(q->type) + ") * sc_" + g + "_halo.moved_elements(sc_pe);");
     l.push_back("  sc_work.transfers |= sc_" + g + "_halo.moved_elements(sc_pe) > 0;");
+  }
+  if (model.spmd_transfers) {
+    // The user's puts: their sizes are the program's, not known here; the model counts their latency.
+    l.push_back("  sc_work.transfers = true;  // the comm group's put_signal/signal_wait_until");
   }
   l.push_back("  sc_work.pe_barriers = " + std::to_string(model.pe_barriers) + ";");
   l.push_back("  sc_work.group_barriers = " + std::to_string(model.group_barriers) + ";");
@@ -553,17 +700,159 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   return join(out, "\n") + "\n";
 }
 
+/// The kernel's arguments of an SPMD program: per block its handle, where it ends up and every
+/// PE's layout of it; the scalars; the symmetric signals.
+std::string spmd_kernel_args(const Program& p, bool roles) {
+  std::vector<std::string> l{"struct KernelArgs {"};
+  for (const Param& g : p.params) {
+    std::string t = cpp_type(g.type);
+    if (g.kind == ParamKind::Block) {
+      l.push_back("  " + dblock_type(g) + " " + g.name + ";  // this GPU's block of %" + g.name);
+      l.push_back("  " + dblock_type(g) + "* " + g.name + "_final;  // where %" + g.name + " ends up");
+      l.push_back("  const " + dblock_type(g) + "* " + g.name + "_on;  // every PE's layout of it (extent_on, puts)");
+    } else if (g.kind == ParamKind::Scalar) {
+      l.push_back("  " + t + " " + g.name + ";");
+    } else if (g.kind == ParamKind::ScalarRef) {
+      l.push_back("  " + t + " " + g.name + ";  // in");
+      l.push_back("  " + t + "* " + g.name + "_out;  // out");
+    }
+  }
+  l.push_back("  std::uint64_t* signals;  // the program's signals, symmetric, zero at launch");
+  l.push_back("  std::uint64_t* scratch;  // reductions: one word per block, and the result");
+  if (roles) {
+    l.push_back("  int n_comm;  // blocks in the comm group (0: not specialised), from the cost model");
+    l.push_back("  std::uint64_t* sync;  // the comm and compute groups' barrier counters");
+  }
+  l.push_back("};");
+  return join(l, "\n") + "\n";
+}
+
+/// The host side of an SPMD program, which stencilc::spmd(program, split, args...) finds and calls
+/// with the arguments type-erased (as the host target's): split the grids into slabs, move them
+/// into the GPUs' symmetric memory (halo cells with no source 0, as in the reference build),
+/// launch the persistent kernel, bring back the blocks each parameter ended with and PE 0's
+/// results. p2p: one process does it for every GPU; nvshmem: every process for its own PE.
+std::string spmd_launcher(const Program& p, const RoleModelInputs& model, CudaBackend backend) {
+  const bool nvshmem = backend == CudaBackend::Nvshmem;
+  std::vector<std::string> l, descs, blocks, args, after, element_bytes, unexchanged;
+  l.push_back("inline void " + p.name + "_spmd_launch(::stencilc::Split sc_split, void* const* sc_args) {");
+  int rank = 0;
+  for (size_t k = 0; k < p.params.size(); ++k) {
+    const Param& g = p.params[k];
+    std::string t = cpp_type(g.type), arg = "sc_args[" + std::to_string(k) + "]";
+    if (g.kind == ParamKind::Block) {
+      rank = g.rank;
+      std::string n = std::to_string(g.rank);
+      std::string grid = std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + n + ">";
+      l.push_back("  " + grid + "& " + g.name + " = *static_cast<" + grid + "*>(" + arg + ");");
+      descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", sc_halo, sc_halo)");
+      element_bytes.push_back("sizeof(" + t + ")");
+      unexchanged.push_back("false");
+      blocks.push_back("  auto sc_" + g.name + " = ::stencilc::compiled::upload_grid<" + t + ", " + n + ">(sc_team, sc_grid, " +
+                       g.name + ", sc_halo, sc_halo, " + t + "(0));");
+      blocks.push_back("  auto sc_" + g.name + "_final = sc_team.alloc<" + dblock_type(g) + ">(1);");
+      blocks.push_back("  auto sc_" + g.name + "_on = ::stencilc::compiled::upload_layouts(sc_team, sc_" + g.name + ");");
+      args.push_back("sc_args." + g.name + " = sc_" + g.name + "[sc_pe];");
+      args.push_back("sc_args." + g.name + "_final = sc_" + g.name + "_final.on(sc_pe);");
+      args.push_back("sc_args." + g.name + "_on = sc_" + g.name + "_on.on(sc_pe);");
+      if (g.is_const) continue;
+      if (nvshmem) {
+        after.push_back("  // %" + g.name + ": every PE's block it ended with (swaps included), into every process's grid");
+        after.push_back("  ::stencilc::compiled::allgather_grid(sc_team, sc_grid, sc_" + g.name + "_final, " + g.name +
+                        ", \"" + g.name + "\");");
+      } else {
+        after.push_back("  {  // %" + g.name + ": the blocks it ended with (swaps included) back into the grid");
+        after.push_back("    std::vector<" + dblock_type(g) + "> sc_final(sc_team.n());");
+        after.push_back("    for (int sc_pe = 0; sc_pe < sc_team.n(); ++sc_pe) sc_team.download(sc_pe, &sc_final[sc_pe], sc_" +
+                        g.name + "_final.on(sc_pe), 1);");
+        after.push_back("    ::stencilc::compiled::download_grid(sc_team, sc_final, " + g.name + ");");
+        after.push_back("  }");
+      }
+    } else if (g.kind == ParamKind::Scalar) {
+      l.push_back("  const " + t + " " + g.name + " = *static_cast<const " + t + "*>(" + arg + ");");
+      args.push_back("sc_args." + g.name + " = " + g.name + ";");
+    } else {
+      l.push_back("  " + t + "& " + g.name + " = *static_cast<" + t + "*>(" + arg + ");");
+      blocks.push_back("  auto sc_" + g.name + "_out = sc_team.alloc<" + t + ">(1);");
+      args.push_back("sc_args." + g.name + " = " + g.name + ";");
+      args.push_back("sc_args." + g.name + "_out = sc_" + g.name + "_out.on(sc_pe);");
+      if (nvshmem) {
+        after.push_back("  ::stencilc::compiled::broadcast_result(sc_team, sc_" + g.name + "_out, " + g.name +
+                        ");  // PE 0's, as in the reference");
+      } else {
+        after.push_back("  sc_team.download(0, &" + g.name + ", sc_" + g.name + "_out.on(0), 1);  // PE 0's, as in the reference");
+      }
+    }
+  }
+  std::string r = std::to_string(rank);
+  if (nvshmem) {
+    l.push_back("  // Every process (mpirun -np N, one per GPU) runs this with the whole grids and does its own PE's part.");
+    l.push_back("  const int sc_pes = ::stencilc::compiled::nvshmem_pes(\"" + p.name + "\");  // the MPI world's size");
+  }
+  l.push_back("  const auto sc_halo = ::stencilc::compiled::split_halo<" + r + ">(sc_split);");
+  l.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
+  l.push_back("  const ::stencilc::rt::ProcessGrid sc_grid = ::stencilc::compiled::spmd_grid<" + r + ">(\"" + p.name +
+              "\", sc_split, sc_descs" + (nvshmem ? ", sc_pes" : "") + ");");
+  l.push_back("  const ::stencilc::compiled::Plan<" + r + "> sc_plan{sc_grid.size(), sc_grid, sc_descs.front().extent};");
+  const std::string heap = "::stencilc::compiled::symmetric_bytes<" + r + ">(sc_plan, sc_descs, {" + join(element_bytes) +
+                           "}, {" + join(unexchanged) + "})";
+  if (nvshmem) {
+    l.push_back("  // MPI and NVSHMEM on the first run, its symmetric heap sized for this program's blocks.");
+    l.push_back("  " + std::string(kRt) + "NvshmemTeam& sc_team = " + kRt + "NvshmemTeam::get(" + heap + ");");
+    l.push_back("  " + std::string(kRt) + "NvshmemTeam::Scope sc_scope(sc_team);  // frees this run's symmetric memory at the end");
+  } else {
+    l.push_back("  " + std::string(kRt) + "P2PTeam sc_team(sc_plan.pes, " + heap + ");  // one GPU per PE, peer access between all");
+  }
+  l.insert(l.end(), blocks.begin(), blocks.end());
+  l.push_back("  auto sc_signals = sc_team.alloc<std::uint64_t>(" + std::to_string(std::max(model.signals, 1)) +
+              ");  // the program's signals, zeroed");
+  l.push_back("  auto sc_scratch = sc_team.alloc<std::uint64_t>(1 << 14);");
+  if (model.roles) l.push_back("  auto sc_sync = sc_team.alloc<std::uint64_t>(2);");
+  l.push_back("  " + std::string(kRt) + "LaunchConfig sc_config;");
+  l.push_back("  sc_config.block_threads = STENCILC_BLOCK_THREADS;");
+  l.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
+  l.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
+  l.push_back(std::string("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +
+              (nvshmem ? "  // nvshmemx_collective_launch of this PE's kernel" : ""));
+  l.push_back("      sc_" + p.name + "::kernel,");
+  l.push_back("      [&](int sc_pe) {");
+  l.push_back("        sc_" + p.name + "::KernelArgs sc_args{};");
+  for (const auto& a : args) l.push_back("        " + a);
+  l.push_back("        sc_args.signals = sc_signals.on(sc_pe);");
+  l.push_back("        sc_args.scratch = sc_scratch.on(sc_pe);");
+  if (model.roles) {
+    l.push_back("        sc_args.sync = sc_sync.on(sc_pe);");
+    const std::string workers = nvshmem ? std::string(kRt) + "resident_blocks(sc_" + p.name + "::kernel, sc_config)"
+                                        : "sc_team.cooperative_blocks(sc_pe, sc_" + p.name + "::kernel, sc_config)";
+    for (const auto& m : role_model(p, model, rank, workers)) l.push_back("        " + m);
+    l.push_back("        sc_comm[sc_pe] = sc_args.n_comm;");
+  }
+  l.push_back("        return std::make_tuple(sc_team.device_pe(sc_pe), sc_args);");
+  l.push_back("      },");
+  l.push_back("      sc_config);");
+  if (nvshmem) {
+    l.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // this PE's kernel, launch to done (host wall time)");
+    l.push_back("    std::fprintf(stderr, \"stencilc: %s on PE %d of %d (%d blocks of %d threads, %d comm): %.3f ms\\n\", \"" +
+                p.name + "\", sc_team.my_pe(), sc_team.n(), sc_launched.blocks[sc_team.my_pe()], sc_launched.block_threads, "
+                "sc_comm[sc_team.my_pe()], sc_launched.wall_ms);");
+  } else {
+    l.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // the slowest GPU's kernel (CUDA events)");
+    l.push_back("    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each, %d comm): %.3f ms\\n\", \"" +
+                p.name + "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_comm[0], sc_launched.kernel_ms);");
+  }
+  l.push_back("  }");
+  l.insert(l.end(), after.begin(), after.end());
+  l.push_back("}");
+  return join(l, "\n") + "\n";
+}
+
 }  // namespace
 
 std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::string>* errors, CudaBackend backend) {
   std::vector<GeneratedProgram> out;
   for (const Program& p : module.programs) {
-    if (p.kind == ProgramKind::Spmd) {
-      errors->push_back(module.source + ": error: program '" + p.name +
-                        "': the cuda target does not compile SC_SPMD_PROGRAM functions yet (use --target=host)");
-      continue;
-    }
-    if (!p.decomposed) {
+    const bool spmd = p.kind == ProgramKind::Spmd;
+    if (!spmd && !p.decomposed) {
       errors->push_back(module.source + ": error: program '" + p.name + "' reached the CUDA emitter undecomposed");
       continue;
     }
@@ -581,16 +870,24 @@ std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::s
     }
     std::string code;
     code += "// ---- generated by stencilc from program @" + p.name + " (cuda target, cpu-free: one persistent kernel per GPU, " +
-            (backend == CudaBackend::Nvshmem ? "nvshmem" : "p2p") + " backend) ----\n";
+            (backend == CudaBackend::Nvshmem ? "nvshmem" : "p2p") + " backend" + (spmd ? "; SPMD program" : "") + ") ----\n";
     code += "namespace stencilc_generated {\nnamespace sc_" + p.name + " {\n\n";
-    code += kernel_args(p, ex.grids, model.roles) + "\n";
+    code += (spmd ? spmd_kernel_args(p, model.roles) : kernel_args(p, ex.grids, model.roles)) + "\n";
     code += emitter.take();
     code += "\n}  // namespace sc_" + p.name + "\n\n";
-    code += launcher(p, ex.grids, ex.swaps, model, backend);
+    code += spmd ? spmd_launcher(p, model, backend) : launcher(p, ex.grids, ex.swaps, model, backend);
     code += "}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
     std::vector<std::string> args;
     for (const Param& q : p.params) args.push_back(q.name);
-    out.push_back({p.name, code, "{ stencilc_generated::" + p.name + "_launch(" + join(args) + "); }", ""});
+    GeneratedProgram g{p.name, code, "{ stencilc_generated::" + p.name + "_launch(" + join(args) + "); }", ""};
+    if (spmd) {
+      // The program runs through stencilc::spmd, which finds the launcher registered here.
+      g.launch_call = "{ ::stencilc::detail::fatal(\"%s: an SC_SPMD_PROGRAM runs through stencilc::spmd(...)\", \"" +
+                      p.name + "\"); }";
+      g.after = "\nstatic const bool sc_" + p.name + "_registered [[maybe_unused]] = ::stencilc::detail::register_compiled_spmd(\n"
+                "    reinterpret_cast<const void*>(&" + p.name + "), &stencilc_generated::" + p.name + "_spmd_launch);";
+    }
+    out.push_back(g);
   }
   if (!errors->empty()) return {};
   return out;

@@ -287,11 +287,12 @@ void gather(const rt::Block<T, N>& b, Grid<T, N>& g) {
 // SPMD programs (stencilc::spmd): slabs along one dimension, user-chosen halos, explicit puts.
 
 /// The process grid of stencilc::spmd(program, Split{dim, halo}, ...): configured_pes() slabs
-/// along `dim`. Every grid argument must give each PE a slab at least `halo` thick (when there is
-/// more than one PE), as the reference build requires.
+/// along `dim` (`pes` slabs when the backend fixes the count: the NVSHMEM backend's MPI world).
+/// Every grid argument must give each PE a slab at least `halo` thick (when there is more than
+/// one PE), as the reference build requires.
 template <int N>
-rt::ProcessGrid spmd_grid(const char* program, Split split, const std::vector<GridDesc<N>>& grids) {
-  const int pes = configured_pes();
+rt::ProcessGrid spmd_grid(const char* program, Split split, const std::vector<GridDesc<N>>& grids, int fixed_pes = 0) {
+  const int pes = fixed_pes > 0 ? fixed_pes : configured_pes();
   if (split.dim < 0 || split.dim >= N || split.halo < 0) {
     rt::fatal("stencilc::spmd(%s): Split{%d, %d} does not fit %d-dimensional grids", program, split.dim, split.halo, N);
   }

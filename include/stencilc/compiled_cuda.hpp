@@ -7,6 +7,7 @@
 
 #include <stencilc/runtime/cuda/generated.cuh>
 #include <stencilc/runtime/cuda/halo.cuh>
+#include <stencilc/runtime/cuda/spmd.cuh>
 
 #include <cstdlib>
 #include <vector>
@@ -14,11 +15,13 @@
 namespace stencilc::compiled {
 
 /// Every PE's block of `g` in the GPUs' symmetric memory, owned and halo cells filled from the
-/// grid (see fill_cells; halo cells with no source are poisoned). Only the PEs this process holds
+/// grid (see fill_cells; halo cells with no source get `no_source`: poisoned for global-view
+/// programs, 0 for SPMD programs as in the reference build). Only the PEs this process holds
 /// are filled: all of them with P2PTeam, its own with NvshmemTeam.
 template <typename T, int N, class Team>
 std::vector<rt::cuda::DBlock<T, N>> upload_grid(Team& team, const rt::ProcessGrid& grid,
-                                                const Grid<T, N>& g, Ints<N> halo_lo, Ints<N> halo_hi) {
+                                                const Grid<T, N>& g, Ints<N> halo_lo, Ints<N> halo_hi,
+                                                T no_source = poison<T>()) {
   std::array<int, N> extent;
   for (int k = 0; k < N; ++k) extent[k] = g.extent(k);
   std::vector<rt::cuda::DBlock<T, N>> blocks = rt::cuda::alloc_blocks<T, N>(team, grid, extent, halo_lo, halo_hi);
@@ -26,10 +29,22 @@ std::vector<rt::cuda::DBlock<T, N>> upload_grid(Team& team, const rt::ProcessGri
     if (!team.holds(pe)) continue;
     const rt::cuda::DBlock<T, N>& b = blocks[pe];
     std::vector<T> cells(static_cast<std::size_t>(b.allocated()), poison<T>());
-    fill_cells<T, N>(g, layout_of<rt::cuda::DBlock<T, N>, N>(b), cells.data() + b.data_offset(), poison<T>());
+    fill_cells<T, N>(g, layout_of<rt::cuda::DBlock<T, N>, N>(b), cells.data() + b.data_offset(), no_source);
     team.upload(pe, b.data - b.data_offset(), cells.data(), cells.size());
   }
   return blocks;
+}
+
+/// SPMD programs: every PE's layout of one symmetric block (`blocks`, from upload_grid), in every
+/// PE's device memory this process holds, for extent_on/origin_on and for where a put lands on
+/// another PE (the kernel gets `on(pe)`).
+template <typename T, int N, class Team>
+rt::cuda::Sym<rt::cuda::DBlock<T, N>> upload_layouts(Team& team, const std::vector<rt::cuda::DBlock<T, N>>& blocks) {
+  rt::cuda::Sym<rt::cuda::DBlock<T, N>> on = team.template alloc<rt::cuda::DBlock<T, N>>(blocks.size());
+  for (int pe = 0; pe < team.n(); ++pe) {
+    if (team.holds(pe)) team.upload(pe, on.on(pe), blocks.data(), blocks.size());
+  }
+  return on;
 }
 
 /// Copies the owned cells of the blocks the kernel ended with (one per PE) back into `g`.
