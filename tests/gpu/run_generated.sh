@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # On a GPU machine: builds the CUDA that tests/gpu/generate.sh wrote into $1 (on a machine with
-# stencilc) for every global-view sample, builds each sample's reference with the host compiler,
+# stencilc) for every sample (global-view and SPMD), builds each sample's reference with the host compiler,
 # and checks every grid element by element against it (tests/e2e/run_host.py), on a size that
 # splits evenly and one that does not, on 1 and 2 GPUs (4 when 4 are visible; PES=1,2 to choose).
 # The variants (VARIANTS="..." to choose some):
 #   - cpu-free:        <name>.cu, one persistent kernel per GPU, p2p backend, one process;
 #   - cpu-free-roles:  the same binary with STENCILC_COMM_BLOCKS=2 (block roles forced on, so
 #                      both the specialised and the unspecialised kernels are checked);
-#   - host-controlled: <name>.hc.cu, the CPU-controlled baseline;
+#   - host-controlled: <name>.hc.cu, the CPU-controlled baseline (global-view samples only: the
+#                      SPMD samples spmd_ring and spmd_heat2d run the other three variants);
 #   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
 #                      are visible; NVSHMEM_PES to choose), every process's grids and output
 #                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
@@ -70,9 +71,12 @@ check() {
 declare -A sizes=(
   [jacobi2d]="256 256 200|67 53 41" [heat3d]="48 30|19 9" [wave2d]="128 60|61 23"
   [poisson9]="64 1e-6|29 1e-5" [advect2d]="96 40|45 31" [multiwrite2d]="96 40|43 17"
-  [fdtd2d]="96 80 30|37 45 21" [box27]="32 24 40 10|13 11 17 7" [convergence2d]="64 1e-6|27 1e-5")
-samples="${SAMPLES:-jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d}"
+  [fdtd2d]="96 80 30|37 45 21" [box27]="32 24 40 10|13 11 17 7" [convergence2d]="64 1e-6|27 1e-5"
+  [spmd_ring]="96 40|97 51" [spmd_heat2d]="48 20 30|37 23 41")
+samples="${SAMPLES:-jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d spmd_ring spmd_heat2d}"
 has() { [[ " $variants " == *" $1 "* ]]; }
+# The host-controlled schedule of a sample: not for SPMD programs (stencilc rejects them there).
+has_hc() { has host-controlled && [[ "$1" != spmd_* ]]; }
 
 # Build: every variant's binary and every reference, in parallel (each nvcc takes 10-40 s).
 t0=$(date +%s)
@@ -86,7 +90,7 @@ build() {  # log exe nvcc-arguments...
 }
 for name in $samples; do
   if has cpu-free || has cpu-free-roles; then build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"; fi
-  if has host-controlled; then build "$out/$name.hc.nvcc.log" "$out/$name.hc.cuda" "${common[@]}" "$gen/$name.hc.cu"; fi
+  if has_hc "$name"; then build "$out/$name.hc.nvcc.log" "$out/$name.hc.cuda" "${common[@]}" "$gen/$name.hc.cu"; fi
   if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
     build "$out/$name.nvshmem.nvcc.log" "$out/$name.nvshmem" "${common[@]}" "${nvshmem_compile[@]}" "$gen/$name.nvshmem.cu" \
         "${nvshmem_link[@]}"
@@ -114,7 +118,7 @@ for name in $samples; do
   if has cpu-free-roles; then
     STENCILC_COMM_BLOCKS=2 run "$name.cpu-free-roles" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
   fi
-  if has host-controlled; then run "$name.host-controlled" "$out/$name.hc.cuda" "$out/$name.hc.nvcc.log" "$pes"; fi
+  if has_hc "$name"; then run "$name.host-controlled" "$out/$name.hc.cuda" "$out/$name.hc.nvcc.log" "$pes"; fi
   if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
     run "$name.nvshmem" "$out/$name.nvshmem" "$out/$name.nvshmem.nvcc.log" "$nvshmem_pes" \
         --launcher "mpirun -np {pes} --oversubscribe --bind-to none bash $root/tests/gpu/mpi_rank.sh"
