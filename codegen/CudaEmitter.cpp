@@ -1,7 +1,9 @@
 // The CUDA target (see CudaEmitter.h). For each decomposed program it writes, inside
 // `namespace stencilc_generated::sc_<program>`: the module's functions as __device__ functions,
 // the kernel's arguments, the persistent kernel translated statement by statement from the IR,
-// and the host launcher that moves the grids to the GPUs, launches and brings them back.
+// and the host launcher that moves the grids to the GPUs, launches and brings them back. An
+// SPMD program gets the same kernel on its blocks (local ranges, the user's put_signal and waits
+// through runtime/.../cuda/spmd.cuh) and a launcher that stencilc::spmd dispatches to.
 //
 // Synchronisation inside a GPU: every thread of the grid runs the scalar statements (their values
 // are uniform: reductions are broadcast). In a `persistent` program the blocks synchronise exactly

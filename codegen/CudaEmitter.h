@@ -19,7 +19,8 @@ namespace stencilc::codegen {
 enum class CudaBackend { P2P, Nvshmem };
 
 /// Emits every program of `module` for the CUDA target (after the same pipeline as the host
-/// target). SC_SPMD_PROGRAM functions are not supported yet: an error says so.
+/// target): global-view programs, and SC_SPMD_PROGRAM functions with a launcher that
+/// stencilc::spmd finds (as the host target's).
 std::vector<GeneratedProgram> emit_cuda(const ir::Module& module, std::vector<std::string>* errors,
                                         CudaBackend backend = CudaBackend::P2P);
 
