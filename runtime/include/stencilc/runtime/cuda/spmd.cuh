@@ -43,8 +43,8 @@ __device__ inline SBox<N> owned(const DBlock<T, N>& b) {
 /// memory): what extent_on/origin_on read and where a put lands. A PE outside the team is a
 /// device-side fatal error, as in the reference build.
 template <class T, int N>
-__device__ inline const DBlock<T, N>& layout_on(const DevicePe& pe, const DBlock<T, N>* on, int target,
-                                                const char* what) {
+__device__ inline const DBlock<T, N>& layout_on(const DevicePe& pe, const DBlock<T, N>* on,
+                                                int target, const char* what) {
   if (target < 0 || target >= pe.n) {
     pe.fatal_with([&](detail::Message& m) {
       m.str(what).str(": there is no PE ").num(target).str(" (n_pes() = ").num(pe.n).str(")");
@@ -57,15 +57,25 @@ __device__ inline const DBlock<T, N>& layout_on(const DevicePe& pe, const DBlock
 /// [lo, hi] per dimension: every access must stay inside the block's owned and halo cells, as
 /// the reference build checks.
 template <class T, int N>
-__device__ inline void check_local_reads(const DevicePe& pe, const SBox<N>& range, const DBlock<T, N>& b,
-                                         const int* lo, const int* hi, const char* what) {
+__device__ inline void check_local_reads(const DevicePe& pe, const SBox<N>& range,
+                                         const DBlock<T, N>& b, const int* lo, const int* hi,
+                                         const char* what) {
   for (int d = 0; d < N; ++d)
     if (range.hi[d] <= range.lo[d]) return;
   for (int d = 0; d < N; ++d) {
-    if (range.lo[d] + lo[d] < -b.halo_lo[d] || range.hi[d] - 1 + hi[d] >= b.extent[d] + b.halo_hi[d]) {
+    if (range.lo[d] + lo[d] < -b.halo_lo[d] ||
+        range.hi[d] - 1 + hi[d] >= b.extent[d] + b.halo_hi[d]) {
       pe.fatal_with([&](detail::Message& m) {
-        m.str(what).str(": local index ").num(range.lo[d] + lo[d]).str("..").num(range.hi[d] - 1 + hi[d]);
-        m.str(" in dimension ").num(d).str(" is outside the block's cells [").num(-b.halo_lo[d]).str(", ");
+        m.str(what)
+            .str(": local index ")
+            .num(range.lo[d] + lo[d])
+            .str("..")
+            .num(range.hi[d] - 1 + hi[d]);
+        m.str(" in dimension ")
+            .num(d)
+            .str(" is outside the block's cells [")
+            .num(-b.halo_lo[d])
+            .str(", ");
         m.num(b.extent[d] + b.halo_hi[d]).str(")");
       });
     }
@@ -83,24 +93,39 @@ __device__ inline bool runs_transfer(const Workers& group, int slot) {
 /// sets `sig` there to `value` after all of the data. Regions outside a block, of different shapes
 /// or a PE outside the team are device-side fatal errors (the reference build's checks).
 template <class T, int N>
-__device__ inline void put_signal_region(const DevicePe& pe, const Workers& group, int slot, const DBlock<T, N>& dst,
-                                         const DBlock<T, N>* dst_on, const int* dlo, const int* dhi,
-                                         const DBlock<T, N>& src, const int* slo, const int* shi, std::uint64_t* sig,
+__device__ inline void put_signal_region(const DevicePe& pe, const Workers& group, int slot,
+                                         const DBlock<T, N>& dst, const DBlock<T, N>* dst_on,
+                                         const int* dlo, const int* dhi, const DBlock<T, N>& src,
+                                         const int* slo, const int* shi, std::uint64_t* sig,
                                          std::uint64_t value, int target, const char* what) {
   if (!runs_transfer(group, slot)) return;
   const DBlock<T, N>& remote = layout_on(pe, dst_on, target, what);
   for (int d = 0; d < N; ++d) {
     if (dhi[d] < dlo[d] || dhi[d] - dlo[d] != shi[d] - slo[d]) {
       pe.fatal_with([&](detail::Message& m) {
-        m.str(what).str(": put_signal regions differ in shape in dimension ").num(d).str(" ([").num(dlo[d]);
+        m.str(what)
+            .str(": put_signal regions differ in shape in dimension ")
+            .num(d)
+            .str(" ([")
+            .num(dlo[d]);
         m.str(", ").num(dhi[d]).str(") and [").num(slo[d]).str(", ").num(shi[d]).str("))");
       });
     }
-    if (dlo[d] < -remote.halo_lo[d] || dhi[d] > remote.extent[d] + remote.halo_hi[d] || slo[d] < -src.halo_lo[d] ||
-        shi[d] > src.extent[d] + src.halo_hi[d]) {
+    if (dlo[d] < -remote.halo_lo[d] || dhi[d] > remote.extent[d] + remote.halo_hi[d] ||
+        slo[d] < -src.halo_lo[d] || shi[d] > src.extent[d] + src.halo_hi[d]) {
       pe.fatal_with([&](detail::Message& m) {
-        m.str(what).str(": put_signal region outside a block in dimension ").num(d).str(": destination [");
-        m.num(dlo[d]).str(", ").num(dhi[d]).str(") on PE ").num(target).str(", source [").num(slo[d]).str(", ");
+        m.str(what)
+            .str(": put_signal region outside a block in dimension ")
+            .num(d)
+            .str(": destination [");
+        m.num(dlo[d])
+            .str(", ")
+            .num(dhi[d])
+            .str(") on PE ")
+            .num(target)
+            .str(", source [")
+            .num(slo[d])
+            .str(", ");
         m.num(shi[d]).str(") on PE ").num(pe.id);
       });
     }
@@ -114,10 +139,12 @@ __device__ inline void put_signal_region(const DevicePe& pe, const Workers& grou
     from += slo[d] * src.stride[d];
   }
   if constexpr (N == 1) {
-    pe.put_signal_block(dst_sym, from, static_cast<std::size_t>(dhi[0] - dlo[0]), sig, value, target);
+    pe.put_signal_block(dst_sym, from, static_cast<std::size_t>(dhi[0] - dlo[0]), sig, value,
+                        target);
   } else if constexpr (N == 2) {
     pe.put_signal_block_2d(dst_sym, static_cast<std::size_t>(remote.stride[0]), from,
-                           static_cast<std::size_t>(src.stride[0]), static_cast<std::size_t>(dhi[1] - dlo[1]),
+                           static_cast<std::size_t>(src.stride[0]),
+                           static_cast<std::size_t>(dhi[1] - dlo[1]),
                            static_cast<std::size_t>(dhi[0] - dlo[0]), sig, value, target);
   } else {
     // Row by row; then, once every thread's rows are out, thread 0 completes them and signals
@@ -126,8 +153,8 @@ __device__ inline void put_signal_region(const DevicePe& pe, const Workers& grou
     if (width > 0) {
       for (int i = 0; i < dhi[0] - dlo[0]; ++i) {
         for (int j = 0; j < dhi[1] - dlo[1]; ++j) {
-          pe.put_block(dst_sym + i * remote.stride[0] + j * remote.stride[1], from + i * src.stride[0] + j * src.stride[1],
-                       width, target);
+          pe.put_block(dst_sym + i * remote.stride[0] + j * remote.stride[1],
+                       from + i * src.stride[0] + j * src.stride[1], width, target);
         }
       }
     }
@@ -143,8 +170,9 @@ __device__ inline void put_signal_region(const DevicePe& pe, const Workers& grou
 /// signal_wait_until of an SPMD program, on one block of `group` (see runs_transfer): a bounded
 /// wait (a diagnostic naming `what` and the PE's exit status 3 after STENCILC_WAIT_TIMEOUT_MS).
 /// The phase barrier the passes place before the first reader orders it with the other blocks.
-__device__ inline void wait_until_on(const DevicePe& pe, const Workers& group, int slot, const std::uint64_t* sig,
-                                     Cmp cmp, std::uint64_t value, const char* what) {
+__device__ inline void wait_until_on(const DevicePe& pe, const Workers& group, int slot,
+                                     const std::uint64_t* sig, Cmp cmp, std::uint64_t value,
+                                     const char* what) {
   if (!runs_transfer(group, slot)) return;
   pe.wait_until(sig, cmp, value, what);
 }
@@ -163,12 +191,15 @@ __device__ inline void quiet_all(const DevicePe& pe) {
 /// stencilc::swap of two blocks: they must have the same layout (the reference build stops
 /// otherwise; the passes and puts rely on it).
 template <class T, int N>
-__device__ inline void check_swap(const DevicePe& pe, const DBlock<T, N>& a, const DBlock<T, N>& b, const char* what) {
+__device__ inline void check_swap(const DevicePe& pe, const DBlock<T, N>& a, const DBlock<T, N>& b,
+                                  const char* what) {
   bool same = a.same_layout(b);
   for (int d = 0; d < N; ++d) same = same && a.global_extent[d] == b.global_extent[d];
   if (!same) {
     pe.fatal_with([&](detail::Message& m) {
-      m.str(what).str(": the blocks have different layouts (only blocks of grids with the same shape can be swapped)");
+      m.str(what).str(
+          ": the blocks have different layouts (only blocks of grids with the same shape can be "
+          "swapped)");
     });
   }
 }
