@@ -581,6 +581,62 @@ std::vector<std::string> role_model(const Program& p, const RoleModelInputs& mod
   return l;
 }
 
+/// What both launchers (global-view and SPMD programs) do once the plan is made and `heap` (the
+/// symmetric bytes it needs, an expression) is known: make the team; run `setup` (the grids'
+/// uploads and the other allocations); allocate the reduction scratch and the groups' barrier
+/// counters; launch the kernel cooperatively (collectively on nvshmem) with `args` (assignments
+/// to sc_args) and, when the kernel has roles, the comm blocks from the cost model; print the
+/// timing line when STENCILC_TIMING is set.
+std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs& model, int rank, bool nvshmem,
+                                         const std::string& heap, const std::string& heap_holds,
+                                         const std::vector<std::string>& setup, const std::vector<std::string>& args) {
+  const std::string r = std::to_string(rank);
+  std::vector<std::string> out;
+  if (nvshmem) {
+    out.push_back("  // MPI and NVSHMEM on the first run, its symmetric heap sized for this program's " + heap_holds + ".");
+    out.push_back("  " + std::string(kRt) + "NvshmemTeam& sc_team = " + kRt + "NvshmemTeam::get(" + heap + ");");
+    out.push_back("  " + std::string(kRt) + "NvshmemTeam::Scope sc_scope(sc_team);  // frees this run's symmetric memory at the end");
+  } else {
+    out.push_back("  " + std::string(kRt) + "P2PTeam sc_team(sc_plan.pes, " + heap + ");  // one GPU per PE, peer access between all");
+  }
+  out.insert(out.end(), setup.begin(), setup.end());
+  out.push_back("  auto sc_scratch = sc_team.alloc<std::uint64_t>(1 << 14);");
+  if (model.roles) out.push_back("  auto sc_sync = sc_team.alloc<std::uint64_t>(2);");
+  out.push_back("  " + std::string(kRt) + "LaunchConfig sc_config;");
+  out.push_back("  sc_config.block_threads = STENCILC_BLOCK_THREADS;");
+  out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
+  out.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
+  out.push_back(std::string("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +
+                (nvshmem ? "  // nvshmemx_collective_launch of this PE's kernel" : ""));
+  out.push_back("      sc_" + p.name + "::kernel,");
+  out.push_back("      [&](int sc_pe) {");
+  out.push_back("        sc_" + p.name + "::KernelArgs sc_args{};");
+  for (const auto& a : args) out.push_back("        " + a);
+  out.push_back("        sc_args.scratch = sc_scratch.on(sc_pe);");
+  if (model.roles) {
+    out.push_back("        sc_args.sync = sc_sync.on(sc_pe);");
+    const std::string workers = nvshmem ? std::string(kRt) + "resident_blocks(sc_" + p.name + "::kernel, sc_config)"
+                                        : "sc_team.cooperative_blocks(sc_pe, sc_" + p.name + "::kernel, sc_config)";
+    for (const auto& m : role_model(p, model, rank, workers)) out.push_back("        " + m);
+    out.push_back("        sc_comm[sc_pe] = sc_args.n_comm;");
+  }
+  out.push_back("        return std::make_tuple(sc_team.device_pe(sc_pe), sc_args);");
+  out.push_back("      },");
+  out.push_back("      sc_config);");
+  if (nvshmem) {
+    out.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // this PE's kernel, launch to done (host wall time)");
+    out.push_back("    std::fprintf(stderr, \"stencilc: %s on PE %d of %d (%d blocks of %d threads, %d comm): %.3f ms\\n\", \"" +
+                  p.name + "\", sc_team.my_pe(), sc_team.n(), sc_launched.blocks[sc_team.my_pe()], sc_launched.block_threads, "
+                  "sc_comm[sc_team.my_pe()], sc_launched.wall_ms);");
+  } else {
+    out.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // the slowest GPU's kernel (CUDA events)");
+    out.push_back("    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each, %d comm): %.3f ms\\n\", \"" +
+                  p.name + "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_comm[0], sc_launched.kernel_ms);");
+  }
+  out.push_back("  }");
+  return out;
+}
+
 /// The host side of one program: plan the decomposition, make the team, move the grids into the
 /// GPUs' symmetric memory, launch the persistent kernel, bring the results back. p2p: one process
 /// does it for every GPU. nvshmem: every process (mpirun) does it for its own PE, collectively,
@@ -655,48 +711,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
                 join(swap_list) + "}" + (nvshmem ? ", sc_pes" : "") + ");");
   const std::string heap = "::stencilc::compiled::symmetric_bytes<" + r + ">(sc_plan, sc_descs, {" + join(element_bytes) +
                            "}, {" + join(exchanged_flags) + "})";
-  if (nvshmem) {
-    out.push_back("  // MPI and NVSHMEM on the first run, its symmetric heap sized for this program's blocks and exchanges.");
-    out.push_back("  " + std::string(kRt) + "NvshmemTeam& sc_team = " + kRt + "NvshmemTeam::get(" + heap + ");");
-    out.push_back("  " + std::string(kRt) + "NvshmemTeam::Scope sc_scope(sc_team);  // frees this run's symmetric memory at the end");
-  } else {
-    out.push_back("  " + std::string(kRt) + "P2PTeam sc_team(sc_plan.pes, " + heap + ");  // one GPU per PE, peer access between all");
-  }
-  out.insert(out.end(), l.begin(), l.end());
-  out.push_back("  auto sc_scratch = sc_team.alloc<std::uint64_t>(1 << 14);");
-  if (model.roles) out.push_back("  auto sc_sync = sc_team.alloc<std::uint64_t>(2);");
-  out.push_back("  " + std::string(kRt) + "LaunchConfig sc_config;");
-  out.push_back("  sc_config.block_threads = STENCILC_BLOCK_THREADS;");
-  out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
-  out.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
-  out.push_back(std::string("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +
-                (nvshmem ? "  // nvshmemx_collective_launch of this PE's kernel" : ""));
-  out.push_back("      sc_" + p.name + "::kernel,");
-  out.push_back("      [&](int sc_pe) {");
-  out.push_back("        sc_" + p.name + "::KernelArgs sc_args{};");
-  for (const auto& a : args) out.push_back("        " + a);
-  out.push_back("        sc_args.scratch = sc_scratch.on(sc_pe);");
-  if (model.roles) {
-    out.push_back("        sc_args.sync = sc_sync.on(sc_pe);");
-    const std::string workers = nvshmem ? std::string(kRt) + "resident_blocks(sc_" + p.name + "::kernel, sc_config)"
-                                        : "sc_team.cooperative_blocks(sc_pe, sc_" + p.name + "::kernel, sc_config)";
-    for (const auto& m : role_model(p, model, rank, workers)) out.push_back("        " + m);
-    out.push_back("        sc_comm[sc_pe] = sc_args.n_comm;");
-  }
-  out.push_back("        return std::make_tuple(sc_team.device_pe(sc_pe), sc_args);");
-  out.push_back("      },");
-  out.push_back("      sc_config);");
-  if (nvshmem) {
-    out.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // this PE's kernel, launch to done (host wall time)");
-    out.push_back("    std::fprintf(stderr, \"stencilc: %s on PE %d of %d (%d blocks of %d threads, %d comm): %.3f ms\\n\", \"" +
-                  p.name + "\", sc_team.my_pe(), sc_team.n(), sc_launched.blocks[sc_team.my_pe()], sc_launched.block_threads, "
-                  "sc_comm[sc_team.my_pe()], sc_launched.wall_ms);");
-  } else {
-    out.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // the slowest GPU's kernel (CUDA events)");
-    out.push_back("    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each, %d comm): %.3f ms\\n\", \"" +
-                  p.name + "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_comm[0], sc_launched.kernel_ms);");
-  }
-  out.push_back("  }");
+  for (const auto& line : team_and_launch(p, model, rank, nvshmem, heap, "blocks and exchanges", l, args)) out.push_back(line);
   out.insert(out.end(), after.begin(), after.end());
   out.push_back("}");
   return join(out, "\n") + "\n";
@@ -798,51 +813,12 @@ std::string spmd_launcher(const Program& p, const RoleModelInputs& model, CudaBa
   l.push_back("  const ::stencilc::compiled::Plan<" + r + "> sc_plan{sc_grid.size(), sc_grid, sc_descs.front().extent};");
   const std::string heap = "::stencilc::compiled::symmetric_bytes<" + r + ">(sc_plan, sc_descs, {" + join(element_bytes) +
                            "}, {" + join(unexchanged) + "})";
-  if (nvshmem) {
-    l.push_back("  // MPI and NVSHMEM on the first run, its symmetric heap sized for this program's blocks.");
-    l.push_back("  " + std::string(kRt) + "NvshmemTeam& sc_team = " + kRt + "NvshmemTeam::get(" + heap + ");");
-    l.push_back("  " + std::string(kRt) + "NvshmemTeam::Scope sc_scope(sc_team);  // frees this run's symmetric memory at the end");
-  } else {
-    l.push_back("  " + std::string(kRt) + "P2PTeam sc_team(sc_plan.pes, " + heap + ");  // one GPU per PE, peer access between all");
-  }
-  l.insert(l.end(), blocks.begin(), blocks.end());
-  l.push_back("  auto sc_signals = sc_team.alloc<std::uint64_t>(" + std::to_string(std::max(model.signals, 1)) +
-              ");  // the program's signals, zeroed");
-  l.push_back("  auto sc_scratch = sc_team.alloc<std::uint64_t>(1 << 14);");
-  if (model.roles) l.push_back("  auto sc_sync = sc_team.alloc<std::uint64_t>(2);");
-  l.push_back("  " + std::string(kRt) + "LaunchConfig sc_config;");
-  l.push_back("  sc_config.block_threads = STENCILC_BLOCK_THREADS;");
-  l.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
-  l.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
-  l.push_back(std::string("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +
-              (nvshmem ? "  // nvshmemx_collective_launch of this PE's kernel" : ""));
-  l.push_back("      sc_" + p.name + "::kernel,");
-  l.push_back("      [&](int sc_pe) {");
-  l.push_back("        sc_" + p.name + "::KernelArgs sc_args{};");
-  for (const auto& a : args) l.push_back("        " + a);
-  l.push_back("        sc_args.signals = sc_signals.on(sc_pe);");
-  l.push_back("        sc_args.scratch = sc_scratch.on(sc_pe);");
-  if (model.roles) {
-    l.push_back("        sc_args.sync = sc_sync.on(sc_pe);");
-    const std::string workers = nvshmem ? std::string(kRt) + "resident_blocks(sc_" + p.name + "::kernel, sc_config)"
-                                        : "sc_team.cooperative_blocks(sc_pe, sc_" + p.name + "::kernel, sc_config)";
-    for (const auto& m : role_model(p, model, rank, workers)) l.push_back("        " + m);
-    l.push_back("        sc_comm[sc_pe] = sc_args.n_comm;");
-  }
-  l.push_back("        return std::make_tuple(sc_team.device_pe(sc_pe), sc_args);");
-  l.push_back("      },");
-  l.push_back("      sc_config);");
-  if (nvshmem) {
-    l.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // this PE's kernel, launch to done (host wall time)");
-    l.push_back("    std::fprintf(stderr, \"stencilc: %s on PE %d of %d (%d blocks of %d threads, %d comm): %.3f ms\\n\", \"" +
-                p.name + "\", sc_team.my_pe(), sc_team.n(), sc_launched.blocks[sc_team.my_pe()], sc_launched.block_threads, "
-                "sc_comm[sc_team.my_pe()], sc_launched.wall_ms);");
-  } else {
-    l.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // the slowest GPU's kernel (CUDA events)");
-    l.push_back("    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each, %d comm): %.3f ms\\n\", \"" +
-                p.name + "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_comm[0], sc_launched.kernel_ms);");
-  }
-  l.push_back("  }");
+  std::vector<std::string> setup(blocks);
+  setup.push_back("  auto sc_signals = sc_team.alloc<std::uint64_t>(" + std::to_string(std::max(model.signals, 1)) +
+                  ");  // the program's signals, zeroed");
+  std::vector<std::string> launch_args(args);
+  launch_args.push_back("sc_args.signals = sc_signals.on(sc_pe);");
+  for (const auto& line : team_and_launch(p, model, rank, nvshmem, heap, "blocks", setup, launch_args)) l.push_back(line);
   l.insert(l.end(), after.begin(), after.end());
   l.push_back("}");
   return join(l, "\n") + "\n";
