@@ -414,17 +414,7 @@ std::vector<GeneratedProgram> emit_host(const Module& module, std::vector<std::s
     code += "\n}  // namespace sc_" + p.name + "\n\n";
     code += spmd ? spmd_launcher(p) : launcher(p, ex.grids, ex.swaps);
     code += "}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
-    std::vector<std::string> args;
-    for (const Param& q : p.params) args.push_back(q.name);
-    GeneratedProgram g{p.name, code, "{ stencilc_generated::" + p.name + "_launch(" + join(args) + "); }", ""};
-    if (spmd) {
-      // The program runs through stencilc::spmd, which finds the launcher registered here.
-      g.launch_call = "{ ::stencilc::detail::fatal(\"%s: an SC_SPMD_PROGRAM runs through stencilc::spmd(...)\", \"" +
-                      p.name + "\"); }";
-      g.after = "\nstatic const bool sc_" + p.name + "_registered [[maybe_unused]] = ::stencilc::detail::register_compiled_spmd(\n"
-                "    reinterpret_cast<const void*>(&" + p.name + "), &stencilc_generated::" + p.name + "_spmd_launch);";
-    }
-    out.push_back(g);
+    out.push_back(generated_program(p, std::move(code)));
   }
   if (!errors->empty()) return {};
   return out;

@@ -20,6 +20,23 @@ struct GeneratedProgram {
   std::string after;        // inserted right after the program (SPMD programs register their launcher)
 };
 
+/// The splice of program `p` whose generated `code` defines `stencilc_generated::<p>_launch` (and,
+/// for an SPMD program, `<p>_spmd_launch`, which stencilc::spmd finds through the registration
+/// after the program). Both targets use it.
+inline GeneratedProgram generated_program(const ir::Program& p, std::string code) {
+  std::string args;
+  for (const ir::Param& q : p.params) args += (args.empty() ? "" : ", ") + q.name;
+  GeneratedProgram g{p.name, std::move(code), "{ stencilc_generated::" + p.name + "_launch(" + args + "); }", ""};
+  if (p.kind == ir::ProgramKind::Spmd) {
+    // The program runs through stencilc::spmd, which finds the launcher registered here.
+    g.launch_call = "{ ::stencilc::detail::fatal(\"%s: an SC_SPMD_PROGRAM runs through stencilc::spmd(...)\", \"" +
+                    p.name + "\"); }";
+    g.after = "\nstatic const bool sc_" + p.name + "_registered [[maybe_unused]] = ::stencilc::detail::register_compiled_spmd(\n"
+              "    reinterpret_cast<const void*>(&" + p.name + "), &stencilc_generated::" + p.name + "_spmd_launch);";
+  }
+  return g;
+}
+
 /// Emits every program of `module` for the host target. Programs must have gone through the host
 /// pipeline (decomposed, exchanges lowered). On failure returns nothing and fills *errors.
 std::vector<GeneratedProgram> emit_host(const ir::Module& module, std::vector<std::string>* errors);

@@ -13,6 +13,17 @@ namespace {
 
 using namespace ir;
 
+/// `stmts`, each mutated by `m`; *changed says whether any of them changed.
+std::vector<Stmt> mutate_each(IRMutator& m, const std::vector<Stmt>& stmts, bool* changed) {
+  std::vector<Stmt> out;
+  for (const Stmt& s : stmts) {
+    Stmt r = m.mutate(s);
+    *changed = *changed || r != s;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 class PlaceSignaledPuts : public IRMutator {
  public:
   explicit PlaceSignaledPuts(const Program& p) : program_(p) {}
@@ -21,13 +32,8 @@ class PlaceSignaledPuts : public IRMutator {
   using IRMutator::visit;
 
   Stmt visit(const Ref<Block>& op) override {
-    std::vector<Stmt> stmts;
     bool changed = false;
-    for (const Stmt& s : op->stmts) {  // nested blocks first: moves never cross block edges
-      Stmt m = mutate(s);
-      changed = changed || m != s;
-      stmts.push_back(std::move(m));
-    }
+    std::vector<Stmt> stmts = mutate_each(*this, op->stmts, &changed);  // nested blocks first: moves never cross block edges
     std::vector<Effects> effects;
     for (const Stmt& s : stmts) effects.push_back(effects_of(program_, s));
     // Sends rise in program order, receives sink in reverse order. Transfers of other grids do
@@ -86,13 +92,8 @@ class PlaceSpmdTransfers : public IRMutator {
   using IRMutator::visit;
 
   Stmt visit(const Ref<Block>& op) override {
-    std::vector<Stmt> stmts;
     bool changed = false;
-    for (const Stmt& s : op->stmts) {  // nested blocks first: moves never cross block edges
-      Stmt m = mutate(s);
-      changed = changed || m != s;
-      stmts.push_back(std::move(m));
-    }
+    std::vector<Stmt> stmts = mutate_each(*this, op->stmts, &changed);  // nested blocks first: moves never cross block edges
     std::vector<SpmdEffects> effects;
     for (const Stmt& s : stmts) effects.push_back(analysis_.effects(s));
     for (size_t i = 0; i < stmts.size(); ++i) {
