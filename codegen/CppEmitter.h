@@ -58,7 +58,7 @@ class CppEmitter {
   // Statements whose form depends on the target.
   virtual void for_each(const ir::Stmt& s, int indent) = 0;  // a ForEach
   virtual void reduce(const ir::Stmt& s, int indent) = 0;    // a Reduce
-  void store(const ir::Store* s, int indent);
+  virtual void store(const ir::Store* s, int indent);
   void yield(const ir::Yield* s, int indent);
   virtual void swap(const ir::Swap* s, int indent);  // by ADL: the runtime's block swap
   virtual void target_stmt(const ir::Stmt& s, int indent);  // communication, barriers: error by default

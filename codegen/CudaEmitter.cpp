@@ -56,6 +56,7 @@ class CudaKernelEmitter : public CppEmitter {
 
   void kernel(const std::set<std::string>& exchanged, bool roles) {
     roles_ = roles;
+    exchanged_ = exchanged;
     line(0, "// program @" + program_->name + ": every GPU runs this whole, on its own blocks");
     line(0, "__global__ void __launch_bounds__(STENCILC_BLOCK_THREADS, STENCILC_MIN_BLOCKS_PER_SM)");
     line(0, "kernel(const __grid_constant__ " + std::string(kRt) + "DevicePe pe, const __grid_constant__ KernelArgs args) {");
@@ -97,6 +98,9 @@ class CudaKernelEmitter : public CppEmitter {
   bool split_ = false;  // the innermost point update is one part of a split foreach
   bool roles_ = false;  // the program has role(...) statements: the kernel has groups
   bool spmd_ = false;   // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
+  bool defer_stores_ = false;        // inside a strip's first loop: stores go to sc_st_<grid>[sc_r]
+  std::set<std::string> exchanged_;  // grids with a halo exchange (DHaloExchange args.<grid>_halo)
+  std::vector<std::string> indices_;  // the point loop's user index variables
   int transfers_ = 0;   // SPMD: put_signal/wait_until statements emitted so far (which block runs one)
   int signals_ = 0;     // SPMD: signal declarations emitted so far (their slot in args.signals)
 
@@ -196,8 +200,11 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   /// A loop of `group`'s threads over the GPU's part of `range`; returns the body's indent.
+  /// `strip` (a point update of two or more dimensions): only the chunk's extents and views;
+  /// strip_points() emits the loops. Otherwise a loop over single points; the caller emits the body.
   int open_points(const Stmt& s, const Range& range, const std::vector<std::string>& indices, const Stmt& point_body,
-                  int indent, const std::string& group, const ForEach* part = nullptr) {
+                  int indent, const std::string& group, const ForEach* part = nullptr, bool strip = false) {
+    indices_ = indices;
     line(indent, "{");
     ++indent;
     line(indent, "const auto sc_range = " + global_range(range) + ";");
@@ -244,7 +251,16 @@ class CudaKernelEmitter : public CppEmitter {
       // split-boundary: the points within the widths of the block's faces, or the others. An
       // SPMD part is measured from the block it stores to.
       const std::string faces = spmd_ ? split_reference_block(*part) : first_grid_;
-      line(indent, "const int sc_wlo[] = " + int_list(part->width_lo) + ", sc_whi[] = " + int_list(part->width_hi) + ";");
+      std::vector<std::string> sides;
+      for (const auto& [grid, ext] : reads.grids)
+        if (!spmd_ && exchanged_.count(grid)) sides.push_back("args." + grid + "_halo.recv_sides");
+      if (sides.empty()) {
+        line(indent, "const int sc_wlo[] = " + int_list(part->width_lo) + ", sc_whi[] = " + int_list(part->width_hi) + ";");
+      } else {  // faces without incoming halos need no boundary part
+        line(indent, "int sc_wlo[] = " + int_list(part->width_lo) + ", sc_whi[] = " + int_list(part->width_hi) + ";");
+        line(indent, std::string(kRt) + "keep_receiving_sides(sc_wlo, sc_whi, " + std::to_string(n) + ", " +
+                         join(sides, " | ") + ");");
+      }
       line(indent, "const auto sc_parts = " + std::string(kRt) + "part_boxes(sc_local, " + kRt + "inner_part(sc_local, " +
                        faces + ", sc_wlo, sc_whi), " + (part->part == ForEachPart::Boundary ? "true" : "false") + ");");
       line(indent, "for (int sc_b = 0; sc_b < sc_parts.count; ++sc_b) {");
@@ -270,16 +286,36 @@ class CudaKernelEmitter : public CppEmitter {
     for (size_t d = 0; d < n; ++d) sizes.push_back("static_cast<unsigned>(sc_n" + std::to_string(d) + ")");
     line(indent, "const unsigned sc_points = " + join(sizes, " * ") + ";");
     open_views(point_body, indent);
-    line(indent, std::string("#pragma unroll ") + kRt + "kPointUnroll");
-    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_points; sc_p += " + group + ".threads()) {");
-    ++indent;
     loop_vars_.assign(n, "");
+    for (size_t d = 0; d < n; ++d) loop_vars_[d] = "sc_l" + std::to_string(d);
+    if (strip) return indent;  // strip_points() emits the loops
+    return open_point_loop(indent, group, false);
+  }
+
+  /// The grid-stride loop of `group`'s threads over a chunk's points (open_points' names), and
+  /// the coordinates of its item: a point, or with `strip` the strip of rows [sc_s0, sc_e0) along
+  /// dimension 0 at the item's coordinates in the others. Returns the body's indent.
+  int open_point_loop(int indent, const std::string& group, bool strip) {
+    const size_t n = indices_.size();
+    if (strip) {
+      line(indent, std::string("const unsigned sc_items = static_cast<unsigned>((sc_n0 + ") + kRt + strip_rows() + " - 1) / " +
+                       kRt + strip_rows() + ") * (sc_points / static_cast<unsigned>(sc_n0));");
+      line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items; sc_p += " + group + ".threads()) {");
+    } else {
+      line(indent, std::string("#pragma unroll ") + kRt + "kPointUnroll");
+      line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_points; sc_p += " + group + ".threads()) {");
+    }
+    ++indent;
     std::string rest = "sc_p";
     for (size_t k = n; k-- > 0;) {
       std::string d = std::to_string(k);
-      loop_vars_[k] = "sc_l" + d;
       if (k == 0) {
-        line(indent, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
+        if (strip) {
+          line(indent, "const int sc_s0 = sc_c0 + static_cast<int>(" + rest + ") * " + kRt + strip_rows() + ";");
+          line(indent, std::string("const int sc_e0 = min(sc_s0 + ") + kRt + strip_rows() + ", sc_c0 + sc_n0);");
+        } else {
+          line(indent, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
+        }
         break;
       }
       line(indent, "const unsigned sc_q" + d + " = sc_div" + d + ".div(" + rest + ");");
@@ -287,20 +323,123 @@ class CudaKernelEmitter : public CppEmitter {
                        ");");
       rest = "sc_q" + d;
     }
-    for (size_t d = 0; d < n; ++d) {
-      std::string dd = std::to_string(d);
-      if (spmd_) {
-        line(indent, "const int " + indices[d] + " = sc_l" + dd + ";");
-      } else {
-        line(indent, "const int " + indices[d] + " = " + first_grid_ + ".origin[" + dd + "] + sc_l" + dd + ";");
-      }
-      line(indent, "(void)" + indices[d] + ";");
-    }
+    for (size_t d = strip ? 1 : 0; d < n; ++d) index_var(d, indent);
     return indent;
   }
 
-  void close_points(int indent) {
-    line(--indent, "}");  // points
+  /// A point update of two or more dimensions (open_points with `strip`): chunks at least a strip
+  /// thick walk strips (strip_body), thinner ones (the one- or two-row slabs of a boundary part)
+  /// walk single points, unrolled, so a thread still has several points' loads in flight.
+  void strip_points(const Stmt& point_body, int indent, const std::string& group) {
+    line(indent, std::string("if (sc_n0 >= ") + kRt + strip_rows() + ") {");
+    int inner = open_point_loop(indent + 1, group, true);
+    strip_body(point_body, inner);
+    line(inner - 1, "}");
+    line(indent, "} else {  // thinner than a strip: point by point");
+    inner = open_point_loop(indent + 1, group, false);
+    body(point_body, inner);
+    line(inner - 1, "}");
+    line(indent, "}");
+  }
+
+  /// The user's index variable of dimension d at the point loop's sc_l<d>.
+  void index_var(size_t d, int indent) {
+    std::string dd = std::to_string(d);
+    if (spmd_) {
+      line(indent, "const int " + indices_[d] + " = sc_l" + dd + ";");
+    } else {
+      line(indent, "const int " + indices_[d] + " = " + first_grid_ + ".origin[" + dd + "] + sc_l" + dd + ";");
+    }
+    line(indent, "(void)" + indices_[d] + ";");
+  }
+
+  /// The points of one strip of a point update (open_points with `strip`): rows [sc_s0, sc_e0) of
+  /// dimension 0 at the item's coordinates in the others. A whole strip runs unrolled: its rows'
+  /// loads share the neighbours along dimension 0 and are all in flight at once. When the body
+  /// only stores at the end (deferrable_stores), the whole strip's values are computed first and
+  /// stored after, so no store stands between two loads (the compiler would not move a load of
+  /// one row above a store of the previous one). A partial strip (the box's last) runs row by row.
+  void strip_body(const Stmt& point_body, int indent) {
+    const bool defer = deferrable_stores(point_body);
+    line(indent, std::string("if (sc_e0 - sc_s0 == ") + kRt + strip_rows() + ") {");
+    std::vector<std::string> stored;
+    if (defer) {
+      for (const std::string& g : stored_blocks(point_body)) {
+        const Param* q = program_->find_param(g);
+        line(indent + 1, std::string(cpp_type(q->type)) + " sc_st_" + g + "[" + kRt + strip_rows() + "];  // the strip's values");
+        stored.push_back(g);
+      }
+    }
+    line(indent + 1, "#pragma unroll");
+    line(indent + 1, std::string("for (int sc_r = 0; sc_r < ") + kRt + strip_rows() + "; ++sc_r) {");
+    line(indent + 2, "const int sc_l0 = sc_s0 + sc_r;");
+    index_var(0, indent + 2);
+    defer_stores_ = defer;
+    body(point_body, indent + 2);
+    defer_stores_ = false;
+    line(indent + 1, "}");
+    if (defer) {
+      line(indent + 1, "#pragma unroll");
+      line(indent + 1, std::string("for (int sc_r = 0; sc_r < ") + kRt + strip_rows() + "; ++sc_r) {");
+      line(indent + 2, "const int sc_l0 = sc_s0 + sc_r;");
+      for (const std::string& g : stored) {
+        GridRead centre(ScalarType::F32, g, std::vector<int>(loop_vars_.size(), 0));
+        line(indent + 2, grid_read(&centre) + " = sc_st_" + g + "[sc_r];");
+      }
+      line(indent + 1, "}");
+    }
+    line(indent, "} else {");
+    line(indent + 1, "for (int sc_l0 = sc_s0; sc_l0 < sc_e0; ++sc_l0) {");
+    index_var(0, indent + 2);
+    body(point_body, indent + 2);
+    line(indent + 1, "}");
+    line(indent, "}");
+  }
+
+  /// The strip length of the current point loop (its rank's: generated.cuh).
+  std::string strip_rows() const { return "kStripRows<" + std::to_string(indices_.size()) + ">"; }
+
+  /// Whether a point body's stores can wait until the end of its strip: each store is a
+  /// statement of the body itself (none under a condition or in a loop), no grid is stored
+  /// twice, and the body reads no grid it stores (a read of the point just stored would see the
+  /// old value).
+  static bool deferrable_stores(const Stmt& point_body) {
+    auto* block = point_body->kind == StmtKind::Block ? as<Block>(point_body) : nullptr;
+    std::set<std::string> top;
+    if (block) {
+      for (const Stmt& st : block->stmts) {
+        if (st->kind == StmtKind::Store && !top.insert(as<Store>(st)->grid).second) return false;
+      }
+    } else if (point_body->kind == StmtKind::Store) {
+      top.insert(as<Store>(point_body)->grid);
+    }
+    struct Uses : IRVisitor {
+      using IRVisitor::visit;
+      std::set<std::string> read;
+      int stores = 0;
+      void visit(const GridRead* r) override { read.insert(r->grid); }
+      void visit(const Store* s) override {
+        ++stores;
+        IRVisitor::visit(s);
+      }
+    } uses;
+    uses.visit(point_body);
+    if (uses.stores != static_cast<int>(top.size())) return false;  // a store under a condition or loop
+    for (const std::string& g : top)
+      if (uses.read.count(g)) return false;
+    return true;
+  }
+
+  void store(const Store* s, int indent) override {
+    if (defer_stores_) {
+      line(indent, "sc_st_" + s->grid + "[sc_r] = " + expr(s->value) + ";");
+      return;
+    }
+    CppEmitter::store(s, indent);
+  }
+
+  void close_points(int indent, bool strip = false) {
+    if (!strip) line(--indent, "}");  // points (strip_points closes its own)
     line(--indent, "}");  // chunks
     if (split_) line(--indent, "}");
     split_ = false;
@@ -313,9 +452,14 @@ class CudaKernelEmitter : public CppEmitter {
     auto* s = as<ForEach>(self);
     comment(indent, self);
     int in_role = open_role(s->role, indent);
-    int inner = open_points(self, s->range, s->indices, s->body, in_role, group(s->role), s);
-    body(s->body, inner);
-    close_points(inner);
+    const bool strip = s->indices.size() >= 2;
+    int inner = open_points(self, s->range, s->indices, s->body, in_role, group(s->role), s, strip);
+    if (strip) {
+      strip_points(s->body, inner, group(s->role));
+    } else {
+      body(s->body, inner);
+    }
+    close_points(inner, strip);
     close_role(s->role, indent);
     conservative_barrier(indent, "the update is complete before anything reads or overwrites it");
   }
@@ -559,9 +703,16 @@ std::vector<std::string> role_model(const Program& p, const RoleModelInputs& mod
   l.push_back("  const auto sc_layout = ::stencilc::rt::block_layout<" + r + ">(sc_plan.grid, sc_pe, sc_plan.extent);");
   l.push_back("  ::stencilc::rt::RoleWork sc_work;");
   l.push_back("  double sc_inner = 0, sc_boundary = 0;");
+  std::vector<std::string> sides;  // as the kernel narrows its split updates: faces where halos arrive
+  for (const std::string& g : model.comm_grids) sides.push_back("sc_" + g + "_halo.recv_sides(sc_pe)");
   for (const auto& part : model.inner_parts) {
-    l.push_back("  ::stencilc::rt::part_points<" + r + ">(sc_layout.extent, " + int_list(part.width_lo) + ", " +
-                int_list(part.width_hi) + ", &sc_inner, &sc_boundary);");
+    l.push_back("  {");
+    l.push_back("    std::array<int, " + r + "> sc_wlo" + int_list(part.width_lo) + ", sc_whi" + int_list(part.width_hi) + ";");
+    if (!sides.empty())
+      l.push_back("    " + std::string(kRt) + "keep_receiving_sides(sc_wlo.data(), sc_whi.data(), " + r + ", " +
+                  join(sides, " | ") + ");");
+    l.push_back("    ::stencilc::rt::part_points<" + r + ">(sc_layout.extent, sc_wlo, sc_whi, &sc_inner, &sc_boundary);");
+    l.push_back("  }");
     l.push_back("  sc_work.compute_bytes += sc_inner * " + std::to_string(part.bytes_per_point) + ";");
     l.push_back("  sc_work.comm_bytes += sc_boundary * " + std::to_string(part.bytes_per_point) + ";");
   }

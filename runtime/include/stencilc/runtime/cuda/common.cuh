@@ -147,4 +147,21 @@ __device__ __forceinline__ bool is_leader() { return block_rank() == 0 && thread
 
 #endif  // __CUDACC__
 
+/// Division of 32-bit numbers below 2^31 by a divisor fixed at run time, without a divide
+/// instruction: q = (umulhi(n, m) + n) >> s with s = ceil(log2 d) and m = 2^32 (2^s - d) / d + 1
+/// (the round-up method of Granlund and Montgomery). A point loop splits its flat index into
+/// coordinates with it (a multiply-high, an add and a shift per dimension), as does the halo
+/// exchange's packing.
+struct FastDiv {
+  unsigned d = 1, m = 1, s = 0;
+
+  __host__ __device__ explicit FastDiv(unsigned divisor) : d(divisor > 0 ? divisor : 1) {
+    while (s < 31 && (1u << s) < d) ++s;
+    m = static_cast<unsigned>(((std::uint64_t{1} << 32) * ((std::uint64_t{1} << s) - d)) / d + 1);
+  }
+#if defined(__CUDACC__)
+  __device__ unsigned div(unsigned n) const { return (__umulhi(n, m) + n) >> s; }
+#endif
+};
+
 }  // namespace stencilc::rt::cuda

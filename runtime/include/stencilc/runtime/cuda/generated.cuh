@@ -18,24 +18,38 @@
 #ifndef STENCILC_BLOCK_THREADS
 #define STENCILC_BLOCK_THREADS 256
 #endif
+// Two blocks of 256 threads per SM: up to 128 registers. With 4 (64 registers) the persistent
+// kernel spills (its communication and reduction code share the register budget with the point
+// loops); measured on H200, 2026-11-22 (docs/BENCHMARKS.md): 2 is 4-25% faster than 4 on jacobi2d
+// 4096^2 and heat3d 256^3, 1 and 2 GPUs. NVSHMEM's relocatable device code needs more than 64 too.
 #ifndef STENCILC_MIN_BLOCKS_PER_SM
-#if defined(STENCILC_BACKEND_NVSHMEM)
-// Relocatable device code (NVSHMEM's device library): the runtime's out-of-line functions are
-// compiled on their own and need more than 64 registers, which the kernel's bound must allow.
 #define STENCILC_MIN_BLOCKS_PER_SM 2
-#else
-#define STENCILC_MIN_BLOCKS_PER_SM 4
-#endif
 #endif
 // How many iterations of a point loop the compiler unrolls (their loads can be in flight together).
 #ifndef STENCILC_POINT_UNROLL
 #define STENCILC_POINT_UNROLL 4
+#endif
+// The points along dimension 0 that one thread updates as a strip, by the update's rank (two or
+// more dimensions; STENCILC_STRIP_ROWS sets both). Measured on H200 (docs/BENCHMARKS.md,
+// 2026-11-22): 2 is best for 2-D fp32 Jacobi, 4 for 3-D fp64 heat.
+#if defined(STENCILC_STRIP_ROWS)
+#define STENCILC_STRIP_ROWS_2D STENCILC_STRIP_ROWS
+#define STENCILC_STRIP_ROWS_3D STENCILC_STRIP_ROWS
+#endif
+#ifndef STENCILC_STRIP_ROWS_2D
+#define STENCILC_STRIP_ROWS_2D 2
+#endif
+#ifndef STENCILC_STRIP_ROWS_3D
+#define STENCILC_STRIP_ROWS_3D 4
 #endif
 
 namespace stencilc::rt::cuda {
 
 // For `#pragma unroll` in generated point loops (a pragma's argument is not macro-expanded).
 constexpr int kPointUnroll = STENCILC_POINT_UNROLL;
+template <int N>
+constexpr int kStripRows = N == 2 ? STENCILC_STRIP_ROWS_2D : STENCILC_STRIP_ROWS_3D;
+static_assert(kStripRows<2> >= 1 && kStripRows<3> >= 1, "a strip has at least one row");
 
 /// A half-open index box, usable on the device (global indices, or local after clip()).
 template <int N>
@@ -66,6 +80,16 @@ struct PartBoxes {
   SBox<N> box[2 * N];
   int count;
 };
+
+/// A split point update's boundary widths where halos arrive: a face of the block that receives
+/// none (`sides`: DHaloExchange::recv_sides of the grids the update reads, or-ed) keeps its
+/// points in the inner part.
+__host__ __device__ inline void keep_receiving_sides(int* width_lo, int* width_hi, int n, unsigned sides) {
+  for (int d = 0; d < n; ++d) {
+    if (((sides >> (2 * d)) & 1u) == 0) width_lo[d] = 0;
+    if (((sides >> (2 * d + 1)) & 1u) == 0) width_hi[d] = 0;
+  }
+}
 
 template <class T, int N>
 __host__ __device__ inline SBox<N> inner_part(const SBox<N>& local, const DBlock<T, N>& b, const int* width_lo,
@@ -136,22 +160,6 @@ inline int resident_blocks(void (*kernel)(KArgs...), const LaunchConfig& config)
   const int blocks = per_sm * sms;
   return config.max_blocks > 0 && config.max_blocks < blocks ? config.max_blocks : blocks;
 }
-
-/// Division of 32-bit numbers below 2^31 by a divisor fixed at run time, without a divide
-/// instruction: q = (umulhi(n, m) + n) >> s with s = ceil(log2 d) and m = 2^32 (2^s - d) / d + 1
-/// (the round-up method of Granlund and Montgomery). A point loop splits its flat index into
-/// coordinates with it: a multiply-high, an add and a shift per dimension.
-struct FastDiv {
-  unsigned d = 1, m = 1, s = 0;
-
-  __host__ __device__ explicit FastDiv(unsigned divisor) : d(divisor > 0 ? divisor : 1) {
-    while (s < 31 && (1u << s) < d) ++s;
-    m = static_cast<unsigned>(((std::uint64_t{1} << 32) * ((std::uint64_t{1} << s) - d)) / d + 1);
-  }
-#if defined(__CUDACC__)
-  __device__ unsigned div(unsigned n) const { return (__umulhi(n, m) + n) >> s; }
-#endif
-};
 
 /// The flat index of a point loop is 32-bit: a box is walked in chunks of whole slices along
 /// dimension 0 of fewer than 2^31 points each (one chunk, unless a block holds more points than
@@ -226,38 +234,63 @@ __device__ inline T combine(T a, T b, ReduceOp op) {
   return b < a ? b : a;
 }
 
+/// Combines `value` over the threads of this block whose `valid` is set, in a fixed order (warps
+/// by shuffles, then the warps' results in warp order); the result (valid if any thread's was)
+/// is thread 0's. Every thread of the block calls it.
+template <class T>
+__device__ inline T block_combine(T value, bool valid, ReduceOp op, bool* any_valid) {
+  __shared__ std::uint64_t warp_value[32];
+  __shared__ bool warp_valid[32];
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const T other = __shfl_down_sync(0xffffffffu, value, offset);
+    const bool other_valid = __shfl_down_sync(0xffffffffu, valid, offset) && lane + offset < 32;
+    if (other_valid) value = valid ? combine(value, other, op) : other;
+    valid = valid || other_valid;
+  }
+  if (lane == 0) {
+    memcpy(&warp_value[warp], &value, sizeof(T));
+    warp_valid[warp] = valid;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    valid = false;
+    for (unsigned w = 0; w < (blockDim.x + 31) / 32; ++w) {
+      if (!warp_valid[w]) continue;
+      T next;
+      memcpy(&next, &warp_value[w], sizeof(T));
+      value = valid ? combine(value, next, op) : next;
+      valid = true;
+    }
+  }
+  __syncthreads();  // the shared words are read before a later call rewrites them
+  *any_valid = valid;
+  return value;
+}
+
 /// Combines every thread's `value` over this GPU's whole grid and returns the result to every
-/// thread: warps, then the block through shared memory, then the blocks' partials in block order
-/// (deterministic for a given grid size) by the leader. `scratch` holds one word per block plus
-/// one for the result. Two grid barriers.
+/// thread: each block combines its threads (block_combine) into its word of `scratch`; after a
+/// grid barrier block 0's threads combine the blocks' words (thread t the words t, t + blockDim,
+/// ..., then block_combine: deterministic for a given grid size) into scratch[0]; after a second
+/// grid barrier every thread reads it. `scratch` holds one word per block plus one for the result.
 template <class T>
 __device__ inline T grid_reduce(const DevicePe& pe, T value, ReduceOp op, std::uint64_t* scratch) {
   static_assert(sizeof(T) <= sizeof(std::uint64_t), "scalars of at most 8 bytes");
-  __shared__ std::uint64_t warp_partials[32];
-  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  for (int offset = 16; offset > 0; offset /= 2) value = combine(value, __shfl_down_sync(0xffffffffu, value, offset), op);
-  if (lane == 0) memcpy(&warp_partials[warp], &value, sizeof(T));
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    T block_value;
-    memcpy(&block_value, &warp_partials[0], sizeof(T));
-    for (unsigned w = 1; w < (blockDim.x + 31) / 32; ++w) {
-      T next;
-      memcpy(&next, &warp_partials[w], sizeof(T));
-      block_value = combine(block_value, next, op);
-    }
-    memcpy(&scratch[1 + blockIdx.x], &block_value, sizeof(T));
-  }
+  bool valid = true;
+  value = block_combine(value, valid, op, &valid);
+  if (threadIdx.x == 0) memcpy(&scratch[1 + blockIdx.x], &value, sizeof(T));
   pe.grid_barrier();
-  if (block_rank() == 0 && thread_rank() == 0) {
-    T total;
-    memcpy(&total, &scratch[1], sizeof(T));
-    for (unsigned b = 1; b < gridDim.x; ++b) {
+  if (block_rank() == 0) {
+    T total{};
+    bool have = false;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
       T next;
-      memcpy(&next, &scratch[1 + b], sizeof(T));
-      total = combine(total, next, op);
+      memcpy(&next, (const void*)&scratch[1 + b], sizeof(T));
+      total = have ? combine(total, next, op) : next;
+      have = true;
     }
-    memcpy(&scratch[0], &total, sizeof(T));
+    total = block_combine(total, have, op, &have);
+    if (threadIdx.x == 0) memcpy(&scratch[0], &total, sizeof(T));
   }
   pe.grid_barrier();
   T result;
@@ -270,6 +303,7 @@ __device__ inline T grid_reduce(const DevicePe& pe, T value, ReduceOp op, std::u
 /// the PEs, in PE order, and returns it to every thread.
 template <class T>
 __device__ inline T team_allreduce(const DevicePe& pe, T value, ReduceOp op, std::uint64_t* scratch) {
+  if (pe.n == 1) return value;  // one PE: nothing to combine (every thread holds it already)
   if (block_rank() == 0 && thread_rank() == 0) {
     T total = pe.allreduce_leader(value, op);
     memcpy(&scratch[0], &total, sizeof(T));

@@ -2,14 +2,17 @@
 // protocol (halo.hpp, docs/RUNTIME.md) run by thread blocks of the persistent kernel.
 //
 // Per direction code, in symmetric memory of every PE: two slots of the largest face any PE
-// receives from that direction (double-buffered by epoch parity), a data-ready signal (on the
-// receiver, indexed by the direction as the receiver sees it) and an ack signal (on the sender,
-// indexed by its send direction). send(epoch), per send direction: wait until the receiver has
-// acked epoch - 2, pack the face straight into the receiver's slot over NVLink (p2p; NVSHMEM
-// packs into a staging slot and puts it with the signal: DevicePe::pack_target and
-// deliver_signal_block), release-store the receiver's ready signal = epoch. recv(epoch), per receive
-// direction: wait until ready >= epoch, unpack the slot into the halo, release-store the
-// sender's ack = epoch.
+// receives from that direction (double-buffered by epoch parity), and per piece of the face a
+// data-ready signal (on the receiver, indexed by the direction as the receiver sees it) and an
+// ack signal (on the sender, indexed by its send direction). A face is cut into `pieces` equal
+// runs of its elements (Channel::pieces, from its size: one piece per kPieceBytes, at most
+// kMaxPieces) so that several thread blocks move a large face together; each piece runs the
+// protocol on its own. send(epoch), per piece of each send direction: wait until the receiver
+// has acked epoch - 2 for the piece, pack the piece straight into the receiver's slot over
+// NVLink (p2p; NVSHMEM packs into a staging slot and puts it with the signal:
+// DevicePe::pack_target and deliver_signal_block), release-store the receiver's ready signal of
+// the piece = epoch. recv(epoch), per piece of each receive direction: wait until its ready >=
+// epoch, unpack it into the halo, release-store the sender's ack of the piece = epoch.
 //
 // Host: HaloExchange<T, N> ex(team, grid, blocks, periodic, corners, "a");   // before launch
 // Device (every thread of the grid; see send() for the barriers around it):
@@ -36,8 +39,18 @@ namespace stencilc::rt::cuda {
 template <class T, int N>
 struct HaloPlan {
   static constexpr int kCodes = N == 1 ? 3 : N == 2 ? 9 : 27;  // 3^N directions, 0 included
-  static constexpr int kReady = 0;                             // signals[kReady + code]
-  static constexpr int kAck = kCodes;                          // signals[kAck + code]
+  static constexpr int kMaxPieces = 16;     // a face is moved by at most this many blocks
+  static constexpr long long kPieceBytes = 16 << 10;  // and each moves at least this much
+  static constexpr int kReady = 0;                     // signals[kReady + code * kMaxPieces + piece]
+  static constexpr int kAck = kCodes * kMaxPieces;     // signals[kAck + code * kMaxPieces + piece]
+  static constexpr int kSignals = 2 * kCodes * kMaxPieces;
+
+  // The pieces of a face of `elements` elements (sender and receiver count the same face).
+  static constexpr int pieces_of(long long elements) {
+    const long long bytes = elements * static_cast<long long>(sizeof(T));
+    const long long pieces = (bytes + kPieceBytes - 1) / kPieceBytes;
+    return pieces < 1 ? 1 : pieces > kMaxPieces ? kMaxPieces : static_cast<int>(pieces);
+  }
 
   // One direction with a neighbour: the box of my block that is sent (owned cells) or received
   // (halo cells), in local indices, as a 3-D box whose leading dimensions are 1 thick.
@@ -47,6 +60,7 @@ struct HaloPlan {
     int lo[3];
     int count[3];
     long long elements;
+    int pieces;  // pieces_of(elements)
   };
 
   int n_send = 0;
@@ -58,7 +72,7 @@ struct HaloPlan {
   T* slots = nullptr;                   // this PE's symmetric slots
   T* staging = nullptr;                 // symmetric, laid out like slots: faces packed before a put
                                         // (backends whose puts need a local source: NVSHMEM)
-  std::uint64_t* signals = nullptr;     // this PE's symmetric signals: ready, then ack
+  std::uint64_t* signals = nullptr;     // this PE's symmetric signals: ready, then ack (kSignals)
   unsigned long long* last = nullptr;   // last epoch per send channel, then per recv channel
   int extent[N] = {};
   int halo_lo[N] = {};
@@ -69,12 +83,13 @@ struct HaloPlan {
 // The device handle of one PE's exchange (trivially copyable, a kernel argument).
 //
 // Who calls: EVERY thread of the grid calls send() and recv() (block-uniform arguments); each
-// channel is run by one thread block: send channel s by block (first_block + s) % gridDim, recv
-// channel r by block (first_block + n_send + r) % gridDim (or, given a group of n_blocks blocks,
-// by block first_block + (s or n_send + r) % n_blocks); the other blocks return at once.
-// With gridDim >= blocks_needed() every channel has its own block and all run in parallel;
-// fewer blocks run several channels one after the other (still deadlock free: a recv only waits
-// for a peer's send of this epoch, and a send only for acks of epoch - 2).
+// piece of a channel (an item) is run by one thread block: the send items, numbered k = 0, 1, ...
+// over the send channels' pieces in order, by block (first_block + k) % gridDim, the recv items
+// by block (first_block + send_items + k) % gridDim (or, given a group of n_blocks blocks, by
+// block first_block + (k or send_items + k) % n_blocks); the other blocks return at once.
+// With gridDim >= blocks_needed() every item has its own block and all run in parallel; fewer
+// blocks run several items one after the other (still deadlock free: a recv only waits for a
+// peer's send of this epoch, and a send only for acks of epoch - 2).
 //
 // Barriers (the caller's): a grid_barrier() between the writes of the owned cells and send()
 // (the sending block reads cells other blocks wrote), and a grid_barrier() between recv() and
@@ -89,8 +104,11 @@ struct DHaloExchange {
   const Plan* plan = nullptr;
   int n_send = 0;
   int n_recv = 0;
+  int send_items = 0;  // pieces of all send channels
+  int recv_items = 0;  // pieces of all recv channels
+  unsigned recv_sides = 0;  // the block's faces that receive halos: bit 2d below, 2d + 1 above in dimension d
 
-  __host__ __device__ int blocks_needed() const { return n_send + n_recv; }
+  __host__ __device__ int blocks_needed() const { return send_items + recv_items; }
 
 #if defined(__CUDACC__)
   // Sends epoch `epoch` of my owned cells of `block` to every neighbour.
@@ -98,16 +116,22 @@ struct DHaloExchange {
   // group), channel k on block first_block + k % n_blocks.
   __device__ void send(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
                        int first_block = 0, int n_blocks = 0) const {
-    for (int s = 0; s < n_send; ++s) {
-      if (channel_block(s, first_block, n_blocks) == block_rank()) send_channel(pe, block, s, epoch);
+    for (int s = 0, k = 0; s < n_send; ++s) {
+      const int pieces = plan->send[s].pieces;
+      for (int piece = 0; piece < pieces; ++piece, ++k) {
+        if (item_block(k, first_block, n_blocks) == block_rank()) send_piece(pe, block, s, piece, epoch);
+      }
     }
   }
 
   // Receives epoch `epoch` into my halos of `block`, then acks each neighbour.
   __device__ void recv(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
                        int first_block = 0, int n_blocks = 0) const {
-    for (int r = 0; r < n_recv; ++r) {
-      if (channel_block(n_send + r, first_block, n_blocks) == block_rank()) recv_channel(pe, block, r, epoch);
+    for (int r = 0, k = send_items; r < n_recv; ++r) {
+      const int pieces = plan->recv[r].pieces;
+      for (int piece = 0; piece < pieces; ++piece, ++k) {
+        if (item_block(k, first_block, n_blocks) == block_rank()) recv_piece(pe, block, r, piece, epoch);
+      }
     }
   }
 
@@ -119,7 +143,7 @@ struct DHaloExchange {
   }
 
  private:
-  static __device__ int channel_block(int k, int first_block, int n_blocks) {
+  static __device__ int item_block(int k, int first_block, int n_blocks) {
     return n_blocks > 0 ? first_block + k % n_blocks : (first_block + k) % grid_blocks();
   }
   static __device__ int opposite(int code) { return kCodes - 1 - code; }
@@ -130,6 +154,29 @@ struct DHaloExchange {
   __device__ T* slot(int code, std::uint64_t epoch) const {
     return plan->slots + plan->slot_offset[code] +
            static_cast<long long>(epoch % 2) * plan->slot_size[code];
+  }
+  __device__ std::uint64_t* ready(int code, int piece) const {
+    return &plan->signals[Plan::kReady + code * Plan::kMaxPieces + piece];
+  }
+  __device__ std::uint64_t* ack(int code, int piece) const {
+    return &plan->signals[Plan::kAck + code * Plan::kMaxPieces + piece];
+  }
+  // Piece `piece` of a channel: its elements [*begin, *end) of the face's row-major order.
+  static __device__ void piece_range(const typename Plan::Channel& c, int piece, unsigned* begin,
+                                     unsigned* end) {
+    const unsigned long long total = static_cast<unsigned long long>(c.elements);
+    *begin = static_cast<unsigned>(total * piece / c.pieces);
+    *end = static_cast<unsigned>(total * (piece + 1) / c.pieces);
+  }
+  // The block's element of face element i (row-major over c.count) of channel c.
+  static __device__ long face_offset(const typename Plan::Channel& c, const long* step,
+                                     const FastDiv& div2, const FastDiv& div1, unsigned i) {
+    const unsigned row = div2.div(i);
+    const unsigned k = i - row * static_cast<unsigned>(c.count[2]);
+    const unsigned h = div1.div(row);
+    const unsigned j = row - h * static_cast<unsigned>(c.count[1]);
+    return (c.lo[0] + static_cast<long>(h)) * step[0] + (c.lo[1] + static_cast<long>(j)) * step[1] +
+           (c.lo[2] + static_cast<long>(k)) * step[2];
   }
 
   // The block's strides as a 3-D box whose leading dimensions are 1 thick.
@@ -163,20 +210,19 @@ struct DHaloExchange {
     *last = epoch;
   }
 
-  __device__ void send_channel(const DevicePe& pe, const DBlock<T, N>& block, int s,
-                               std::uint64_t epoch) const {
+  __device__ void send_piece(const DevicePe& pe, const DBlock<T, N>& block, int s, int piece,
+                             std::uint64_t epoch) const {
     const typename Plan::Channel c = plan->send[s];  // a copy: the stores below may alias
     const int theirs = opposite(c.code);  // my send direction, as the receiver sees it
     if (thread_rank() == 0) {
-      check(pe, block, s, epoch, "send");
+      if (piece == 0) check(pe, block, s, epoch, "send");
       if (epoch > 2) {
-        pe.wait_with(&plan->signals[Plan::kAck + c.code], Cmp::GE, epoch - 2,
-                     [&](detail::Message& m) {
-                       int dir[N];
-                       dir_of(c.code, dir);
-                       m.str("PE ").num(c.peer).str(" to unpack the previous halo of grid '");
-                       m.str(plan->name).str("' sent in direction ").dir(dir, N);
-                     });
+        pe.wait_with(ack(c.code, piece), Cmp::GE, epoch - 2, [&](detail::Message& m) {
+          int dir[N];
+          dir_of(c.code, dir);
+          m.str("PE ").num(c.peer).str(" to unpack the previous halo of grid '");
+          m.str(plan->name).str("' sent in direction ").dir(dir, N).str(", piece ").num(piece);
+        });
       }
     }
     __syncthreads();
@@ -187,32 +233,26 @@ struct DHaloExchange {
     long step[3];
     steps3(block, step);
     const T* data = block.data;
-    const unsigned c1 = static_cast<unsigned>(c.count[1]);
-    const unsigned c2 = static_cast<unsigned>(c.count[2]);
-    const unsigned total = static_cast<unsigned>(c.elements);
-    for (unsigned i = thread_rank(); i < total; i += block_threads()) {
-      const unsigned k = i % c2;
-      const unsigned row = i / c2;
-      const unsigned j = row % c1;
-      const unsigned h = row / c1;
-      out[i] = data[(c.lo[0] + static_cast<long>(h)) * step[0] +
-                    (c.lo[1] + static_cast<long>(j)) * step[1] +
-                    (c.lo[2] + static_cast<long>(k)) * step[2]];
+    const FastDiv div2(static_cast<unsigned>(c.count[2])), div1(static_cast<unsigned>(c.count[1]));
+    unsigned begin = 0, end = 0;
+    piece_range(c, piece, &begin, &end);
+    for (unsigned i = begin + thread_rank(); i < end; i += block_threads()) {
+      out[i] = data[face_offset(c, step, div2, div1, i)];
     }
-    pe.deliver_signal_block(dst, out, static_cast<std::size_t>(c.elements),
-                            &plan->signals[Plan::kReady + theirs], epoch, c.peer);
+    pe.deliver_signal_block(dst + begin, out + begin, static_cast<std::size_t>(end - begin),
+                            ready(theirs, piece), epoch, c.peer);
   }
 
-  __device__ void recv_channel(const DevicePe& pe, const DBlock<T, N>& block, int r,
-                               std::uint64_t epoch) const {
+  __device__ void recv_piece(const DevicePe& pe, const DBlock<T, N>& block, int r, int piece,
+                             std::uint64_t epoch) const {
     const typename Plan::Channel c = plan->recv[r];
     if (thread_rank() == 0) {
-      check(pe, block, kCodes + r, epoch, "recv");
-      pe.wait_with(&plan->signals[Plan::kReady + c.code], Cmp::GE, epoch, [&](detail::Message& m) {
+      if (piece == 0) check(pe, block, kCodes + r, epoch, "recv");
+      pe.wait_with(ready(c.code, piece), Cmp::GE, epoch, [&](detail::Message& m) {
         int dir[N];
         dir_of(c.code, dir);
         m.str("the halo of grid '").str(plan->name).str("' from PE ").num(c.peer);
-        m.str(", direction ").dir(dir, N);
+        m.str(", direction ").dir(dir, N).str(", piece ").num(piece);
       });
     }
     __syncthreads();
@@ -220,22 +260,17 @@ struct DHaloExchange {
     long step[3];
     steps3(block, step);
     T* data = block.data;
-    const unsigned c1 = static_cast<unsigned>(c.count[1]);
-    const unsigned c2 = static_cast<unsigned>(c.count[2]);
-    const unsigned total = static_cast<unsigned>(c.elements);
-    for (unsigned i = thread_rank(); i < total; i += block_threads()) {
-      const unsigned k = i % c2;
-      const unsigned row = i / c2;
-      const unsigned j = row % c1;
-      const unsigned h = row / c1;
-      data[(c.lo[0] + static_cast<long>(h)) * step[0] + (c.lo[1] + static_cast<long>(j)) * step[1] +
-           (c.lo[2] + static_cast<long>(k)) * step[2]] = in[i];
+    const FastDiv div2(static_cast<unsigned>(c.count[2])), div1(static_cast<unsigned>(c.count[1]));
+    unsigned begin = 0, end = 0;
+    piece_range(c, piece, &begin, &end);
+    for (unsigned i = begin + thread_rank(); i < end; i += block_threads()) {
+      data[face_offset(c, step, div2, div1, i)] = in[i];
     }
     // The slot's reads are done before the ack lets the sender overwrite it.
     __syncthreads();
     if (thread_rank() == 0) {
       __threadfence_system();
-      pe.signal_set(&plan->signals[Plan::kAck + opposite(c.code)], epoch, c.peer);
+      pe.signal_set(ack(opposite(c.code), piece), epoch, c.peer);
     }
   }
 #endif  // __CUDACC__
@@ -305,7 +340,7 @@ class HaloExchange {
     }
     const Sym<T> slots = team.template alloc<T>(static_cast<std::size_t>(slot_elements));
     const Sym<T> staging = team.template alloc<T>(static_cast<std::size_t>(slot_elements));
-    const Sym<std::uint64_t> signals = team.template alloc<std::uint64_t>(2 * kCodes);
+    const Sym<std::uint64_t> signals = team.template alloc<std::uint64_t>(Plan::kSignals);
     const Sym<unsigned long long> last = team.template alloc<unsigned long long>(2 * kCodes);
     plan_memory_ = team.template alloc<Plan>(1);
     for (int pe = 0; pe < n_; ++pe) {
@@ -323,11 +358,31 @@ class HaloExchange {
     handle.plan = plan_memory_.on(pe);
     handle.n_send = plans_[pe].n_send;
     handle.n_recv = plans_[pe].n_recv;
+    handle.send_items = items(plans_[pe].send, plans_[pe].n_send);
+    handle.recv_items = items(plans_[pe].recv, plans_[pe].n_recv);
+    handle.recv_sides = recv_sides(pe);
     return handle;
   }
 
-  // Blocks that run every channel of PE `pe` in parallel.
-  int blocks_needed(int pe) const { return plans_[pe].n_send + plans_[pe].n_recv; }
+  // The faces of PE `pe`'s block that receive halos (a corner direction counts for each of its
+  // faces): bit 2d for the face below in dimension d, 2d + 1 above. A split point update needs
+  // no boundary part at the others (docs/PASSES.md, split-boundary).
+  unsigned recv_sides(int pe) const {
+    unsigned sides = 0;
+    for (int r = 0; r < plans_[pe].n_recv; ++r) {
+      const Dir dir = dir_of(plans_[pe].recv[r].code);
+      for (int d = 0; d < N; ++d) {
+        if (dir[d] < 0) sides |= 1u << (2 * d);
+        if (dir[d] > 0) sides |= 1u << (2 * d + 1);
+      }
+    }
+    return sides;
+  }
+
+  // Blocks that run every piece of every channel of PE `pe` in parallel.
+  int blocks_needed(int pe) const {
+    return items(plans_[pe].send, plans_[pe].n_send) + items(plans_[pe].recv, plans_[pe].n_recv);
+  }
 
   // Elements PE `pe` packs into its neighbours' slots and unpacks from its own, per exchange
   // (the block-role cost model's transfer bytes: each element is read once and written once).
@@ -361,6 +416,11 @@ class HaloExchange {
     std::array<int, 3> out{0, 0, 0};
     for (int d = 0; d < N; ++d) out[d] = dir[d];
     return out;
+  }
+  static int items(const typename Plan::Channel* channels, int count) {
+    int total = 0;
+    for (int i = 0; i < count; ++i) total += channels[i].pieces;
+    return total;
   }
   static std::vector<Dir> directions_of(const typename Plan::Channel* channels, int count) {
     std::vector<Dir> dirs;
@@ -418,6 +478,7 @@ class HaloExchange {
       fatal("halo exchange of grid '%s': a face of %lld elements is too large", name_.c_str(),
             channel.elements);
     }
+    channel.pieces = Plan::pieces_of(channel.elements);
     return channel;
   }
 
