@@ -251,14 +251,16 @@ class CudaKernelEmitter : public CppEmitter {
       // split-boundary: the points within the widths of the block's faces, or the others. An
       // SPMD part is measured from the block it stores to.
       const std::string faces = spmd_ ? split_reference_block(*part) : first_grid_;
+      std::set<std::string> touched = stored_blocks(point_body);  // the widths' two reasons: sends and receives
+      for (const auto& [grid, ext] : reads.grids) touched.insert(grid);
       std::vector<std::string> sides;
-      for (const auto& [grid, ext] : reads.grids)
-        if (!spmd_ && exchanged_.count(grid)) sides.push_back("args." + grid + "_halo.recv_sides");
+      for (const std::string& g : touched)
+        if (!spmd_ && exchanged_.count(g)) sides.push_back("args." + g + "_halo.faces");
       if (sides.empty()) {
         line(indent, "const int sc_wlo[] = " + int_list(part->width_lo) + ", sc_whi[] = " + int_list(part->width_hi) + ";");
-      } else {  // faces without incoming halos need no boundary part
+      } else {  // faces where no exchange acts need no boundary part
         line(indent, "int sc_wlo[] = " + int_list(part->width_lo) + ", sc_whi[] = " + int_list(part->width_hi) + ";");
-        line(indent, std::string(kRt) + "keep_receiving_sides(sc_wlo, sc_whi, " + std::to_string(n) + ", " +
+        line(indent, std::string(kRt) + "keep_exchanged_faces(sc_wlo, sc_whi, " + std::to_string(n) + ", " +
                          join(sides, " | ") + ");");
       }
       line(indent, "const auto sc_parts = " + std::string(kRt) + "part_boxes(sc_local, " + kRt + "inner_part(sc_local, " +
@@ -703,13 +705,13 @@ std::vector<std::string> role_model(const Program& p, const RoleModelInputs& mod
   l.push_back("  const auto sc_layout = ::stencilc::rt::block_layout<" + r + ">(sc_plan.grid, sc_pe, sc_plan.extent);");
   l.push_back("  ::stencilc::rt::RoleWork sc_work;");
   l.push_back("  double sc_inner = 0, sc_boundary = 0;");
-  std::vector<std::string> sides;  // as the kernel narrows its split updates: faces where halos arrive
-  for (const std::string& g : model.comm_grids) sides.push_back("sc_" + g + "_halo.recv_sides(sc_pe)");
+  std::vector<std::string> sides;  // as the kernel narrows its split updates: faces where exchanges act
+  for (const std::string& g : model.comm_grids) sides.push_back("sc_" + g + "_halo.faces(sc_pe)");
   for (const auto& part : model.inner_parts) {
     l.push_back("  {");
     l.push_back("    std::array<int, " + r + "> sc_wlo" + int_list(part.width_lo) + ", sc_whi" + int_list(part.width_hi) + ";");
     if (!sides.empty())
-      l.push_back("    " + std::string(kRt) + "keep_receiving_sides(sc_wlo.data(), sc_whi.data(), " + r + ", " +
+      l.push_back("    " + std::string(kRt) + "keep_exchanged_faces(sc_wlo.data(), sc_whi.data(), " + r + ", " +
                   join(sides, " | ") + ");");
     l.push_back("    ::stencilc::rt::part_points<" + r + ">(sc_layout.extent, sc_wlo, sc_whi, &sc_inner, &sc_boundary);");
     l.push_back("  }");

@@ -18,6 +18,14 @@
 using namespace stencilc::rt;
 using namespace stencilc::rt::cuda;
 
+// Faces are cut into pieces of 16 KiB, at most 16 (checked when this compiles, in CI too).
+static_assert(HaloPlan<float, 2>::pieces_of(1) == 1 && HaloPlan<float, 2>::pieces_of(256) == 1);
+static_assert(HaloPlan<float, 2>::pieces_of(4096) == 1 && HaloPlan<float, 2>::pieces_of(4097) == 2);
+static_assert(HaloPlan<float, 2>::pieces_of(16384) == 4);                // a 16384^2 row
+static_assert(HaloPlan<double, 3>::pieces_of(48 * 48) == 2);              // heat3d's test face
+static_assert(HaloPlan<double, 3>::pieces_of(256 * 256) == 16);           // a 512 KiB plane
+static_assert(HaloPlan<double, 3>::pieces_of(512 * 512) == HaloPlan<double, 3>::kMaxPieces);
+
 namespace {
 
 constexpr int kEpochs = 6;

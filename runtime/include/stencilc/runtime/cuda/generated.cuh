@@ -81,10 +81,10 @@ struct PartBoxes {
   int count;
 };
 
-/// A split point update's boundary widths where halos arrive: a face of the block that receives
-/// none (`sides`: DHaloExchange::recv_sides of the grids the update reads, or-ed) keeps its
-/// points in the inner part.
-__host__ __device__ inline void keep_receiving_sides(int* width_lo, int* width_hi, int n, unsigned sides) {
+/// A split point update's boundary widths where the exchanges act: a face of the block that
+/// neither receives halos nor has layers sent (`sides`: DHaloExchange::faces of the exchanged
+/// grids the update reads or writes, or-ed) keeps its points in the inner part.
+__host__ __device__ inline void keep_exchanged_faces(int* width_lo, int* width_hi, int n, unsigned sides) {
   for (int d = 0; d < n; ++d) {
     if (((sides >> (2 * d)) & 1u) == 0) width_lo[d] = 0;
     if (((sides >> (2 * d + 1)) & 1u) == 0) width_hi[d] = 0;

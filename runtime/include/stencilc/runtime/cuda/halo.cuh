@@ -106,7 +106,7 @@ struct DHaloExchange {
   int n_recv = 0;
   int send_items = 0;  // pieces of all send channels
   int recv_items = 0;  // pieces of all recv channels
-  unsigned recv_sides = 0;  // the block's faces that receive halos: bit 2d below, 2d + 1 above in dimension d
+  unsigned faces = 0;  // the block's faces that send or receive: bit 2d below, 2d + 1 above in dimension d
 
   __host__ __device__ int blocks_needed() const { return send_items + recv_items; }
 
@@ -360,22 +360,28 @@ class HaloExchange {
     handle.n_recv = plans_[pe].n_recv;
     handle.send_items = items(plans_[pe].send, plans_[pe].n_send);
     handle.recv_items = items(plans_[pe].recv, plans_[pe].n_recv);
-    handle.recv_sides = recv_sides(pe);
+    handle.faces = faces(pe);
     return handle;
   }
 
-  // The faces of PE `pe`'s block that receive halos (a corner direction counts for each of its
-  // faces): bit 2d for the face below in dimension d, 2d + 1 above. A split point update needs
-  // no boundary part at the others (docs/PASSES.md, split-boundary).
-  unsigned recv_sides(int pe) const {
+  // The faces of PE `pe`'s block that receive halos or whose owned layers are sent (a corner
+  // direction counts for each of its faces): bit 2d for the face below in dimension d, 2d + 1
+  // above. A split point update needs no boundary part at the others (docs/PASSES.md,
+  // split-boundary: its widths cover the layers a send packs and the cells next to received
+  // halos; with halo_lo != halo_hi a PE can send from a face it receives nothing at).
+  unsigned faces(int pe) const {
     unsigned sides = 0;
-    for (int r = 0; r < plans_[pe].n_recv; ++r) {
-      const Dir dir = dir_of(plans_[pe].recv[r].code);
-      for (int d = 0; d < N; ++d) {
-        if (dir[d] < 0) sides |= 1u << (2 * d);
-        if (dir[d] > 0) sides |= 1u << (2 * d + 1);
+    auto add = [&](const typename Plan::Channel* channels, int count) {
+      for (int i = 0; i < count; ++i) {
+        const Dir dir = dir_of(channels[i].code);
+        for (int d = 0; d < N; ++d) {
+          if (dir[d] < 0) sides |= 1u << (2 * d);
+          if (dir[d] > 0) sides |= 1u << (2 * d + 1);
+        }
       }
-    }
+    };
+    add(plans_[pe].recv, plans_[pe].n_recv);
+    add(plans_[pe].send, plans_[pe].n_send);
     return sides;
   }
 
