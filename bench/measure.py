@@ -8,7 +8,8 @@ events on the cpu-free schedule); per run, (t(n2) - t(n1)) / (n2 - n1) cancels l
 copies; the median over runs is reported. The bandwidth fraction divides the bytes a step must
 move per GPU (each input read once, each output written once) by the time, over the copy
 bandwidth measured in the same run (bench/bandwidth.cu).
-Writes latest.csv and table.md into --out.
+Writes latest.csv and table.md into --out after every configuration (a run cut off by a time
+limit keeps what it measured; the CSVs of runs split over several calls concatenate).
 """
 import argparse
 import datetime
@@ -48,6 +49,35 @@ def kernel_ms(exe, args, gpus):
 def steps_for(points, bytes_per_point):
     # About 20 ms of memory traffic per run at ~4 TB/s, within [10, 5000] steps.
     return max(10, min(5000, int(8e10 / (points * bytes_per_point))))
+
+
+def write_outputs(out, rows, device, bandwidth, date):
+    """latest.csv and table.md from the rows so far (called after every configuration, so a run
+    cut off by a time limit still leaves what it measured)."""
+    os.makedirs(out, exist_ok=True)
+    header = ["date", "device", "program", "size", "gpus", "schedule", "backend", "us_per_step",
+              "bandwidth_fraction", "verified"]
+    with open(os.path.join(out, "latest.csv"), "w") as f:
+        f.write(",".join(header) + "\n")
+        for r in rows:
+            f.write(",".join(str(x) for x in r) + "\n")
+    # The table: one line per program, size and GPU count (in the order measured), both schedules
+    # side by side.
+    by = {(r[2], r[3], r[4], r[5]): r for r in rows}
+    keys = list(dict.fromkeys((r[2], r[3], r[4]) for r in rows))
+    lines = [f"Device: {device}; copy bandwidth {bandwidth:.0f} GB/s per GPU (read + write); {date}.", "",
+             "| program | size | GPUs | cpu-free us/step | of bandwidth | host-controlled us/step | of bandwidth | "
+             "host-controlled / cpu-free | verified |", "|---|---|---|---|---|---|---|---|---|"]
+    for program, n, g in keys:
+        cf, hc = by.get((program, n, g, "cpu-free")), by.get((program, n, g, "host-controlled"))
+        cell = lambda r, k: (r[k] if r and r[k] else "-")
+        pct = lambda r: (f"{float(r[8]):.0%}" if r and r[8] else "-")
+        ratio = (f"{float(hc[7]) / float(cf[7]):.2f}" if cf and hc and cf[7] and hc[7] else "-")
+        ver = "yes" if all(r and r[9] == "true" for r in (cf, hc) if r) else "NO"
+        shape = f"{n}^{PROGRAMS[program][1]}"
+        lines.append(f"| {program} | {shape} | {g} | {cell(cf, 7)} | {pct(cf)} | {cell(hc, 7)} | {pct(hc)} | {ratio} | {ver} |")
+    with open(os.path.join(out, "table.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def main():
@@ -90,6 +120,7 @@ def main():
             print(f"verify {src} {schedule} on {a.gpus} GPUs: {'ok' if ok else 'FAIL'} ({r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-200:]})", flush=True)
 
     rows = []
+    write_outputs(a.out, rows, a.device, a.bandwidth, date)
     for program, sizes in matrix:
         bpp, rank, argline, _ = PROGRAMS[program]
         for n in sizes:
@@ -105,6 +136,7 @@ def main():
                     except (RuntimeError, subprocess.TimeoutExpired) as e:
                         print(f"FAIL {program} {n} {g} {schedule}: {e}", flush=True)
                         rows.append([date, a.device, program, n, g, schedule, "p2p", "", "", "false"])
+                        write_outputs(a.out, rows, a.device, a.bandwidth, date)
                         continue
                     per_step = statistics.median((b - c) * 1000.0 / (s2 - s1) for b, c in zip(t2, t1))
                     fraction = (points * bpp / g) / (per_step * 1e-6) / (a.bandwidth * 1e9)
@@ -113,32 +145,10 @@ def main():
                                  "true" if ok else "false"])
                     print(f"{program} {n} gpus={g} {schedule}: {per_step:.2f} us/step, {fraction:.1%} of bandwidth "
                           f"(steps {s1}/{s2}, {a.runs} runs)", flush=True)
+                    write_outputs(a.out, rows, a.device, a.bandwidth, date)
 
-    os.makedirs(a.out, exist_ok=True)
-    header = ["date", "device", "program", "size", "gpus", "schedule", "backend", "us_per_step",
-              "bandwidth_fraction", "verified"]
-    with open(os.path.join(a.out, "latest.csv"), "w") as f:
-        f.write(",".join(header) + "\n")
-        for r in rows:
-            f.write(",".join(str(x) for x in r) + "\n")
-    # The table: one line per program, size and GPU count, both schedules side by side.
-    by = {(r[2], r[3], r[4], r[5]): r for r in rows}
-    lines = [f"Device: {a.device}; copy bandwidth {a.bandwidth:.0f} GB/s per GPU (read + write); {date}.", "",
-             "| program | size | GPUs | cpu-free us/step | of bandwidth | host-controlled us/step | of bandwidth | "
-             "host-controlled / cpu-free | verified |", "|---|---|---|---|---|---|---|---|---|"]
-    for program, sizes in matrix:
-        for n in sizes:
-            for g in gpus:
-                cf, hc = by.get((program, n, g, "cpu-free")), by.get((program, n, g, "host-controlled"))
-                cell = lambda r, k: (r[k] if r and r[k] else "-")
-                pct = lambda r: (f"{float(r[8]):.0%}" if r and r[8] else "-")
-                ratio = (f"{float(hc[7]) / float(cf[7]):.2f}" if cf and hc and cf[7] and hc[7] else "-")
-                ver = "yes" if all(r and r[9] == "true" for r in (cf, hc) if r) else "NO"
-                shape = f"{n}^{PROGRAMS[program][1]}"
-                lines.append(f"| {program} | {shape} | {g} | {cell(cf, 7)} | {pct(cf)} | {cell(hc, 7)} | {pct(hc)} | {ratio} | {ver} |")
-    with open(os.path.join(a.out, "table.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    with open(os.path.join(a.out, "table.md")) as f:
+        print(f.read(), end="")
     return 0 if all(verified.values()) else 1
 
 
