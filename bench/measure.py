@@ -19,18 +19,30 @@ import statistics
 import subprocess
 import sys
 
-# name: (bytes per point per step, rank, argument line from size/steps/runs/extra, verify args)
+# name: (bytes per point per step, rank, argument line from size n, steps, runs and the extent of
+# dimension 0 (n0), verify args). A matrix entry "<name>@weak:<n>" is weak scaling: on g GPUs
+# dimension 0 is g n long, so every GPU holds n^rank points whatever g (the decomposition cuts
+# dimension 0: its faces are the smallest); its size column is the points per dimension per GPU.
 PROGRAMS = {
-    "jacobi2d": (8, 2, lambda n, s, r: f"{n} {n} {s} 0 {r}", ["300 256 40 1 2", "67 53 41 7 1"]),
-    "jacobi2d+norm": (16, 2, lambda n, s, r: f"{n} {n} {s} 1 {r}", None),
-    "heat3d": (16, 3, lambda n, s, r: f"{n} {s} {r}", ["40 10 2", "19 9 1"]),
-    "wave2d": (16, 2, lambda n, s, r: f"{n} {s} {r}", ["200 20 2", "61 23 1"]),
+    "jacobi2d": (8, 2, lambda n, s, r, n0: f"{n} {n0} {s} 0 {r}", ["300 256 40 1 2", "67 53 41 7 1"]),
+    "jacobi2d+norm": (16, 2, lambda n, s, r, n0: f"{n} {n0} {s} 1 {r}", None),
+    "heat3d": (16, 3, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["40 10 2", "19 9 1", "13 7 1 27"]),
+    "wave2d": (16, 2, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["200 20 2", "61 23 1", "40 9 1 83"]),
 }
 TIMING = re.compile(r"^stencilc: .*: ([0-9.]+) ms$")
 
 
 def source_of(program):
-    return program.split("+")[0]
+    return program.split("@")[0].split("+")[0]
+
+
+def kind_of(program):
+    """The PROGRAMS entry of a matrix name (without "@weak")."""
+    return program.split("@")[0]
+
+
+def is_weak(program):
+    return program.endswith("@weak")
 
 
 def run(cmd, env=None, timeout=600):
@@ -74,7 +86,7 @@ def write_outputs(out, rows, device, bandwidth, date):
         pct = lambda r: (f"{float(r[8]):.0%}" if r and r[8] else "-")
         ratio = (f"{float(hc[7]) / float(cf[7]):.2f}" if cf and hc and cf[7] and hc[7] else "-")
         ver = "yes" if all(r and r[9] == "true" for r in (cf, hc) if r) else "NO"
-        shape = f"{n}^{PROGRAMS[program][1]}"
+        shape = f"{n}^{PROGRAMS[kind_of(program)][1]}" + (" per GPU" if is_weak(program) else "")
         lines.append(f"| {program} | {shape} | {g} | {cell(cf, 7)} | {pct(cf)} | {cell(hc, 7)} | {pct(hc)} | {ratio} | {ver} |")
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -122,17 +134,18 @@ def main():
     rows = []
     write_outputs(a.out, rows, a.device, a.bandwidth, date)
     for program, sizes in matrix:
-        bpp, rank, argline, _ = PROGRAMS[program]
+        bpp, rank, argline, _ = PROGRAMS[kind_of(program)]
         for n in sizes:
-            points = n ** rank
             for g in gpus:
+                n0 = n * g if is_weak(program) else n
+                points = n0 * n ** (rank - 1)
                 for schedule in schedules:
                     exe = os.path.join(a.bin, f"{source_of(program)}.{schedule}")
                     s1 = steps_for(points / g, bpp)
                     s2 = 3 * s1
                     try:
-                        t1 = kernel_ms(exe, argline(n, s1, a.runs + 1), g)[1:]
-                        t2 = kernel_ms(exe, argline(n, s2, a.runs + 1), g)[1:]
+                        t1 = kernel_ms(exe, argline(n, s1, a.runs + 1, n0), g)[1:]
+                        t2 = kernel_ms(exe, argline(n, s2, a.runs + 1, n0), g)[1:]
                     except (RuntimeError, subprocess.TimeoutExpired) as e:
                         print(f"FAIL {program} {n} {g} {schedule}: {e}", flush=True)
                         rows.append([date, a.device, program, n, g, schedule, "p2p", "", "", "false"])

@@ -1,5 +1,5 @@
 """Plots of a benchmark CSV (bench/measure.py's latest.csv): time per step against size for both
-schedules, and the scaling from 1 GPU to more, as PNGs. Run where matplotlib is installed
+schedules, and the scaling from 1 GPU to more (strong; weak for "<program>@weak" rows), as PNGs. Run where matplotlib is installed
 (`pip install matplotlib`): python3 bench/report.py docs/benchmarks/latest.csv docs/benchmarks/
 """
 import collections
@@ -42,6 +42,7 @@ def main(csv_path, out_dir):
 
     fig, axes = plt.subplots(1, len(programs), figsize=(5 * len(programs), 4), squeeze=False)
     for ax, program in zip(axes[0], programs):
+        weak = program.endswith("@weak")
         by = {(r["schedule"], int(r["size"]), int(r["gpus"])): float(r["us_per_step"])
               for r in rows if r["program"] == program}
         for schedule in ("cpu-free", "host-controlled"):
@@ -50,12 +51,14 @@ def main(csv_path, out_dir):
                 gpus = sorted(g for (s, n, g) in by if s == schedule and n == size)
                 if 1 not in gpus or len(gpus) < 2:
                     continue
+                # Strong scaling: t(1) / t(g), ideally g. Weak ("@weak": the same points per GPU):
+                # the efficiency t(1) / t(g), ideally 1.
                 speedup = [by[(schedule, size, 1)] / by[(schedule, size, g)] for g in gpus]
                 ax.plot(gpus, speedup, marker="o", linestyle="-" if schedule == "cpu-free" else "--",
-                        label=f"{schedule}, {size}")
-        ax.plot([1, 4], [1, 4], color="grey", linewidth=0.5)
+                        label=f"{schedule}, {size}" + (" per GPU" if weak else ""))
+        ax.plot([1, 4], [1, 1] if weak else [1, 4], color="grey", linewidth=0.5)
         ax.set_xlabel("GPUs")
-        ax.set_ylabel("speed-up over 1 GPU (strong scaling)")
+        ax.set_ylabel("efficiency t(1) / t(GPUs) (weak scaling)" if weak else "speed-up over 1 GPU (strong scaling)")
         ax.set_title(program)
         ax.legend(fontsize=7)
     fig.suptitle(f"scaling, {device}, {date}")

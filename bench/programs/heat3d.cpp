@@ -1,5 +1,6 @@
 // The benchmark form of samples/heat3d.cpp: the same program; main also takes how many times to
-// run it in a row (bench/run.sh times each run). Usage: heat3d [n [steps [runs]]]
+// run it in a row (bench/run.sh times each run), and the extent of dimension 0 (n0, default n:
+// a weak-scaling run keeps n0 / GPUs fixed). Usage: heat3d [n [steps [runs [n0]]]]
 // Explicit heat diffusion on a 3D grid with fixed (Dirichlet) faces, double precision.
 // Usage: heat3d [n [steps]]
 #include <stencilc/stencilc.hpp>
@@ -26,9 +27,10 @@ int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 128;
   const int steps = argc > 2 ? std::atoi(argv[2]) : 100;
   const int runs = argc > 3 ? std::atoi(argv[3]) : 1;
+  const int n0 = argc > 4 ? std::atoi(argv[4]) : n;
   const auto fixed = stencilc::fixed(1);
-  stencilc::Grid<double, 3> A({n, n, n}, {fixed, fixed, fixed});
-  stencilc::Grid<double, 3> B({n, n, n}, {fixed, fixed, fixed});
+  stencilc::Grid<double, 3> A({n0, n, n}, {fixed, fixed, fixed});
+  stencilc::Grid<double, 3> B({n0, n, n}, {fixed, fixed, fixed});
   auto init = [&](int i, int j, int k) {
     return std::sin(0.3 * i) * std::cos(0.2 * j) + 0.01 * (k * k % 17);
   };
@@ -39,7 +41,7 @@ int main(int argc, char** argv) {
   A.copy_to(out);
   double sum = 0.0;
   for (double v : out) sum += v;
-  std::printf("heat3d n=%d steps=%d checksum=%.12e\n", n, steps, sum);
+  std::printf("heat3d n=%d n0=%d steps=%d checksum=%.12e\n", n, n0, steps, sum);
   stencilc::finalize();
   return 0;
 }

@@ -1,5 +1,6 @@
 // The benchmark form of samples/wave2d.cpp: the same program; main also takes how many times to
-// run it in a row (bench/run.sh times each run). Usage: wave2d [n [steps [runs]]]
+// run it in a row (bench/run.sh times each run), and the extent of dimension 0 (n0, default n:
+// a weak-scaling run keeps n0 / GPUs fixed). Usage: wave2d [n [steps [runs [n0]]]]
 // Acoustic wave equation, second order in time, fourth order in space (radius-2 star),
 // with a variable squared-speed field. Three rotating time levels. Usage: wave2d [n [steps]]
 #include <stencilc/stencilc.hpp>
@@ -32,23 +33,24 @@ int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 512;
   const int steps = argc > 2 ? std::atoi(argv[2]) : 200;
   const int runs = argc > 3 ? std::atoi(argv[3]) : 1;
+  const int n0 = argc > 4 ? std::atoi(argv[4]) : n;
   const auto edge = stencilc::fixed(2);
-  stencilc::Grid<float, 2> u_prev({n, n}, {edge, edge}), u({n, n}, {edge, edge});
-  stencilc::Grid<float, 2> u_next({n, n}, {edge, edge}), c2({n, n}, {edge, edge});
+  stencilc::Grid<float, 2> u_prev({n0, n}, {edge, edge}), u({n0, n}, {edge, edge});
+  stencilc::Grid<float, 2> u_next({n0, n}, {edge, edge}), c2({n0, n}, {edge, edge});
   auto pulse = [&](int i, int j) {
-    const float x = (i - n / 2) / (0.05f * n), y = (j - n / 3) / (0.05f * n);
+    const float x = (i - n0 / 2) / (0.05f * n), y = (j - n / 3) / (0.05f * n);
     return std::exp(-(x * x + y * y));
   };
   u_prev.fill(pulse);
   u.fill(pulse);
   u_next.fill([](int, int) { return 0.0f; });
-  c2.fill([&](int i, int) { return i < n / 2 ? 1.0f : 0.25f; });
+  c2.fill([&](int i, int) { return i < n0 / 2 ? 1.0f : 0.25f; });
   for (int r = 0; r < runs; ++r) wave(u_prev, u, u_next, c2, steps, 0.1f);
   std::vector<float> out;
   u.copy_to(out);
   double sum = 0.0, sq = 0.0;
   for (float v : out) { sum += v; sq += (double)v * v; }
-  std::printf("wave2d n=%d steps=%d checksum=%.9e energy=%.9e\n", n, steps, sum, sq);
+  std::printf("wave2d n=%d n0=%d steps=%d checksum=%.9e energy=%.9e\n", n, n0, steps, sum, sq);
   stencilc::finalize();
   return 0;
 }
