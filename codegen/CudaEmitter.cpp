@@ -797,6 +797,24 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   return out;
 }
 
+/// After the launch, the lines that bring grid or block `g` back from the blocks it ended with
+/// (swaps included) on `process_grid`: on nvshmem every PE's block into every process's grid, on
+/// p2p every GPU's block into the one process's grid.
+void copy_back(const Param& g, const std::string& process_grid, bool nvshmem, std::vector<std::string>* after) {
+  if (nvshmem) {
+    after->push_back("  // %" + g.name + ": every PE's block it ended with (swaps included), into every process's grid");
+    after->push_back("  ::stencilc::compiled::allgather_grid(sc_team, " + process_grid + ", sc_" + g.name + "_final, " + g.name +
+                     ", \"" + g.name + "\");");
+    return;
+  }
+  after->push_back("  {  // %" + g.name + ": the blocks it ended with (swaps included) back into the grid");
+  after->push_back("    std::vector<" + dblock_type(g) + "> sc_final(sc_team.n());");
+  after->push_back("    for (int sc_pe = 0; sc_pe < sc_team.n(); ++sc_pe) sc_team.download(sc_pe, &sc_final[sc_pe], sc_" + g.name +
+                   "_final.on(sc_pe), 1);");
+  after->push_back("    ::stencilc::compiled::download_grid(sc_team, sc_final, " + g.name + ");");
+  after->push_back("  }");
+}
+
 /// The host side of one program: plan the decomposition, make the team, move the grids into the
 /// GPUs' symmetric memory, launch the persistent kernel, bring the results back. p2p: one process
 /// does it for every GPU. nvshmem: every process (mpirun) does it for its own PE, collectively,
@@ -829,18 +847,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       args.push_back("sc_args." + g.name + "_final = sc_" + g.name + "_final.on(sc_pe);");
       args.push_back("sc_args." + g.name + "_shape = ::stencilc::compiled::device_shape(" + desc + ");");
       args.push_back("sc_args." + g.name + "_interior = ::stencilc::compiled::sbox(::stencilc::compiled::interior(" + desc + "));");
-      if (!g.is_const && nvshmem) {
-        after.push_back("  // %" + g.name + ": every PE's block it ended with (swaps included), into every process's grid");
-        after.push_back("  ::stencilc::compiled::allgather_grid(sc_team, sc_plan.grid, sc_" + g.name + "_final, " + g.name +
-                        ", \"" + g.name + "\");");
-      } else if (!g.is_const) {
-        after.push_back("  {  // %" + g.name + ": the blocks it ended with (swaps included) back into the grid");
-        after.push_back("    std::vector<" + dblock_type(g) + "> sc_final(sc_team.n());");
-        after.push_back("    for (int sc_pe = 0; sc_pe < sc_team.n(); ++sc_pe) sc_team.download(sc_pe, &sc_final[sc_pe], sc_" +
-                        g.name + "_final.on(sc_pe), 1);");
-        after.push_back("    ::stencilc::compiled::download_grid(sc_team, sc_final, " + g.name + ");");
-        after.push_back("  }");
-      }
+      if (!g.is_const) copy_back(g, "sc_plan.grid", nvshmem, &after);
     } else if (g.kind == ParamKind::Scalar) {
       params.push_back(t + " " + g.name);
       args.push_back("sc_args." + g.name + " = " + g.name + ";");
@@ -907,19 +914,7 @@ std::string spmd_launcher(const Program& p, const RoleModelInputs& model, CudaBa
       args.push_back("sc_args." + g.name + " = sc_" + g.name + "[sc_pe];");
       args.push_back("sc_args." + g.name + "_final = sc_" + g.name + "_final.on(sc_pe);");
       args.push_back("sc_args." + g.name + "_on = sc_" + g.name + "_on.on(sc_pe);");
-      if (g.is_const) continue;
-      if (nvshmem) {
-        after.push_back("  // %" + g.name + ": every PE's block it ended with (swaps included), into every process's grid");
-        after.push_back("  ::stencilc::compiled::allgather_grid(sc_team, sc_grid, sc_" + g.name + "_final, " + g.name +
-                        ", \"" + g.name + "\");");
-      } else {
-        after.push_back("  {  // %" + g.name + ": the blocks it ended with (swaps included) back into the grid");
-        after.push_back("    std::vector<" + dblock_type(g) + "> sc_final(sc_team.n());");
-        after.push_back("    for (int sc_pe = 0; sc_pe < sc_team.n(); ++sc_pe) sc_team.download(sc_pe, &sc_final[sc_pe], sc_" +
-                        g.name + "_final.on(sc_pe), 1);");
-        after.push_back("    ::stencilc::compiled::download_grid(sc_team, sc_final, " + g.name + ");");
-        after.push_back("  }");
-      }
+      if (!g.is_const) copy_back(g, "sc_grid", nvshmem, &after);
     } else if (g.kind == ParamKind::Scalar) {
       l.push_back("  const " + t + " " + g.name + " = *static_cast<const " + t + "*>(" + arg + ");");
       args.push_back("sc_args." + g.name + " = " + g.name + ";");
