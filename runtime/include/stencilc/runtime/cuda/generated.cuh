@@ -20,7 +20,7 @@
 #endif
 // Two blocks of 256 threads per SM: up to 128 registers. With 4 (64 registers) the persistent
 // kernel spills (its communication and reduction code share the register budget with the point
-// loops); measured on H200, 2026-11-22 (docs/BENCHMARKS.md): 2 is 4-25% faster than 4 on jacobi2d
+// loops); measured on H200, 2026-11-22 (docs/BENCHMARKS.md): 2 is 3-24% faster than 4 on jacobi2d
 // 4096^2 and heat3d 256^3, 1 and 2 GPUs. NVSHMEM's relocatable device code needs more than 64 too.
 #ifndef STENCILC_MIN_BLOCKS_PER_SM
 #define STENCILC_MIN_BLOCKS_PER_SM 2
