@@ -1,0 +1,124 @@
+// The split point update's boxes on the CUDA target (runtime/include/stencilc/runtime/cuda/
+// generated.cuh), checked without a GPU: for blocks and ranges of 1 to 3 dimensions, widths of 0
+// to 2 and every set of faces where an exchange acts, keep_exchanged_faces keeps exactly the
+// widths of those faces, and the inner part with the boundary slabs of part_boxes cover the range
+// exactly once, with every point within a kept width of its face in the boundary part and every
+// boundary point within one. Also FastDiv (the point loops' and the halo packing's division) on
+// divisors and dividends up to 2^31 - 1. Built with nvcc (the header is CUDA), run on the host: no
+// CUDA call is made. Prints a line per failure and `N passed, M failed`.
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <stencilc/runtime/cuda/generated.cuh>
+#include <vector>
+
+namespace rc = stencilc::rt::cuda;
+
+namespace {
+
+int passed = 0, failed = 0;
+
+void check(bool ok, const char* what, int n, int seed) {
+  if (ok) {
+    ++passed;
+  } else {
+    ++failed;
+    std::printf("FAIL %s (%d-D, case %d)\n", what, n, seed);
+  }
+}
+
+template <int N>
+bool inside(const rc::SBox<N>& b, const int* p) {
+  for (int d = 0; d < N; ++d)
+    if (p[d] < b.lo[d] || p[d] >= b.hi[d]) return false;
+  return true;
+}
+
+template <int N>
+void one_case(std::mt19937& rng, int seed) {
+  rc::DBlock<double, N> block;
+  for (int d = 0; d < N; ++d) block.extent[d] = 1 + static_cast<int>(rng() % 9);
+  rc::SBox<N> local;  // a range inside the block (as clip() returns it), possibly empty
+  for (int d = 0; d < N; ++d) {
+    const int a = static_cast<int>(rng() % (block.extent[d] + 1));
+    const int b = static_cast<int>(rng() % (block.extent[d] + 1));
+    local.lo[d] = a < b ? a : b;
+    local.hi[d] = a < b ? b : a;
+  }
+  int width_lo[N], width_hi[N], kept_lo[N], kept_hi[N];
+  for (int d = 0; d < N; ++d) {
+    width_lo[d] = kept_lo[d] = static_cast<int>(rng() % 3);
+    width_hi[d] = kept_hi[d] = static_cast<int>(rng() % 3);
+  }
+  const unsigned sides = static_cast<unsigned>(rng()) & ((1u << (2 * N)) - 1);
+  rc::keep_exchanged_faces(kept_lo, kept_hi, N, sides);
+  bool widths_ok = true;
+  for (int d = 0; d < N; ++d) {
+    widths_ok &= kept_lo[d] == (((sides >> (2 * d)) & 1u) ? width_lo[d] : 0);
+    widths_ok &= kept_hi[d] == (((sides >> (2 * d + 1)) & 1u) ? width_hi[d] : 0);
+  }
+  check(widths_ok, "keep_exchanged_faces keeps the widths of the faces in `sides` only", N, seed);
+
+  const rc::SBox<N> inner = rc::inner_part(local, block, kept_lo, kept_hi);
+  const rc::PartBoxes<N> boundary = rc::part_boxes(local, inner, true);
+  const rc::PartBoxes<N> inner_parts = rc::part_boxes(local, inner, false);
+  bool cover_ok = inner_parts.count == 1, near_ok = true;
+  int p[3] = {0, 0, 0};
+  const int total = [&] {
+    int t = 1;
+    for (int d = 0; d < N; ++d) t *= block.extent[d];
+    return t;
+  }();
+  for (int flat = 0; flat < total; ++flat) {
+    for (int d = N - 1, rest = flat; d >= 0; --d) {
+      p[d] = rest % block.extent[d];
+      rest /= block.extent[d];
+    }
+    int in_parts = inside(inner_parts.box[0], p) ? 1 : 0;
+    int in_boundary = 0;
+    for (int b = 0; b < boundary.count; ++b) in_boundary += inside(boundary.box[b], p) ? 1 : 0;
+    const bool in_range = inside(local, p);
+    // Covered once when in the range, never outside it.
+    cover_ok &= (in_parts + in_boundary) == (in_range ? 1 : 0);
+    if (!in_range) continue;
+    bool near = false;  // within a kept width of the block's face
+    for (int d = 0; d < N; ++d) near |= p[d] < kept_lo[d] || p[d] >= block.extent[d] - kept_hi[d];
+    near_ok &= near == (in_boundary == 1);
+  }
+  check(cover_ok, "inner part and boundary slabs cover the range exactly once", N, seed);
+  check(near_ok, "a point is in the boundary part iff it is within a kept width of a face", N, seed);
+}
+
+void fast_div_cases() {
+  std::mt19937 rng(7);
+  std::vector<unsigned> divisors{1, 2, 3, 5, 7, 255, 256, 257, 4094, 4096, 65535, 65536, 1000003, 0x7fffffffu};
+  for (int i = 0; i < 200; ++i) divisors.push_back(1 + rng() % 0x7fffffffu);
+  int wrong = 0;
+  for (unsigned d : divisors) {
+    const rc::FastDiv div(d);
+    std::vector<unsigned> ns{0, 1, d - 1, d, d + 1, 2 * d - 1, 0x7ffffffeu, 0x7fffffffu};
+    for (int i = 0; i < 200; ++i) ns.push_back(rng() % 0x80000000u);
+    for (unsigned n : ns) {
+      if (n > 0x7fffffffu) continue;
+      // The device's div(): (umulhi(n, m) + n) >> s, here with 64-bit host arithmetic.
+      const unsigned hi = static_cast<unsigned>((static_cast<std::uint64_t>(n) * div.m) >> 32);
+      const unsigned q = (hi + n) >> div.s;
+      if (q != n / d) ++wrong;
+    }
+  }
+  check(wrong == 0, "FastDiv divides every dividend below 2^31 exactly", 1, 0);
+}
+
+}  // namespace
+
+int main() {
+  std::mt19937 rng(20261122);
+  for (int seed = 0; seed < 400; ++seed) {
+    one_case<1>(rng, seed);
+    one_case<2>(rng, seed);
+    one_case<3>(rng, seed);
+  }
+  fast_div_cases();
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}
