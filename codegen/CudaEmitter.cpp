@@ -898,13 +898,11 @@ std::string spmd_launcher(const Program& p, const RoleModelInputs& model, CudaBa
   int rank = 0;
   for (size_t k = 0; k < p.params.size(); ++k) {
     const Param& g = p.params[k];
-    std::string t = cpp_type(g.type), arg = "sc_args[" + std::to_string(k) + "]";
+    std::string t = cpp_type(g.type);
+    l.push_back(spmd_argument(g, k, &descs));
     if (g.kind == ParamKind::Block) {
       rank = g.rank;
       std::string n = std::to_string(g.rank);
-      std::string grid = std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + n + ">";
-      l.push_back("  " + grid + "& " + g.name + " = *static_cast<" + grid + "*>(" + arg + ");");
-      descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", sc_halo, sc_halo)");
       element_bytes.push_back("sizeof(" + t + ")");
       unexchanged.push_back("false");
       blocks.push_back("  auto sc_" + g.name + " = ::stencilc::compiled::upload_grid<" + t + ", " + n + ">(sc_team, sc_grid, " +
@@ -916,10 +914,8 @@ std::string spmd_launcher(const Program& p, const RoleModelInputs& model, CudaBa
       args.push_back("sc_args." + g.name + "_on = sc_" + g.name + "_on.on(sc_pe);");
       if (!g.is_const) copy_back(g, "sc_grid", nvshmem, &after);
     } else if (g.kind == ParamKind::Scalar) {
-      l.push_back("  const " + t + " " + g.name + " = *static_cast<const " + t + "*>(" + arg + ");");
       args.push_back("sc_args." + g.name + " = " + g.name + ";");
     } else {
-      l.push_back("  " + t + "& " + g.name + " = *static_cast<" + t + "*>(" + arg + ");");
       blocks.push_back("  auto sc_" + g.name + "_out = sc_team.alloc<" + t + ">(1);");
       args.push_back("sc_args." + g.name + " = " + g.name + ";");
       args.push_back("sc_args." + g.name + "_out = sc_" + g.name + "_out.on(sc_pe);");

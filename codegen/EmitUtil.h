@@ -32,6 +32,21 @@ inline std::string block_type(const Param& p) {
   return std::string("::stencilc::rt::Block<") + cpp_type(p.type) + ", " + std::to_string(p.rank) + ">";
 }
 
+/// An SPMD launcher's line taking its type-erased argument `k` as the program's parameter `g`
+/// (a block parameter arrives as its stencilc::Grid), for both targets; a block's GridDesc (halos
+/// from the split) goes into `descs`.
+inline std::string spmd_argument(const Param& g, size_t k, std::vector<std::string>* descs) {
+  const std::string t = cpp_type(g.type), arg = "sc_args[" + std::to_string(k) + "]";
+  if (g.kind == ParamKind::Block) {
+    const std::string grid =
+        std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + std::to_string(g.rank) + ">";
+    descs->push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", sc_halo, sc_halo)");
+    return "  " + grid + "& " + g.name + " = *static_cast<" + grid + "*>(" + arg + ");";
+  }
+  if (g.kind == ParamKind::Scalar) return "  const " + t + " " + g.name + " = *static_cast<const " + t + "*>(" + arg + ");";
+  return "  " + t + "& " + g.name + " = *static_cast<" + t + "*>(" + arg + ");";
+}
+
 /// The smallest and largest offset of every grid read in a point body, per grid and dimension.
 struct ReadExtents : IRVisitor {
   using IRVisitor::visit;

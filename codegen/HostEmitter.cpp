@@ -337,22 +337,18 @@ std::string spmd_launcher(const Program& p) {
   int rank = 0;
   for (size_t k = 0; k < p.params.size(); ++k) {
     const Param& g = p.params[k];
-    std::string t = cpp_type(g.type), arg = "sc_args[" + std::to_string(k) + "]";
+    std::string t = cpp_type(g.type);
+    l.push_back(spmd_argument(g, k, &descs));
     if (g.kind == ParamKind::Block) {
       rank = g.rank;
       std::string n = std::to_string(g.rank);
-      std::string grid = std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + n + ">";
-      l.push_back("  " + grid + "& " + g.name + " = *static_cast<" + grid + "*>(" + arg + ");");
-      descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", sc_halo, sc_halo)");
       blocks.push_back("auto sc_" + g.name + " = ::stencilc::compiled::scatter<" + t + ", " + n + ">(sc_pe, sc_grid, " +
                        g.name + ", sc_halo, sc_halo, " + t + "(0));");
       run_args.push_back("sc_" + g.name);
       if (!g.is_const) gathers.push_back("::stencilc::compiled::gather(sc_" + g.name + ", " + g.name + ");");
     } else if (g.kind == ParamKind::Scalar) {
-      l.push_back("  const " + t + " " + g.name + " = *static_cast<const " + t + "*>(" + arg + ");");
       run_args.push_back(g.name);
     } else {
-      l.push_back("  " + t + "& " + g.name + " = *static_cast<" + t + "*>(" + arg + ");");
       run_args.push_back("sc_" + g.name + "_pe");
     }
   }
