@@ -13,6 +13,27 @@ namespace {
 
 using namespace ir;
 
+/// The block walk both splitters share: every whole foreach of `op` that `try_split(f, i, out)`
+/// splits (appending its two parts to *out) is replaced by its parts; every other statement is
+/// mutated as usual (`mutate`). Returns `op` itself when nothing changed.
+template <class TrySplit, class Mutate>
+Stmt split_in_block(const Ref<Block>& op, TrySplit&& try_split, Mutate&& mutate) {
+  std::vector<Stmt> stmts;
+  bool changed = false;
+  for (size_t i = 0; i < op->stmts.size(); ++i) {
+    const Stmt& s = op->stmts[i];
+    auto* f = as<ForEach>(s);
+    if (f && f->part == ForEachPart::All && try_split(*f, i, &stmts)) {
+      changed = true;
+      continue;
+    }
+    Stmt m = mutate(s);
+    changed = changed || m != s;
+    stmts.push_back(std::move(m));
+  }
+  return changed ? make_block(std::move(stmts), op->loc) : op;
+}
+
 class SplitBoundary : public IRMutator {
  public:
   explicit SplitBoundary(const Program& p) : program_(p) {}
@@ -23,22 +44,9 @@ class SplitBoundary : public IRMutator {
   Stmt visit(const Ref<Block>& op) override {
     std::vector<Effects> effects;
     for (const Stmt& s : op->stmts) effects.push_back(effects_of(program_, s));
-    std::vector<Stmt> stmts;
-    bool changed = false;
-    for (size_t i = 0; i < op->stmts.size(); ++i) {
-      const Stmt& s = op->stmts[i];
-      auto* f = as<ForEach>(s);
-      if (f && f->part == ForEachPart::All) {
-        if (split(*f, op->stmts, effects, i, &stmts)) {
-          changed = true;
-          continue;
-        }
-      }
-      Stmt m = mutate(s);
-      changed = changed || m != s;
-      stmts.push_back(std::move(m));
-    }
-    return changed ? make_block(std::move(stmts), op->loc) : op;
+    return split_in_block(
+        op, [&](const ForEach& f, size_t i, std::vector<Stmt>* out) { return split(f, op->stmts, effects, i, out); },
+        [&](const Stmt& s) { return mutate(s); });
   }
 
  private:
@@ -132,20 +140,9 @@ class SplitSpmdBoundary : public IRMutator {
   Stmt visit(const Ref<Block>& op) override {
     std::vector<SpmdEffects> effects;
     for (const Stmt& s : op->stmts) effects.push_back(analysis_.effects(s));
-    std::vector<Stmt> stmts;
-    bool changed = false;
-    for (size_t i = 0; i < op->stmts.size(); ++i) {
-      const Stmt& s = op->stmts[i];
-      auto* f = as<ForEach>(s);
-      if (f && f->part == ForEachPart::All && split(*f, op->stmts, effects, i, &stmts)) {
-        changed = true;
-        continue;
-      }
-      Stmt m = mutate(s);
-      changed = changed || m != s;
-      stmts.push_back(std::move(m));
-    }
-    return changed ? make_block(std::move(stmts), op->loc) : op;
+    return split_in_block(
+        op, [&](const ForEach& f, size_t i, std::vector<Stmt>* out) { return split(f, op->stmts, effects, i, out); },
+        [&](const Stmt& s) { return mutate(s); });
   }
 
  private:
