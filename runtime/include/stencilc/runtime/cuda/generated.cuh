@@ -188,7 +188,7 @@ __device__ inline int rows_per_chunk(const DevicePe& pe, const SBox<N>& box, con
 /// group's barriers use, zero at launch; `passed` counts this group's barriers so far (every
 /// thread keeps it). One block: __syncthreads(). A block that waits longer than the runtime's
 /// timeout reports it like any other wait and stops the run.
-__device__ inline void group_barrier(const DevicePe& pe, const Workers& group, std::uint64_t* counter,
+__device__ inline STENCILC_STEP_FN void group_barrier(const DevicePe& pe, const Workers& group, std::uint64_t* counter,
                                      unsigned long long& passed, const char* what) {
   ++passed;
   __syncthreads();
@@ -209,7 +209,7 @@ __device__ inline void group_barrier(const DevicePe& pe, const Workers& group, s
 /// What a point update reads past a non-periodic edge of its grid: nothing is there (the
 /// reference build stops too). `extent` and `periodic` describe the global grid.
 template <int N>
-__device__ inline void check_reads(const DevicePe& pe, const SBox<N>& range, const int* extent,
+__device__ inline STENCILC_STEP_FN void check_reads(const DevicePe& pe, const SBox<N>& range, const int* extent,
                                    const bool* periodic, const int* lo, const int* hi, const char* what) {
   for (int d = 0; d < N; ++d)
     if (range.hi[d] <= range.lo[d]) return;
@@ -274,7 +274,7 @@ __device__ inline T block_combine(T value, bool valid, ReduceOp op, bool* any_va
 /// ..., then block_combine: deterministic for a given grid size) into scratch[0]; after a second
 /// grid barrier every thread reads it. `scratch` holds one word per block plus one for the result.
 template <class T>
-__device__ inline T grid_reduce(const DevicePe& pe, T value, ReduceOp op, std::uint64_t* scratch) {
+__device__ inline STENCILC_STEP_FN T grid_reduce(const DevicePe& pe, T value, ReduceOp op, std::uint64_t* scratch) {
   static_assert(sizeof(T) <= sizeof(std::uint64_t), "scalars of at most 8 bytes");
   bool valid = true;
   value = block_combine(value, valid, op, &valid);
@@ -302,7 +302,7 @@ __device__ inline T grid_reduce(const DevicePe& pe, T value, ReduceOp op, std::u
 /// Combines a value every thread of every GPU holds identically (a GPU's reduced value) across
 /// the PEs, in PE order, and returns it to every thread.
 template <class T>
-__device__ inline T team_allreduce(const DevicePe& pe, T value, ReduceOp op, std::uint64_t* scratch) {
+__device__ inline STENCILC_STEP_FN T team_allreduce(const DevicePe& pe, T value, ReduceOp op, std::uint64_t* scratch) {
   if (pe.n == 1) return value;  // one PE: nothing to combine (every thread holds it already)
   if (block_rank() == 0 && thread_rank() == 0) {
     T total = pe.allreduce_leader(value, op);

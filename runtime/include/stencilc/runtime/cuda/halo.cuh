@@ -7,12 +7,14 @@
 // ack signal (on the sender, indexed by its send direction). A face is cut into `pieces` equal
 // runs of its elements (Channel::pieces, from its size: one piece per kPieceBytes, at most
 // kMaxPieces) so that several thread blocks move a large face together; each piece runs the
-// protocol on its own. send(epoch), per piece of each send direction: wait until the receiver
-// has acked epoch - 2 for the piece, pack the piece straight into the receiver's slot over
-// NVLink (p2p; NVSHMEM packs into a staging slot and puts it with the signal:
-// DevicePe::pack_target and deliver_signal_block), release-store the receiver's ready signal of
-// the piece = epoch. recv(epoch), per piece of each receive direction: wait until its ready >=
-// epoch, unpack it into the halo, release-store the sender's ack of the piece = epoch.
+// protocol on its own. send(epoch), per piece of each send direction: pack the piece straight
+// into the receiver's slot over NVLink (p2p; NVSHMEM packs into a staging slot and puts it with
+// the signal: DevicePe::pack_target and deliver_signal_block), release-store the receiver's ready
+// signal of the piece = epoch, then wait until the receiver has acked epoch - 1 for the piece
+// (the slot epoch + 1 will use: the wait is off the signal's path, and the barrier the caller
+// puts before the next send() orders it before that send's packing). recv(epoch), per piece of
+// each receive direction: wait until its ready >= epoch, unpack it into the halo, release-store
+// the sender's ack of the piece = epoch. One release per signal, no separate fence.
 //
 // Host: HaloExchange<T, N> ex(team, grid, blocks, periodic, corners, "a");   // before launch
 // Device (every thread of the grid; see send() for the barriers around it):
@@ -114,7 +116,7 @@ struct DHaloExchange {
   // Sends epoch `epoch` of my owned cells of `block` to every neighbour.
   // `n_blocks` > 0: only blocks [first_block, first_block + n_blocks) run channels (a role's
   // group), channel k on block first_block + k % n_blocks.
-  __device__ void send(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
+  __device__ STENCILC_STEP_FN void send(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
                        int first_block = 0, int n_blocks = 0) const {
     for (int s = 0, k = 0; s < n_send; ++s) {
       const int pieces = plan->send[s].pieces;
@@ -125,7 +127,7 @@ struct DHaloExchange {
   }
 
   // Receives epoch `epoch` into my halos of `block`, then acks each neighbour.
-  __device__ void recv(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
+  __device__ STENCILC_STEP_FN void recv(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
                        int first_block = 0, int n_blocks = 0) const {
     for (int r = 0, k = send_items; r < n_recv; ++r) {
       const int pieces = plan->recv[r].pieces;
@@ -179,6 +181,38 @@ struct DHaloExchange {
            (c.lo[2] + static_cast<long>(k)) * step[2];
   }
 
+  // Elements [begin, end) of channel c's face, between the block's cells (`data`, at their
+  // face_offset) and the contiguous `buffer` (a slot or staging): into the buffer when kPack,
+  // out of it otherwise. Every thread of the block. Each thread issues kCopyBatch loads before
+  // their stores: a loop of one load and its store per element waits a load's round trip per
+  // element, and the comm group is only a few blocks (docs/BENCHMARKS.md, session 4: ~3.6 us
+  // per 16 KiB piece on one comm block that way).
+  static constexpr int kCopyBatch = 8;
+  template <bool kPack>
+  static __device__ void copy_face(const typename Plan::Channel& c, T* data, T* buffer,
+                                   const long* step, unsigned begin, unsigned end) {
+    const FastDiv div2(static_cast<unsigned>(c.count[2])), div1(static_cast<unsigned>(c.count[1]));
+    const unsigned stride = block_threads();
+    for (unsigned base = begin + thread_rank(); base < end; base += kCopyBatch * stride) {
+      T value[kCopyBatch];
+#pragma unroll
+      for (int u = 0; u < kCopyBatch; ++u) {
+        const unsigned i = base + u * stride;
+        if (i < end) value[u] = kPack ? data[face_offset(c, step, div2, div1, i)] : buffer[i];
+      }
+#pragma unroll
+      for (int u = 0; u < kCopyBatch; ++u) {
+        const unsigned i = base + u * stride;
+        if (i >= end) continue;
+        if (kPack) {
+          buffer[i] = value[u];
+        } else {
+          data[face_offset(c, step, div2, div1, i)] = value[u];
+        }
+      }
+    }
+  }
+
   // The block's strides as a 3-D box whose leading dimensions are 1 thick.
   static __device__ void steps3(const DBlock<T, N>& block, long* step) {
     step[0] = step[1] = step[2] = 0;
@@ -214,10 +248,26 @@ struct DHaloExchange {
                              std::uint64_t epoch) const {
     const typename Plan::Channel c = plan->send[s];  // a copy: the stores below may alias
     const int theirs = opposite(c.code);  // my send direction, as the receiver sees it
+    // The slot of this parity is free: the wait for the receiver's ack of epoch - 2 ran after
+    // the send of epoch - 1 (below), and a barrier lies between (the caller's, before send()).
+    // Pack into the backend's target: on p2p straight into the receiver's slot (strided reads
+    // here, contiguous stores over NVLink), on NVSHMEM into the local staging slot that is put.
+    T* const dst = slot(theirs, epoch);
+    T* out = pe.pack_target(dst, plan->staging + (dst - plan->slots), c.peer);
+    long step[3];
+    steps3(block, step);
+    unsigned begin = 0, end = 0;
+    piece_range(c, piece, &begin, &end);
+    copy_face<true>(c, block.data, out, step, begin, end);
+    pe.deliver_signal_block(dst + begin, out + begin, static_cast<std::size_t>(end - begin),
+                            ready(theirs, piece), epoch, c.peer);
+    // Off the signal's path: the checks, and the wait that frees the other parity's slot for
+    // epoch + 1 (the receiver acks epoch - 1 in its recv of epoch - 1, which waits for nothing
+    // but my earlier sends, so this cannot deadlock).
     if (thread_rank() == 0) {
       if (piece == 0) check(pe, block, s, epoch, "send");
-      if (epoch > 2) {
-        pe.wait_with(ack(c.code, piece), Cmp::GE, epoch - 2, [&](detail::Message& m) {
+      if (epoch > 1) {
+        pe.wait_with(ack(c.code, piece), Cmp::GE, epoch - 1, [&](detail::Message& m) {
           int dir[N];
           dir_of(c.code, dir);
           m.str("PE ").num(c.peer).str(" to unpack the previous halo of grid '");
@@ -225,22 +275,6 @@ struct DHaloExchange {
         });
       }
     }
-    __syncthreads();
-    // Pack into the backend's target: on p2p straight into the receiver's slot (strided reads
-    // here, contiguous stores over NVLink), on NVSHMEM into the local staging slot that is put.
-    T* const dst = slot(theirs, epoch);
-    T* out = pe.pack_target(dst, plan->staging + (dst - plan->slots), c.peer);
-    long step[3];
-    steps3(block, step);
-    const T* data = block.data;
-    const FastDiv div2(static_cast<unsigned>(c.count[2])), div1(static_cast<unsigned>(c.count[1]));
-    unsigned begin = 0, end = 0;
-    piece_range(c, piece, &begin, &end);
-    for (unsigned i = begin + thread_rank(); i < end; i += block_threads()) {
-      out[i] = data[face_offset(c, step, div2, div1, i)];
-    }
-    pe.deliver_signal_block(dst + begin, out + begin, static_cast<std::size_t>(end - begin),
-                            ready(theirs, piece), epoch, c.peer);
   }
 
   __device__ void recv_piece(const DevicePe& pe, const DBlock<T, N>& block, int r, int piece,
@@ -256,22 +290,16 @@ struct DHaloExchange {
       });
     }
     __syncthreads();
-    const T* in = slot(c.code, epoch);
+    T* const in = slot(c.code, epoch);  // read only here
     long step[3];
     steps3(block, step);
-    T* data = block.data;
-    const FastDiv div2(static_cast<unsigned>(c.count[2])), div1(static_cast<unsigned>(c.count[1]));
     unsigned begin = 0, end = 0;
     piece_range(c, piece, &begin, &end);
-    for (unsigned i = begin + thread_rank(); i < end; i += block_threads()) {
-      data[face_offset(c, step, div2, div1, i)] = in[i];
-    }
-    // The slot's reads are done before the ack lets the sender overwrite it.
+    copy_face<false>(c, block.data, in, step, begin, end);
+    // The slot's reads are done before the ack lets the sender overwrite it: the barrier orders
+    // every thread's reads before thread 0's signal, a release (no further fence needed).
     __syncthreads();
-    if (thread_rank() == 0) {
-      __threadfence_system();
-      pe.signal_set(ack(opposite(c.code), piece), epoch, c.peer);
-    }
+    if (thread_rank() == 0) pe.signal_set(ack(opposite(c.code), piece), epoch, c.peer);
   }
 #endif  // __CUDACC__
 };

@@ -384,14 +384,14 @@ struct P2PDevicePe {
   }
 
  private:
-  // After a block-wide copy: every thread's stores happen before thread 0's fence (bar.sync),
-  // which orders them before the release store of the signal (cumulativity).
+  // After a block-wide copy: every thread's stores happen before thread 0's release store of the
+  // signal (bar.sync), and a release is cumulative (PTX memory model: what precedes it in
+  // causality order, the other threads' stores included, is visible to whoever acquires the
+  // value). st.release.sys carries its own system fence: a __threadfence_system() before it
+  // would be a second one on the signal's path (measured in docs/BENCHMARKS.md).
   __device__ void signal_after_block(std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
     __syncthreads();
-    if (thread_rank() == 0) {
-      __threadfence_system();
-      detail::store_release_sys(remote(sig_sym, pe), value);
-    }
+    if (thread_rank() == 0) detail::store_release_sys(remote(sig_sym, pe), value);
   }
 
   template <class Describe>
