@@ -729,6 +729,7 @@ std::vector<std::string> role_model(const Program& p, const RoleModelInputs& mod
     const Param* q = p.find_param(g);
     l.push_back(std::string("  sc_work.comm_bytes += 2.0 * sizeof(") + cpp_type(q->type) + ") * sc_" + g + "_halo.moved_elements(sc_pe);");
     l.push_back("  sc_work.transfers |= sc_" + g + "_halo.moved_elements(sc_pe) > 0;");
+    l.push_back("  sc_work.items += sc_" + g + "_halo.blocks_needed(sc_pe);");
   }
   if (model.spmd_transfers) {
     // The user's puts: their sizes are the program's, not known here; the model counts their latency.

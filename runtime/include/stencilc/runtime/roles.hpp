@@ -21,6 +21,7 @@ struct RoleWork {
   double comm_bytes = 0;     // A: the boundary parts' bytes plus what the comm transfers pack and unpack
   double compute_bytes = 0;  // C: the inner parts' bytes
   bool transfers = false;    // the PE has a neighbour, so a step waits for a transfer's latency
+  int items = 0;             // I: the transfers' pieces (one worker each at a time: wait, copy, fence, signal)
   int pe_barriers = 0;       // P: PE-wide phase barriers per step
   int group_barriers = 0;    // G: group phase barriers per step
 };
@@ -32,6 +33,12 @@ struct RoleMachine {
   double latency_s = 2.6e-6;       // L: a put, its signal and the receiver's wait, one way
   double barrier_s = 1.1e-6;       // beta: a PE-wide barrier
   double group_barrier_s = 0.3e-6; // beta_g: a barrier among a few workers
+  double comm_rate = 0.25;         // rho: a worker's rate on the comm group's bytes, as a fraction
+                                   // of r: thin boundary slabs walked point by point and face
+                                   // copies keep fewer loads in flight than the inner part's strips
+                                   // (fitted: the comm-block sweeps of docs/BENCHMARKS.md, session 4)
+  double item_s = 1.0e-6;          // lambda: one piece's round on its worker besides its bytes (a
+                                   // batch of loads in flight, the system fence before its signal)
 };
 
 struct RoleChoice {
@@ -40,33 +47,36 @@ struct RoleChoice {
   double specialised_s = 0;     // with n_comm comm workers (when n_comm > 0)
 };
 
-/// With W workers streaming r = bytes_per_s / W each:
-///   T_unspecialised  = (A + C) / (W r) + max(0, L - C / (W r)) + (P + G) beta
-///   T_specialised(n) = max(A / (n r) + L, C / ((W - n) r)) + P beta + G beta_g,  1 <= n < W
-/// n_comm is the smallest n within 1% of the best T_specialised (the time is nearly flat once the
-/// latency dominates, and fewer comm workers leave more for the inner points); the PE specialises
-/// iff W >= 2, C > 0 and that beats T_unspecialised.
+/// With W workers streaming r = bytes_per_s / W each (rho r on the comm group's bytes A), and a
+/// worker running ceil(I / n) of the I transfer pieces one after the other when n workers share them:
+///   T_unspecialised  = (A / rho + C) / (W r) + max(0, L + ceil(I / W) lambda - C / (W r)) + (P + G) beta
+///   T_specialised(n) = max(A / (n rho r) + L + ceil(I / n) lambda, C / ((W - n) r)) + P beta + G beta_g,
+///                      1 <= n < W
+/// n_comm is the smallest n within 1% of the best T_specialised that beats T_unspecialised (the
+/// time is nearly flat once the latency dominates, and fewer comm workers leave more for the inner
+/// points); the PE specialises iff W >= 2, C > 0 and some n beats T_unspecialised.
 inline RoleChoice choose_comm_workers(const RoleWork& w, int workers, const RoleMachine& m = {}) {
   RoleChoice choice;
   const double latency = w.transfers ? m.latency_s : 0.0;
   const double r = m.bytes_per_s / std::max(workers, 1);
   const double all = workers * r;
-  choice.unspecialised_s = (w.comm_bytes + w.compute_bytes) / all +
-                           std::max(0.0, latency - w.compute_bytes / all) +
+  auto rounds = [&](int n) { return static_cast<double>((w.items + n - 1) / n) * m.item_s; };
+  const double comm = w.comm_bytes / m.comm_rate;  // in inner-part bytes
+  choice.unspecialised_s = (comm + w.compute_bytes) / all +
+                           std::max(0.0, latency + rounds(std::max(workers, 1)) - w.compute_bytes / all) +
                            (w.pe_barriers + w.group_barriers) * m.barrier_s;
   if (workers < 2 || w.compute_bytes <= 0) return choice;
   auto specialised = [&](int n) {
-    return std::max(w.comm_bytes / (n * r) + latency, w.compute_bytes / ((workers - n) * r)) +
+    return std::max(comm / (n * r) + latency + rounds(n), w.compute_bytes / ((workers - n) * r)) +
            w.pe_barriers * m.barrier_s + w.group_barriers * m.group_barrier_s;
   };
   double best = std::numeric_limits<double>::infinity();
   for (int n = 1; n < workers; ++n) best = std::min(best, specialised(n));
   for (int n = 1; n < workers; ++n) {
-    if (specialised(n) <= 1.01 * best) {
-      if (specialised(n) < choice.unspecialised_s) {
-        choice.n_comm = n;
-        choice.specialised_s = specialised(n);
-      }
+    const double t = specialised(n);
+    if (t <= 1.01 * best && t < choice.unspecialised_s) {
+      choice.n_comm = n;
+      choice.specialised_s = t;
       break;
     }
   }
