@@ -8,6 +8,8 @@
 # table.md into $OUT (default /tmp/bench), for docs/benchmarks/ and docs/BENCHMARKS.md, where
 # bench/report.py draws the plots.
 # MATRIX, GPUS, SCHEDULES and RUNS choose the matrix (defaults: the whole of issue 5).
+# REUSE_BUILD=1 keeps executables an earlier invocation built (one device call running several
+# parts of the matrix, each with its own OUT, builds once).
 set -euo pipefail
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,14 +23,16 @@ schedules="${SCHEDULES:-cpu-free,host-controlled}"
 matrix="${MATRIX:-jacobi2d:256,1024,4096,16384;jacobi2d+norm:256,1024;heat3d:256,512;wave2d:2048,8192}"
 mkdir -p "$bin" "$out"
 t0=$(date +%s)
-"$nvcc" -O2 -arch=sm_90 "$root/bench/bandwidth.cu" -o "$bin/bandwidth" &
+reuse() { [ -n "${REUSE_BUILD:-}" ] && [ -x "$1" ]; }
+reuse "$bin/bandwidth" || "$nvcc" -O2 -arch=sm_90 "$root/bench/bandwidth.cu" -o "$bin/bandwidth" &
 for src in "$root"/bench/programs/*.cpp; do
   name=$(basename "$src" .cpp)
   for schedule in ${schedules//,/ }; do
+    reuse "$bin/$name.$schedule" && continue
     "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
       "$gen/$name.$schedule.cu" -o "$bin/$name.$schedule" 2> "$bin/$name.$schedule.nvcc.log" &
   done
-  g++ -std=c++17 -O2 -I "$root/include" "$src" -o "$bin/$name.ref" -pthread &
+  reuse "$bin/$name.ref" || g++ -std=c++17 -O2 -I "$root/include" "$src" -o "$bin/$name.ref" -pthread &
 done
 wait
 echo "built in $(( $(date +%s) - t0 )) s"
