@@ -1,0 +1,79 @@
+"""Per-phase timing of a generated persistent kernel (an experiment, not part of the compiler).
+
+Reads the CUDA that `stencilc --target=cuda --emit=cuda` wrote and writes a copy with clock64()
+stamps around every statement of the kernel's time loop (the lines the emitter starts with the
+IR statement as a comment, and its grid barriers), taken by thread 0 of block 0 (a comm block
+when the kernel has roles) and of the last block (a compute block). When the kernel ends, each of
+those threads prints its per-step average time per phase, converted with the SM clock it measured
+against %globaltimer:
+
+  python3 bench/experiments/phases.py bench-gen/jacobi2d.cpu-free.cu /tmp/jacobi2d.phases.cu
+  nvcc ... /tmp/jacobi2d.phases.cu -o j && STENCILC_PES=2 ./j 256 256 3000 0 1
+
+Session 4 (docs/BENCHMARKS.md) measured the 256^2 Jacobi step with it. The stamps cost a few
+cycles each; the phases of one block are sequential, so they add up to its step.
+"""
+import re
+import sys
+
+
+def instrument(lines):
+    out = []
+    i = 0
+    # The kernel, then its first loop at the body's indentation: the time loop.
+    while i < len(lines) and not lines[i].startswith("kernel(const __grid_constant__"):
+        out.append(lines[i])
+        i += 1
+    if i == len(lines):
+        sys.exit("phases.py: no generated kernel found")
+    out.append(lines[i])
+    out.append("  long long scx_prev = 0, scx_acc[64] = {0}, scx_steps = 0, scx_cycles0 = clock64();")
+    out.append("  unsigned long long scx_ns0 = 0;")
+    out.append('  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(scx_ns0));')
+    out.append("  const bool scx_me = threadIdx.x == 0 && (blockIdx.x == 0 || blockIdx.x == gridDim.x - 1);")
+    i += 1
+    while i < len(lines) and not re.match(r"^  for \(int \w+ = ", lines[i]):
+        out.append(lines[i])
+        i += 1
+    if i == len(lines):
+        sys.exit("phases.py: the kernel has no time loop")
+    out.append(lines[i])
+    i += 1
+    names = []
+
+    def stamp(k):
+        accumulate = f"scx_acc[{k - 1}] += n - scx_prev; " if k > 0 else ""
+        return f"    if (scx_me) {{ const long long n = clock64(); {accumulate}scx_prev = n; }}"
+
+    out.append(stamp(0))
+    while i < len(lines) and lines[i] != "  }":
+        line = lines[i]
+        if (line.startswith("    // ") or line.startswith("    pe.grid_barrier();")) and len(names) < 63:
+            if names:  # the previous phase ends here
+                out.append(stamp(len(names)))
+            text = line.strip().lstrip("/ ").replace('"', "'")
+            names.append(text.split(" loc(")[0][:60])
+        out.append(line)
+        i += 1
+    out.append(stamp(len(names)) if names else "")
+    out.append("    if (scx_me) ++scx_steps;")
+    out.append(lines[i])  # the loop's closing brace
+    i += 1
+    out.append("  if (scx_me && scx_steps > 0) {")
+    out.append("    unsigned long long scx_ns1 = 0;")
+    out.append('    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(scx_ns1));')
+    out.append("    const double ghz = static_cast<double>(clock64() - scx_cycles0) / static_cast<double>(scx_ns1 - scx_ns0);")
+    out.append("    const char* const names[] = {" + ", ".join(f'"{n}"' for n in names) + "};")
+    out.append(f"    for (int k = 0; k < {len(names)}; ++k)")
+    out.append('      printf("phases block %d, %lld steps, %.2f GHz: %8.2f us  %s\\n", blockIdx.x, scx_steps, ghz, '
+               "scx_acc[k] / ghz / 1000.0 / scx_steps, names[k]);")
+    out.append("  }")
+    out.extend(lines[i:])
+    return out
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: phases.py GENERATED.cu OUT.cu")
+    text = open(sys.argv[1]).read().split("\n")
+    open(sys.argv[2], "w").write("\n".join(instrument(text)))
