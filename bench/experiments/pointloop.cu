@@ -50,8 +50,10 @@ __global__ void __launch_bounds__(256, 4) flat2d(float* a, float* b, int n0, int
   }
 }
 
-template <int R>
-__global__ void __launch_bounds__(256, 4) strip2d(float* a, float* b, int n0, int n1, long s, int steps) {
+// S: the stride's type; long as the generated loop has it (64-bit int * long offsets), int for
+// 32-bit offsets (a block below 2^31 elements).
+template <int R, class S = long>
+__global__ void __launch_bounds__(256, 4) strip2d(float* a, float* b, int n0, int n1, S s, int steps) {
   cg::grid_group g = cg::this_grid();
   const FastDiv div1(n1);
   const unsigned strips = unsigned((n0 + R - 1) / R);
@@ -100,38 +102,6 @@ __global__ void __launch_bounds__(256, 4) stripcse2d(float* a, float* b, int n0,
           const int i = i0 + r;
           out[i * s + j] = 0.25f * (in[i * s + j + 1] + in[i * s + j - 1] + in[(i + 1) * s + j] + in[(i - 1) * s + j]);
         }
-      } else {
-        for (int i = i0; i <= n0; ++i)
-          out[i * s + j] = 0.25f * (in[i * s + j + 1] + in[i * s + j - 1] + in[(i + 1) * s + j] + in[(i - 1) * s + j]);
-      }
-    }
-    g.sync();
-  }
-}
-
-// strip2d with 32-bit offsets: the generated loop multiplies an int row by a long stride per
-// access (64-bit IMADs); here the whole offset is an int (a block below 2^31 elements).
-template <int R>
-__global__ void __launch_bounds__(256, 4) strip2d_i32(float* a, float* b, int n0, int n1, int s, int steps) {
-  cg::grid_group g = cg::this_grid();
-  const FastDiv div1(n1);
-  const unsigned items = unsigned((n0 + R - 1) / R) * unsigned(n1);
-  for (int t = 0; t < steps; ++t) {
-    const float* __restrict__ in = (t & 1) ? b : a;
-    float* __restrict__ out = (t & 1) ? a : b;
-    for (unsigned p = blockIdx.x * blockDim.x + threadIdx.x; p < items; p += gridDim.x * blockDim.x) {
-      const unsigned q = div1.div(p);
-      const int j = 1 + int(p - q * n1), i0 = 1 + int(q) * R;
-      if (i0 + R - 1 <= n0) {
-        const int base = i0 * s + j;
-        float c[R + 2];
-#pragma unroll
-        for (int r = 0; r < R + 2; ++r) c[r] = in[base + (r - 1) * s];
-        float w[R], e[R];
-#pragma unroll
-        for (int r = 0; r < R; ++r) { w[r] = in[base + r * s - 1]; e[r] = in[base + r * s + 1]; }
-#pragma unroll
-        for (int r = 0; r < R; ++r) out[base + r * s] = 0.25f * (e[r] + w[r] + c[r + 2] + c[r]);
       } else {
         for (int i = i0; i <= n0; ++i)
           out[i * s + j] = 0.25f * (in[i * s + j + 1] + in[i * s + j - 1] + in[(i + 1) * s + j] + in[(i - 1) * s + j]);
@@ -406,8 +376,8 @@ int main() {
     report("stripcse8", time_kernel(stripcse2d<8>, 4, steps, a, b, n, n, s));
     report("stripcse4.b8", time_kernel(stripcse2d<4>, 8, steps, a, b, n, n, s));
     report("strip2.b2", time_kernel(strip2d<2>, 2, steps, a, b, n, n, s));
-    report("strip2 i32", time_kernel(strip2d_i32<2>, 4, steps, a, b, n, n, int(s)));
-    report("strip4 i32", time_kernel(strip2d_i32<4>, 4, steps, a, b, n, n, int(s)));
+    report("strip2 i32", time_kernel(strip2d<2, int>, 4, steps, a, b, n, n, int(s)));
+    report("strip4 i32", time_kernel(strip2d<4, int>, 4, steps, a, b, n, n, int(s)));
     cudaFree(a);
     cudaFree(b);
     // The aligned layout of vec2d: rows of n + 8 floats, interior column 1 at offset 4.
