@@ -51,8 +51,8 @@ def run(cmd, env=None, timeout=600):
     return subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=timeout)
 
 
-def kernel_ms(exe, args, gpus):
-    r = run([exe] + args.split(), {"STENCILC_TIMING": "1", "STENCILC_PES": str(gpus)})
+def kernel_ms(exe, args, gpus, env=None):
+    r = run([exe] + args.split(), {"STENCILC_TIMING": "1", "STENCILC_PES": str(gpus), **(env or {})})
     if r.returncode != 0:
         raise RuntimeError(f"{exe} {args} on {gpus} GPUs: exit {r.returncode}: {r.stderr.strip()[-400:]}")
     return [float(m.group(1)) for m in map(TIMING.match, r.stderr.splitlines()) if m]

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# CI (no GPU): the experiments still build. pointloop.cu compiles, and phases.py instruments the
-# CUDA stencilc emits for a benchmark program into code nvcc compiles (so neither rots between
-# the device sessions that run them).
+# CI (no GPU): the experiments still build. pointloop.cu compiles, phases.py instruments the CUDA
+# stencilc emits for a benchmark program into code nvcc compiles, and ab.py builds a variant of it
+# (so none of them rots between the device sessions that run them).
 #   bash bench/experiments/check-build.sh STENCILC NVCC WORKDIR [program]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 stencilc="$1" nvcc="$2" work="$3" program="${4:-jacobi2d}"
 mkdir -p "$work"
 "$nvcc" -O1 -arch=sm_90 -std=c++17 "$root/bench/experiments/pointloop.cu" -o "$work/pointloop"
-"$stencilc" --target=cuda --emit=cuda "$root/bench/programs/$program.cpp" -o "$work/$program.cu"
-python3 "$root/bench/experiments/phases.py" "$work/$program.cu" "$work/$program.phases.cu"
+"$stencilc" --target=cuda --emit=cuda "$root/bench/programs/$program.cpp" -o "$work/$program.cpu-free.cu"
+python3 "$root/bench/experiments/phases.py" "$work/$program.cpu-free.cu" "$work/$program.phases.cu"
 grep -q 'printf("phases block' "$work/$program.phases.cu"
 "$nvcc" -std=c++17 -O1 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
   -c "$work/$program.phases.cu" -o "$work/$program.phases.o"
-echo "experiments build: pointloop, phases of $program"
+NVCC="$nvcc" python3 "$root/bench/experiments/ab.py" --gen "$work" --out "$work/ab" --case "$program:256" \
+  --variant inline=-DSTENCILC_RUNTIME_INLINE --build-only
+echo "experiments build: pointloop, phases and ab of $program"

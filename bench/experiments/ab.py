@@ -1,0 +1,101 @@
+"""A/B timings of generated programs on a GPU machine: build variants (-D flags) of the benchmark
+programs' cpu-free CUDA and time each under run-time settings (environment), side by side in one
+run on one device, the benchmark's way (bench/measure.py: two step counts, so launch, setup and
+copies cancel; median over runs after a warm-up). For deciding between forms before changing a
+default (docs/BENCHMARKS.md records the results with date and device). No reference check: run
+bench/run.sh or tests/gpu/run_generated.sh for that.
+
+  python3 bench/experiments/ab.py --gen bench-gen --case jacobi2d:256,4096 --case heat3d:256 \\
+      --gpus 1,2 --variant base= --variant late=-DSTENCILC_ACK_WAIT_LATE \\
+      --setting default= --setting comm4=STENCILC_COMM_BLOCKS=4
+
+A variant is NAME=FLAGS (nvcc flags, space-separated); a setting NAME=VAR=VALUE[,VAR=VALUE].
+--build-only stops after building (checks the flags where there is no GPU).
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import measure  # noqa: E402  (PROGRAMS, kernel_ms, steps_for)
+
+
+def build(root, gen, out, program, name, flags):
+    exe = os.path.join(out, f"{program}.{name}")
+    nvcc = os.environ.get("NVCC", "nvcc")
+    cmd = [nvcc, "-std=c++17", "-O3", "-arch=sm_90", "--expt-relaxed-constexpr", "-x", "cu",
+           "-I", os.path.join(root, "include"), "-I", os.path.join(root, "runtime/include"), *flags.split(),
+           os.path.join(gen, f"{program}.cpu-free.cu"), "-o", exe]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"building {program}.{name}: {r.stderr.strip()[-600:]}")
+    return exe
+
+
+def per_step_us(exe, program, n, gpus, runs, env):
+    bpp, rank, argline, _ = measure.PROGRAMS[program]
+    points = n ** rank
+    s1 = measure.steps_for(points / gpus, bpp)
+    s2 = 3 * s1
+    t1 = measure.kernel_ms(exe, argline(n, s1, runs + 1, n), gpus, env)[1:]
+    t2 = measure.kernel_ms(exe, argline(n, s2, runs + 1, n), gpus, env)[1:]
+    return statistics.median((b - a) * 1000.0 / (s2 - s1) for a, b in zip(t1, t2))
+
+
+def pairs(items):
+    out = []
+    for item in items:
+        name, _, value = item.partition("=")
+        out.append((name, value))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gen", required=True, help="where bench/generate.sh wrote <program>.cpu-free.cu")
+    ap.add_argument("--out", default="/tmp/ab")
+    ap.add_argument("--case", action="append", required=True, help="program:size,size")
+    ap.add_argument("--gpus", default="1,2")
+    ap.add_argument("--variant", action="append", default=[], help="NAME=NVCC FLAGS")
+    ap.add_argument("--setting", action="append", default=[], help="NAME=VAR=VALUE[,VAR=VALUE]")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--build-only", action="store_true")
+    a = ap.parse_args()
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../..")
+    os.makedirs(a.out, exist_ok=True)
+    variants = pairs(a.variant) or [("base", "")]
+    settings = [(name, dict(kv.split("=", 1) for kv in value.split(",") if kv)) for name, value in pairs(a.setting)]
+    settings = settings or [("default", {})]
+    cases = [(c.split(":")[0], [int(n) for n in c.split(":")[1].split(",")]) for c in a.case]
+    for program, _ in cases:
+        if program not in measure.PROGRAMS or "+" in program:
+            sys.exit(f"ab.py: {program}: a benchmark program (bench/programs/) is expected")
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
+        jobs = {(p, v): pool.submit(build, root, a.gen, a.out, p, v, f) for p, _ in cases for v, f in variants}
+        exes = {key: job.result() for key, job in jobs.items()}
+    print(f"built {len(exes)} executables in {a.out}", flush=True)
+    if a.build_only:
+        return 0
+    names = [v for v, _ in variants]
+    print("| program | size | GPUs | setting | " + " | ".join(f"{v} us/step" for v in names) + " |")
+    print("|---|---|---|---|" + "---|" * len(names), flush=True)
+    for program, sizes in cases:
+        for n in sizes:
+            for g in [int(x) for x in a.gpus.split(",")]:
+                for sname, env in settings:
+                    cells = []
+                    for v in names:
+                        try:
+                            cells.append(f"{per_step_us(exes[(program, v)], program, n, g, a.runs, env):.2f}")
+                        except (RuntimeError, subprocess.TimeoutExpired) as e:
+                            cells.append("FAIL")
+                            print(f"  {program} {n} gpus={g} {sname} {v}: {e}", file=sys.stderr, flush=True)
+                    print(f"| {program} | {n} | {g} | {sname} | " + " | ".join(cells) + " |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
