@@ -96,6 +96,7 @@ class CudaKernelEmitter : public CppEmitter {
  protected:
   std::string first_grid_;
   bool split_ = false;  // the innermost point update is one part of a split foreach
+  bool walk_ = false;   // ... its boundary part, walked as one sequence of points (BoxWalk)
   bool roles_ = false;  // the program has role(...) statements: the kernel has groups
   bool spmd_ = false;   // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
   bool defer_stores_ = false;        // inside a strip's first loop: stores go to sc_st_<grid>[sc_r]
@@ -265,6 +266,7 @@ class CudaKernelEmitter : public CppEmitter {
       }
       line(indent, "const auto sc_parts = " + std::string(kRt) + "part_boxes(sc_local, " + kRt + "inner_part(sc_local, " +
                        faces + ", sc_wlo, sc_whi), " + (part->part == ForEachPart::Boundary ? "true" : "false") + ");");
+      if (part->part == ForEachPart::Boundary) return open_walk(indent, point_body, group, where);
       line(indent, "for (int sc_b = 0; sc_b < sc_parts.count; ++sc_b) {");
       ++indent;
       line(indent, "const auto& sc_box = sc_parts.box[sc_b];");
@@ -292,6 +294,28 @@ class CudaKernelEmitter : public CppEmitter {
     for (size_t d = 0; d < n; ++d) loop_vars_[d] = "sc_l" + std::to_string(d);
     if (strip) return indent;  // strip_points() emits the loops
     return open_point_loop(indent, group, false);
+  }
+
+  /// A boundary part (open_points' sc_parts): its slabs' points as one sequence (BoxWalk), one
+  /// grid-stride loop of `group`'s threads, unrolled, so a thread's points of different slabs
+  /// are in flight together (slab after slab, the thin slabs waited a load round trip each).
+  /// Returns the body's indent.
+  int open_walk(int indent, const Stmt& point_body, const std::string& group, const std::string& where) {
+    const size_t n = indices_.size();
+    walk_ = true;
+    line(indent, "const " + std::string(kRt) + "BoxWalk<" + std::to_string(n) + "> sc_walk(sc_parts);");
+    line(indent, std::string(kRt) + "check_walk(pe, sc_walk, \"" + program_->name + " at " + where + "\");");
+    open_views(point_body, indent);
+    loop_vars_.assign(n, "");
+    for (size_t d = 0; d < n; ++d) loop_vars_[d] = "sc_l" + std::to_string(d);
+    line(indent, std::string("#pragma unroll ") + kRt + "kPointUnroll");
+    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_walk.total; sc_p += " + group + ".threads()) {");
+    ++indent;
+    line(indent, "int sc_l[" + std::to_string(n) + "];");
+    line(indent, "sc_walk.locate(sc_p, sc_l);");
+    for (size_t d = 0; d < n; ++d) line(indent, "const int sc_l" + std::to_string(d) + " = sc_l[" + std::to_string(d) + "];");
+    for (size_t d = 0; d < n; ++d) index_var(d, indent);
+    return indent;
   }
 
   /// The grid-stride loop of `group`'s threads over a chunk's points (open_points' names), and
@@ -442,9 +466,11 @@ class CudaKernelEmitter : public CppEmitter {
 
   void close_points(int indent, bool strip = false) {
     if (!strip) line(--indent, "}");  // points (strip_points closes its own)
-    line(--indent, "}");  // chunks
-    if (split_) line(--indent, "}");
-    split_ = false;
+    if (!walk_) {
+      line(--indent, "}");  // chunks
+      if (split_) line(--indent, "}");
+    }
+    split_ = walk_ = false;
     line(--indent, "}");
     loop_vars_.clear();
     views_.clear();
@@ -454,7 +480,7 @@ class CudaKernelEmitter : public CppEmitter {
     auto* s = as<ForEach>(self);
     comment(indent, self);
     int in_role = open_role(s->role, indent);
-    const bool strip = s->indices.size() >= 2;
+    const bool strip = s->indices.size() >= 2 && s->part != ForEachPart::Boundary;  // boundaries: one walk
     int inner = open_points(self, s->range, s->indices, s->body, in_role, group(s->role), s, strip);
     if (strip) {
       strip_points(s->body, inner, group(s->role));

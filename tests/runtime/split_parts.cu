@@ -3,7 +3,8 @@
 // to 2 and every set of faces where an exchange acts, keep_exchanged_faces keeps exactly the
 // widths of those faces, and the inner part with the boundary slabs of part_boxes cover the range
 // exactly once, with every point within a kept width of its face in the boundary part and every
-// boundary point within one. Also FastDiv (the point loops' and the halo packing's division) on
+// boundary point within one; BoxWalk (a boundary part's points as one sequence) visits each of them
+// once. Also FastDiv (the point loops' and the halo packing's division) on
 // divisors and dividends up to 2^31 - 1. Built with nvcc (the header is CUDA), run on the host: no
 // CUDA call is made. Prints a line per failure and `N passed, M failed`.
 #include <cstdint>
@@ -86,6 +87,28 @@ void one_case(std::mt19937& rng, int seed) {
     near_ok &= near == (in_boundary == 1);
   }
   check(cover_ok, "inner part and boundary slabs cover the range exactly once", N, seed);
+
+  // The boundary walk: its points are the boundary slabs' points, each exactly once.
+  const rc::BoxWalk<N> walk(boundary);
+  long long slab_points = 0;
+  for (int b = 0; b < boundary.count; ++b) slab_points += rc::box_points(boundary.box[b]) > 0 ? rc::box_points(boundary.box[b]) : 0;
+  bool walk_ok = walk.fits && static_cast<long long>(walk.total) == slab_points;
+  std::vector<int> hits(static_cast<size_t>(total), 0);
+  for (unsigned q = 0; walk_ok && q < walk.total; ++q) {
+    int l[N];
+    walk.locate(q, l);
+    int in_boundary = 0;
+    for (int b = 0; b < boundary.count; ++b) in_boundary += inside(boundary.box[b], l) ? 1 : 0;
+    if (in_boundary != 1) {
+      walk_ok = false;
+      break;
+    }
+    int flat = 0;
+    for (int d = 0; d < N; ++d) flat = flat * block.extent[d] + l[d];
+    ++hits[static_cast<size_t>(flat)];
+  }
+  for (int flat = 0; walk_ok && flat < total; ++flat) walk_ok = hits[static_cast<size_t>(flat)] <= 1;
+  check(walk_ok, "BoxWalk visits every boundary point exactly once", N, seed);
   check(near_ok, "a point is in the boundary part iff it is within a kept width of a face", N, seed);
 }
 
@@ -100,10 +123,8 @@ void fast_div_cases() {
     for (int i = 0; i < 200; ++i) ns.push_back(rng() % 0x80000000u);
     for (unsigned n : ns) {
       if (n > 0x7fffffffu) continue;
-      // The device's div(): (umulhi(n, m) + n) >> s, here with 64-bit host arithmetic.
-      const unsigned hi = static_cast<unsigned>((static_cast<std::uint64_t>(n) * div.m) >> 32);
-      const unsigned q = (hi + n) >> div.s;
-      if (q != n / d) ++wrong;
+      // div() on the host: the device's (umulhi(n, m) + n) >> s in 64-bit arithmetic.
+      if (div.div(n) != n / d) ++wrong;
     }
   }
   check(wrong == 0, "FastDiv divides every dividend below 2^31 exactly", 1, 0);

@@ -166,13 +166,19 @@ __device__ __forceinline__ bool is_leader() { return block_rank() == 0 && thread
 struct FastDiv {
   unsigned d = 1, m = 1, s = 0;
 
+  FastDiv() = default;  // division by 1
   __host__ __device__ explicit FastDiv(unsigned divisor) : d(divisor > 0 ? divisor : 1) {
     while (s < 31 && (1u << s) < d) ++s;
     m = static_cast<unsigned>(((std::uint64_t{1} << 32) * ((std::uint64_t{1} << s) - d)) / d + 1);
   }
-#if defined(__CUDACC__)
-  __device__ unsigned div(unsigned n) const { return (__umulhi(n, m) + n) >> s; }
+  // n / d for n < 2^31 (on the host the same arithmetic in 64 bits, for host-run tests).
+  __host__ __device__ unsigned div(unsigned n) const {
+#if defined(__CUDA_ARCH__)
+    return (__umulhi(n, m) + n) >> s;
+#else
+    return (static_cast<unsigned>((static_cast<std::uint64_t>(n) * m) >> 32) + n) >> s;
 #endif
+  }
 };
 
 }  // namespace stencilc::rt::cuda

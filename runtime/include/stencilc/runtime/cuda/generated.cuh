@@ -128,6 +128,53 @@ __host__ __device__ inline PartBoxes<N> part_boxes(const SBox<N>& local, const S
   return parts;
 }
 
+/// A boundary part's boxes as one sequence of points, box after box, each row-major: a group's
+/// threads walk it with one grid-stride loop, so the points a thread has in flight may lie in
+/// different boxes (walked box after box, a boundary of thin slabs waited a load round trip per
+/// box: docs/BENCHMARKS.md, session 4). `total` < 2^31 (the flat index is 32-bit; the caller
+/// checks `fits`).
+template <int N>
+struct BoxWalk {
+  int count = 0;
+  unsigned end[2 * N] = {};  // points of boxes [0, b]
+  int lo[2 * N][N] = {};
+  int extent[2 * N][N] = {};
+  FastDiv div[2 * N][N > 1 ? N - 1 : 1];  // extent[b][d] for d >= 1, at div[b][d - 1]
+  unsigned total = 0;
+  bool fits = true;
+
+  __host__ __device__ explicit BoxWalk(const PartBoxes<N>& parts) {
+    unsigned long long sum = 0;
+    count = parts.count;
+    for (int b = 0; b < parts.count; ++b) {
+      unsigned long long points = 1;
+      for (int d = 0; d < N; ++d) {
+        lo[b][d] = parts.box[b].lo[d];
+        extent[b][d] = parts.box[b].hi[d] > parts.box[b].lo[d] ? parts.box[b].hi[d] - parts.box[b].lo[d] : 0;
+        points *= static_cast<unsigned long long>(extent[b][d]);
+        if (d > 0) div[b][d - 1] = FastDiv(static_cast<unsigned>(extent[b][d]));
+      }
+      sum += points;
+      fits = fits && sum < (1ULL << 31);
+      end[b] = fits ? static_cast<unsigned>(sum) : 0;
+    }
+    total = fits ? static_cast<unsigned>(sum) : 0;
+  }
+
+  /// Point p (< total): its local indices l[0..N), row-major within its box.
+  __host__ __device__ void locate(unsigned p, int* l) const {
+    int b = 0;
+    while (b + 1 < count && p >= end[b]) ++b;
+    unsigned rest = p - (b > 0 ? end[b - 1] : 0u);
+    for (int d = N - 1; d > 0; --d) {
+      const unsigned q = div[b][d - 1].div(rest);
+      l[d] = lo[b][d] + static_cast<int>(rest - q * static_cast<unsigned>(extent[b][d]));
+      rest = q;
+    }
+    l[0] = lo[b][0] + static_cast<int>(rest);
+  }
+};
+
 template <int N>
 __host__ __device__ inline long long box_points(const SBox<N>& b) {
   long long n = 1;
@@ -181,6 +228,16 @@ __device__ inline int rows_per_chunk(const DevicePe& pe, const SBox<N>& box, con
   const long long rows = slice > 0 ? limit / slice : limit;
   const long long extent = box.hi[0] - box.lo[0];
   return static_cast<int>(rows < extent ? rows : (extent > 0 ? extent : 1));
+}
+
+/// A boundary part's walk must fit the 32-bit flat index (BoxWalk::fits); otherwise the run stops
+/// with a message (every thread that gets here reports: the first claims the record).
+template <int N>
+__device__ inline void check_walk(const DevicePe& pe, const BoxWalk<N>& walk, const char* what) {
+  if (walk.fits) return;
+  pe.fatal_with([&](detail::Message& m) {
+    m.str(what).str(": the boundary part of the block holds 2^31 points or more (at most 2^31 - 1)");
+  });
 }
 
 /// A barrier among the blocks of `group` (a role's phase_barrier): the same ordering as a grid
