@@ -109,6 +109,12 @@ struct DHaloExchange {
   int send_items = 0;  // pieces of all send channels
   int recv_items = 0;  // pieces of all recv channels
   unsigned faces = 0;  // the block's faces that send or receive: bit 2d below, 2d + 1 above in dimension d
+  // Pieces per send and per recv channel (Plan::Channel::pieces), here in the kernel parameter so
+  // that the blocks that run no piece skip the loops below without reading the plan (global
+  // memory: a load's round trip per channel, ~0.9 us per step on every comm block at 256^2).
+  static_assert(Plan::kMaxPieces < 256, "pieces per channel are kept in a byte");
+  unsigned char send_pieces[kCodes] = {};
+  unsigned char recv_pieces[kCodes] = {};
 
   __host__ __device__ int blocks_needed() const { return send_items + recv_items; }
 
@@ -119,7 +125,7 @@ struct DHaloExchange {
   __device__ STENCILC_STEP_FN void send(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
                        int first_block = 0, int n_blocks = 0) const {
     for (int s = 0, k = 0; s < n_send; ++s) {
-      const int pieces = plan->send[s].pieces;
+      const int pieces = send_pieces[s];
       for (int piece = 0; piece < pieces; ++piece, ++k) {
         if (item_block(k, first_block, n_blocks) == block_rank()) send_piece(pe, block, s, piece, epoch);
       }
@@ -130,7 +136,7 @@ struct DHaloExchange {
   __device__ STENCILC_STEP_FN void recv(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
                        int first_block = 0, int n_blocks = 0) const {
     for (int r = 0, k = send_items; r < n_recv; ++r) {
-      const int pieces = plan->recv[r].pieces;
+      const int pieces = recv_pieces[r];
       for (int piece = 0; piece < pieces; ++piece, ++k) {
         if (item_block(k, first_block, n_blocks) == block_rank()) recv_piece(pe, block, r, piece, epoch);
       }
@@ -250,6 +256,12 @@ struct DHaloExchange {
     const int theirs = opposite(c.code);  // my send direction, as the receiver sees it
     // The slot of this parity is free: the wait for the receiver's ack of epoch - 2 ran after
     // the send of epoch - 1 (below), and a barrier lies between (the caller's, before send()).
+    // WIP measurement switch (docs/BENCHMARKS.md, session 4, plan item 1; to be removed once
+    // measured): STENCILC_ACK_WAIT_LATE waits here, before packing, as session 3's runtime did.
+#if defined(STENCILC_ACK_WAIT_LATE)
+    if (thread_rank() == 0 && epoch > 2) wait_ack(pe, c, piece, epoch - 2);
+    __syncthreads();
+#endif
     // Pack into the backend's target: on p2p straight into the receiver's slot (strided reads
     // here, contiguous stores over NVLink), on NVSHMEM into the local staging slot that is put.
     T* const dst = slot(theirs, epoch);
@@ -266,15 +278,21 @@ struct DHaloExchange {
     // but my earlier sends, so this cannot deadlock).
     if (thread_rank() == 0) {
       if (piece == 0) check(pe, block, s, epoch, "send");
-      if (epoch > 1) {
-        pe.wait_with(ack(c.code, piece), Cmp::GE, epoch - 1, [&](detail::Message& m) {
-          int dir[N];
-          dir_of(c.code, dir);
-          m.str("PE ").num(c.peer).str(" to unpack the previous halo of grid '");
-          m.str(plan->name).str("' sent in direction ").dir(dir, N).str(", piece ").num(piece);
-        });
-      }
+#if !defined(STENCILC_ACK_WAIT_LATE)
+      if (epoch > 1) wait_ack(pe, c, piece, epoch - 1);
+#endif
     }
+  }
+
+  // Thread 0 of a send item's block: the receiver has unpacked `epoch` of the piece.
+  __device__ void wait_ack(const DevicePe& pe, const typename Plan::Channel& c, int piece,
+                           std::uint64_t epoch) const {
+    pe.wait_with(ack(c.code, piece), Cmp::GE, epoch, [&](detail::Message& m) {
+      int dir[N];
+      dir_of(c.code, dir);
+      m.str("PE ").num(c.peer).str(" to unpack the previous halo of grid '");
+      m.str(plan->name).str("' sent in direction ").dir(dir, N).str(", piece ").num(piece);
+    });
   }
 
   __device__ void recv_piece(const DevicePe& pe, const DBlock<T, N>& block, int r, int piece,
@@ -389,6 +407,8 @@ class HaloExchange {
     handle.send_items = items(plans_[pe].send, plans_[pe].n_send);
     handle.recv_items = items(plans_[pe].recv, plans_[pe].n_recv);
     handle.faces = faces(pe);
+    for (int s = 0; s < plans_[pe].n_send; ++s) handle.send_pieces[s] = static_cast<unsigned char>(plans_[pe].send[s].pieces);
+    for (int r = 0; r < plans_[pe].n_recv; ++r) handle.recv_pieces[r] = static_cast<unsigned char>(plans_[pe].recv[r].pieces);
     return handle;
   }
 
