@@ -79,6 +79,7 @@ class CudaKernelEmitter : public CppEmitter {
       if (p.kind == ParamKind::ScalarRef) line(1, t + " " + p.name + " = args." + p.name + ";");
     }
     for (const std::string& g : exchanged) line(1, "std::uint64_t " + g + "_epoch = 0;  // exchanges of %" + g + " so far");
+    find_fused_reductions(program_->body);
     body(program_->body, 1);
     if (spmd_) {
       line(1, "pe.barrier_all(\"the end of " + program_->name + "\");  // no PE still puts into a block the host copies back");
@@ -97,6 +98,7 @@ class CudaKernelEmitter : public CppEmitter {
   std::string first_grid_;
   bool split_ = false;  // the innermost point update is one part of a split foreach
   bool walk_ = false;   // ... its boundary part, walked as one sequence of points (BoxWalk)
+  std::set<const StmtNode*> fused_reduces_, fused_allreduces_;  // find_fused_reductions()
   bool roles_ = false;  // the program has role(...) statements: the kernel has groups
   bool spmd_ = false;   // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
   bool defer_stores_ = false;        // inside a strip's first loop: stores go to sc_st_<grid>[sc_r]
@@ -492,6 +494,30 @@ class CudaKernelEmitter : public CppEmitter {
     conservative_barrier(indent, "the update is complete before anything reads or overwrites it");
   }
 
+  /// The reductions directly followed by an allreduce of their result (the global-view lowering
+  /// puts one after each): both become one grid_reduce(..., across_pes) (two grid barriers, not
+  /// four). Filled before the kernel body is emitted.
+  void find_fused_reductions(const Stmt& root) {
+    struct Pairs : IRVisitor {
+      using IRVisitor::visit;
+      std::set<const StmtNode*> reduces, allreduces;
+      void visit(const Block* b) override {
+        for (size_t i = 0; i + 1 < b->stmts.size(); ++i) {
+          if (b->stmts[i]->kind != StmtKind::Reduce || b->stmts[i + 1]->kind != StmtKind::AllReduce) continue;
+          auto* r = as<Reduce>(b->stmts[i]);
+          auto* a = as<AllReduce>(b->stmts[i + 1]);
+          if (a->var != r->result || a->op != r->op) continue;
+          reduces.insert(r);
+          allreduces.insert(a);
+        }
+        IRVisitor::visit(b);
+      }
+    } pairs;
+    pairs.visit(root);
+    fused_reduces_ = std::move(pairs.reduces);
+    fused_allreduces_ = std::move(pairs.allreduces);
+  }
+
   void reduce(const Stmt& self, int indent) override {
     auto* s = as<Reduce>(self);
     comment(indent, self);
@@ -503,6 +529,11 @@ class CudaKernelEmitter : public CppEmitter {
     line(inner, "}();");
     line(inner, reduce_combine(s->op, s->result, "sc_value"));
     close_points(inner);
+    if (fused_reduces_.count(s)) {
+      line(indent, s->result + " = " + kRt + "grid_reduce(pe, " + s->result + ", " + reduce_op_name(s->op) +
+                       ", args.scratch, true);  // over this GPU, then across the GPUs in PE order (the allreduce below)");
+      return;
+    }
     line(indent, s->result + " = " + kRt + "grid_reduce(pe, " + s->result + ", " + reduce_op_name(s->op) +
                      ", args.scratch);  // over this GPU");
   }
@@ -528,6 +559,10 @@ class CudaKernelEmitter : public CppEmitter {
       case StmtKind::AllReduce: {
         auto* a = as<AllReduce>(s);
         comment(indent, s);
+        if (fused_allreduces_.count(a)) {
+          line(indent, "// (done by the grid_reduce above)");
+          return;
+        }
         line(indent, a->var + " = " + kRt + "team_allreduce(pe, " + a->var + ", " + reduce_op_name(a->op) +
                          ", args.scratch);  // across the GPUs, in PE order");
         return;

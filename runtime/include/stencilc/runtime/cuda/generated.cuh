@@ -330,8 +330,12 @@ __device__ inline T block_combine(T value, bool valid, ReduceOp op, bool* any_va
 /// grid barrier block 0's threads combine the blocks' words (thread t the words t, t + blockDim,
 /// ..., then block_combine: deterministic for a given grid size) into scratch[0]; after a second
 /// grid barrier every thread reads it. `scratch` holds one word per block plus one for the result.
+/// `across_pes`: thread 0 of block 0 also combines the GPUs' values (DevicePe::allreduce_leader,
+/// in PE order) before the second barrier: a reduction and its allreduce in two grid barriers
+/// (grid_reduce then team_allreduce take four on more than one GPU).
 template <class T>
-__device__ inline STENCILC_STEP_FN T grid_reduce(const DevicePe& pe, T value, ReduceOp op, std::uint64_t* scratch) {
+__device__ inline STENCILC_STEP_FN T grid_reduce(const DevicePe& pe, T value, ReduceOp op, std::uint64_t* scratch,
+                                                 bool across_pes = false) {
   static_assert(sizeof(T) <= sizeof(std::uint64_t), "scalars of at most 8 bytes");
   bool valid = true;
   value = block_combine(value, valid, op, &valid);
@@ -347,7 +351,10 @@ __device__ inline STENCILC_STEP_FN T grid_reduce(const DevicePe& pe, T value, Re
       have = true;
     }
     total = block_combine(total, have, op, &have);
-    if (threadIdx.x == 0) memcpy(&scratch[0], &total, sizeof(T));
+    if (threadIdx.x == 0) {
+      if (across_pes && pe.n > 1) total = pe.allreduce_leader(total, op);
+      memcpy(&scratch[0], &total, sizeof(T));
+    }
   }
   pe.grid_barrier();
   T result;
