@@ -6,7 +6,7 @@ default (docs/BENCHMARKS.md records the results with date and device). No refere
 bench/run.sh or tests/gpu/run_generated.sh for that.
 
   python3 bench/experiments/ab.py --gen bench-gen --case jacobi2d:256,4096 --case heat3d:256 \\
-      --gpus 1,2 --variant base= --variant late=-DSTENCILC_ACK_WAIT_LATE \\
+      --gpus 1,2 --variant base= --variant inline=-DSTENCILC_RUNTIME_INLINE \\
       --setting default= --setting comm4=STENCILC_COMM_BLOCKS=4
 
 A variant is NAME=FLAGS (nvcc flags, space-separated); a setting NAME=VAR=VALUE[,VAR=VALUE].

@@ -158,6 +158,54 @@ __global__ void __launch_bounds__(256, 4) vec2d(float* a, float* b, int n0, int 
   }
 }
 
+// Strips batched per warp (session 5): a warp owns 32 * U consecutive items along dimension 1,
+// a thread the U items lane + 32 k; every load of the U strips is issued before the first store
+// ((R + 2) * U centre loads in flight per thread, all coalesced), the form the emitter can
+// generate for any body without changing the layout. 2 blocks per SM (128 registers), as the
+// generated kernel runs.
+template <int R, int U>
+__global__ void __launch_bounds__(256, 2) wstrip2d(float* a, float* b, int n0, int n1, int s, int steps) {
+  cg::grid_group g = cg::this_grid();
+  const FastDiv div1(n1);
+  const unsigned items = unsigned((n0 + R - 1) / R) * unsigned(n1);
+  const unsigned lane = threadIdx.x % 32, warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const unsigned warps = gridDim.x * blockDim.x / 32;
+  for (int t = 0; t < steps; ++t) {
+    const float* __restrict__ in = (t & 1) ? b : a;
+    float* __restrict__ out = (t & 1) ? a : b;
+    for (unsigned base = warp * 32 * U + lane; base < items; base += warps * 32 * U) {
+      float v[U][R];
+      int at[U];
+      bool full[U];
+#pragma unroll
+      for (int k = 0; k < U; ++k) {
+        const unsigned p = base + 32 * k;
+        const unsigned q = div1.div(p);
+        const int j = 1 + int(p - q * n1), i0 = 1 + int(q) * R;
+        at[k] = i0 * s + j;
+        full[k] = p < items && i0 + R - 1 <= n0;
+        if (full[k]) {
+#pragma unroll
+          for (int r = 0; r < R; ++r) {
+            const int c = at[k] + r * s;
+            v[k][r] = 0.25f * (in[c + 1] + in[c - 1] + in[c + s] + in[c - s]);
+          }
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < U; ++k) {
+        if (full[k]) {
+#pragma unroll
+          for (int r = 0; r < R; ++r) out[at[k] + r * s] = v[k][r];
+        } else if (base + 32 * k < items) {
+          for (int c = at[k]; c < (n0 + 1) * s; c += s) out[c] = 0.25f * (in[c + 1] + in[c - 1] + in[c + s] + in[c - s]);
+        }
+      }
+    }
+    g.sync();
+  }
+}
+
 // 3-D fp64 7-point: interior n^3, halo 1, strides s0 (plane), s1 (row).
 __device__ __forceinline__ double heat(const double* __restrict__ in, long c, long s0, long s1) {
   return 0.125 * (in[c + s0] - 2.0 * in[c] + in[c - s0]) + 0.125 * (in[c + s1] - 2.0 * in[c] + in[c - s1]) +
@@ -253,6 +301,49 @@ __global__ void __launch_bounds__(256, 4) vec3d(double* a, double* b, int n, lon
   }
 }
 
+// wstrip2d's form for the 3-D update: a thread owns U strips of R planes, 32 apart along k.
+template <int R, int U>
+__global__ void __launch_bounds__(256, 2) wstrip3d(double* a, double* b, int n, long s0, long s1, int steps) {
+  cg::grid_group g = cg::this_grid();
+  const FastDiv div2(n), div1(n);
+  const unsigned items = unsigned((n + R - 1) / R) * n * n;
+  const unsigned lane = threadIdx.x % 32, warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const unsigned warps = gridDim.x * blockDim.x / 32;
+  for (int t = 0; t < steps; ++t) {
+    const double* __restrict__ in = (t & 1) ? b : a;
+    double* __restrict__ out = (t & 1) ? a : b;
+    for (unsigned base = warp * 32 * U + lane; base < items; base += warps * 32 * U) {
+      double v[U][R];
+      long at[U];
+      bool full[U];
+      int last[U];
+#pragma unroll
+      for (int k = 0; k < U; ++k) {
+        const unsigned p = base + 32 * k;
+        const unsigned q = div2.div(p), kk = p - q * n, h = div1.div(q), j = q - h * n;
+        const int i0 = 1 + int(h) * R;
+        at[k] = i0 * s0 + (1 + long(j)) * s1 + 1 + kk;
+        last[k] = n - i0;
+        full[k] = p < items && i0 + R - 1 <= n;
+        if (full[k]) {
+#pragma unroll
+          for (int r = 0; r < R; ++r) v[k][r] = heat(in, at[k] + r * s0, s0, s1);
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < U; ++k) {
+        if (full[k]) {
+#pragma unroll
+          for (int r = 0; r < R; ++r) out[at[k] + r * s0] = v[k][r];
+        } else if (base + 32 * k < items) {
+          for (int r = 0; r <= last[k]; ++r) out[at[k] + r * s0] = heat(in, at[k] + r * s0, s0, s1);
+        }
+      }
+    }
+    g.sync();
+  }
+}
+
 template <class K, class... A>
 float time_kernel(K kernel, int blocks_per_sm, int steps, A... args) {
   int dev = 0, sms = 0;
@@ -310,6 +401,14 @@ void check_vec(int n0, int n1, int n) {
   std::vector<float> want(h.size()), got(h.size());
   cudaMemcpy(want.data(), b, sizeof(float) * h.size(), cudaMemcpyDeviceToHost);  // odd steps end in b
   double worst2 = 0;
+  for (auto kernel : {wstrip2d<2, 2>, wstrip2d<2, 4>, wstrip2d<4, 2>}) {  // flat's layout
+    cudaMemcpy(a, h.data(), sizeof(float) * h.size(), cudaMemcpyHostToDevice);
+    cudaMemcpy(b, h.data(), sizeof(float) * h.size(), cudaMemcpyHostToDevice);
+    run_once(kernel, 3, a, b, n0, n1, s);
+    cudaMemcpy(got.data(), b, sizeof(float) * h.size(), cudaMemcpyDeviceToHost);
+    for (int i = 1; i <= n0; ++i)
+      for (int j = 1; j <= n1; ++j) worst2 = std::max(worst2, double(std::fabs(got[size_t(i) * s + j] - want[size_t(i) * s + j])));
+  }
   for (auto kernel : {vec2d<1>, vec2d<2>, vec2d<4>}) {
     for (float* v : {va, vb})
       cudaMemcpy2D(v + 3, sizeof(float) * sv, h.data(), sizeof(float) * s, sizeof(float) * s, n0 + 2, cudaMemcpyHostToDevice);
@@ -334,6 +433,18 @@ void check_vec(int n0, int n1, int n) {
   std::vector<double> want3(h3.size()), got3(h3.size());
   cudaMemcpy(want3.data(), d, sizeof(double) * h3.size(), cudaMemcpyDeviceToHost);
   double worst3 = 0;
+  for (auto kernel : {wstrip3d<2, 2>, wstrip3d<4, 2>}) {  // flat's layout
+    cudaMemcpy(c, h3.data(), sizeof(double) * h3.size(), cudaMemcpyHostToDevice);
+    cudaMemcpy(d, h3.data(), sizeof(double) * h3.size(), cudaMemcpyHostToDevice);
+    run_once(kernel, 3, c, d, n, s0, s1);
+    cudaMemcpy(got3.data(), d, sizeof(double) * h3.size(), cudaMemcpyDeviceToHost);
+    for (int i = 1; i <= n; ++i)
+      for (int j = 1; j <= n; ++j)
+        for (int k = 1; k <= n; ++k) {
+          const size_t at = size_t(i) * s0 + size_t(j) * s1 + k;
+          worst3 = std::max(worst3, std::fabs(got3[at] - want3[at]));
+        }
+  }
   for (auto kernel : {vec3d<2>, vec3d<4>}) {
     for (double* v : {vc, vd})
       cudaMemcpy2D(v + 1, sizeof(double) * v1, h3.data(), sizeof(double) * s1, sizeof(double) * s1, size_t(n + 2) * (n + 2),
@@ -349,7 +460,7 @@ void check_vec(int n0, int n1, int n) {
         }
   }
   cudaFree(c), cudaFree(d), cudaFree(vc), cudaFree(vd);
-  std::printf("check: vec2d vs flat2d (%dx%d, 3 steps) max |diff| %.3g; vec3d vs flat3d (%d^3) max |diff| %.3g%s\n", n0, n1,
+  std::printf("check: wstrip2d, vec2d vs flat2d (%dx%d, 3 steps) max |diff| %.3g; wstrip3d, vec3d vs flat3d (%d^3) max |diff| %.3g%s\n", n0, n1,
               worst2, n, worst3, worst2 < 1e-5 && worst3 < 1e-12 ? "" : "  <-- WRONG: do not trust the vec timings");
 }
 
@@ -378,6 +489,11 @@ int main() {
     report("strip2.b2", time_kernel(strip2d<2>, 2, steps, a, b, n, n, s));
     report("strip2 i32", time_kernel(strip2d<2, int>, 4, steps, a, b, n, n, int(s)));
     report("strip4 i32", time_kernel(strip2d<4, int>, 4, steps, a, b, n, n, int(s)));
+    report("wstrip2x2.b2", time_kernel(wstrip2d<2, 2>, 2, steps, a, b, n, n, int(s)));
+    report("wstrip2x4.b2", time_kernel(wstrip2d<2, 4>, 2, steps, a, b, n, n, int(s)));
+    report("wstrip2x8.b2", time_kernel(wstrip2d<2, 8>, 2, steps, a, b, n, n, int(s)));
+    report("wstrip4x4.b2", time_kernel(wstrip2d<4, 4>, 2, steps, a, b, n, n, int(s)));
+    report("wstrip1x8.b2", time_kernel(wstrip2d<1, 8>, 2, steps, a, b, n, n, int(s)));
     cudaFree(a);
     cudaFree(b);
     // The aligned layout of vec2d: rows of n + 8 floats, interior column 1 at offset 4.
@@ -411,6 +527,9 @@ int main() {
     report("stripcse4", time_kernel(stripcse3d<4>, 4, steps, a, b, n, s0, s1));
     report("stripcse8", time_kernel(stripcse3d<8>, 4, steps, a, b, n, s0, s1));
     report("stripcse4.b2", time_kernel(stripcse3d<4>, 2, steps, a, b, n, s0, s1));
+    report("wstrip2x4.b2", time_kernel(wstrip3d<2, 4>, 2, steps, a, b, n, s0, s1));
+    report("wstrip4x2.b2", time_kernel(wstrip3d<4, 2>, 2, steps, a, b, n, s0, s1));
+    report("wstrip4x4.b2", time_kernel(wstrip3d<4, 4>, 2, steps, a, b, n, s0, s1));
     cudaFree(a);
     cudaFree(b);
     // The aligned layout of vec3d: rows of n + 4 doubles (even), interior column 1 at offset 2.

@@ -256,12 +256,6 @@ struct DHaloExchange {
     const int theirs = opposite(c.code);  // my send direction, as the receiver sees it
     // The slot of this parity is free: the wait for the receiver's ack of epoch - 2 ran after
     // the send of epoch - 1 (below), and a barrier lies between (the caller's, before send()).
-    // WIP measurement switch (docs/BENCHMARKS.md, session 4, plan item 1; to be removed once
-    // measured): STENCILC_ACK_WAIT_LATE waits here, before packing, as session 3's runtime did.
-#if defined(STENCILC_ACK_WAIT_LATE)
-    if (thread_rank() == 0 && epoch > 2) wait_ack(pe, c, piece, epoch - 2);
-    __syncthreads();
-#endif
     // Pack into the backend's target: on p2p straight into the receiver's slot (strided reads
     // here, contiguous stores over NVLink), on NVSHMEM into the local staging slot that is put.
     T* const dst = slot(theirs, epoch);
@@ -278,9 +272,7 @@ struct DHaloExchange {
     // but my earlier sends, so this cannot deadlock).
     if (thread_rank() == 0) {
       if (piece == 0) check(pe, block, s, epoch, "send");
-#if !defined(STENCILC_ACK_WAIT_LATE)
       if (epoch > 1) wait_ack(pe, c, piece, epoch - 1);
-#endif
     }
   }
 
