@@ -114,6 +114,7 @@ class CudaKernelEmitter : public CppEmitter {
   std::set<std::string> views_;
 
   std::string grid_read(const GridRead* r) override {
+    if (wide_r_ >= 0) return wide_read(r);
     if (!views_.count(r->grid)) return CppEmitter::grid_read(r);
     size_t n = r->offsets.size();
     std::string offset;
@@ -360,9 +361,28 @@ class CudaKernelEmitter : public CppEmitter {
   /// walk single points, unrolled, so a thread still has several points' loads in flight.
   void strip_points(const Stmt& point_body, int indent, const std::string& group) {
     line(indent, std::string("if (sc_n0 >= ") + kRt + strip_rows() + ") {");
-    int inner = open_point_loop(indent + 1, group, true);
+    int at = indent + 1;
+    const int v = wide_cells(point_body);
+    if (v > 1) {
+      const std::string last = std::to_string(indices_.size() - 1);
+      line(at, "// wide strips: columns [sc_w0, sc_w1) of the last dimension, " + std::to_string(v) + " cells at a time");
+      line(at, "const int sc_w0 = " + std::string(kRt) + "round_up(sc_box.lo[" + last + "], " + std::to_string(v) + "), sc_w1 = " +
+                   kRt + "round_down(sc_box.hi[" + last + "], " + std::to_string(v) + ");");
+      std::vector<std::string> ok{"sc_w1 - sc_w0 >= " + std::to_string(v)};
+      for (const std::string& g : views_) {
+        const Param* q = program_->find_param(g);
+        ok.push_back(std::string(kRt) + "wide_ok<" + std::to_string(v) + ">(sc_" + g + "_data, sc_" + g + "_s" +
+                     std::to_string(q->rank - 2) + ")");
+      }
+      line(at, "if (" + join(ok, " && ") + ") {");
+      wide_points(point_body, at + 1, group, v);
+      line(at, "} else {  // unaligned or narrow: scalar strips");
+      ++at;
+    }
+    int inner = open_point_loop(at, group, true);
     strip_body(point_body, inner);
     line(inner - 1, "}");
+    if (v > 1) line(at - 1, "}");
     line(indent, "} else {  // thinner than a strip: point by point");
     inner = open_point_loop(indent + 1, group, false);
     body(point_body, inner);
@@ -427,6 +447,217 @@ class CudaKernelEmitter : public CppEmitter {
   /// The strip length of the current point loop (its rank's: generated.cuh).
   std::string strip_rows() const { return "kStripRows<" + std::to_string(indices_.size()) + ">"; }
 
+  /// The most rows of a wide strip the emitter writes out (kWideRows picks up to this many).
+  static constexpr int kMaxWideRows = 4;
+
+  /// Cells per vector for a point body's wide strips (16 bytes of its widest grid type), or 1
+  /// where the body must take scalar strips: a body whose stores cannot wait until the strip's
+  /// end, or that reads or writes a grid of another rank than the loop's.
+  int wide_cells(const Stmt& point_body) const {
+    const size_t n = indices_.size();
+    if (n < 2 || !deferrable_stores(point_body)) return 1;
+    int bytes = 0;
+    for (const std::string& g : views_) {
+      const Param* q = program_->find_param(g);
+      if (q->rank != static_cast<int>(n)) return 1;
+      bytes = std::max(bytes, scalar_bytes(q->type));
+    }
+    return bytes >= 4 && 16 % bytes == 0 ? 16 / bytes : 1;  // narrower cells: too many copies of the body
+  }
+
+  static int scalar_bytes(ScalarType t) {
+    switch (t) {
+      case ScalarType::F64:
+      case ScalarType::I64:
+      case ScalarType::U64:
+        return 8;
+      case ScalarType::Bool:
+        return 1;
+      default:
+        return 4;
+    }
+  }
+
+  /// One row a wide strip loads: grid `grid` at strip row `d0` (relative to the strip's first),
+  /// the other leading dimensions at `mids`, and the last dimension's offsets its reads use.
+  /// Cells [0, v) of the item's columns come as one vector (`name`), the others one by one.
+  struct WideRow {
+    std::string grid;
+    int d0 = 0;
+    std::vector<int> mids;
+    std::set<int> last;
+    int first_r = 0;  // the first strip row that reads it: loaded only when kWideRows > first_r
+    std::string name;
+  };
+  std::vector<WideRow> wide_rows_;
+  int wide_r_ = -1, wide_v_ = -1, wide_cells_ = 1;  // the copy of the body being written
+
+  WideRow* find_wide_row(const std::string& grid, int d0, const std::vector<int>& mids) {
+    for (WideRow& w : wide_rows_)
+      if (w.grid == grid && w.d0 == d0 && w.mids == mids) return &w;
+    return nullptr;
+  }
+
+  /// A read in a wide strip's copy of the body: the register that holds it.
+  std::string wide_read(const GridRead* r) {
+    const size_t n = r->offsets.size();
+    std::vector<int> mids(r->offsets.begin() + 1, r->offsets.end() - 1);
+    const WideRow* w = find_wide_row(r->grid, r->offsets[0] + wide_r_, mids);
+    const int pos = wide_v_ + r->offsets[n - 1];
+    if (pos >= 0 && pos < wide_cells_) return w->name + ".v[" + std::to_string(pos) + "]";
+    return w->name + (pos < 0 ? "_m" + std::to_string(-pos) : "_p" + std::to_string(pos));
+  }
+
+  /// The address of cell `col` (an expression) of a row of grid `g`: strip row `row` (an
+  /// expression), the leading dimensions at the loop's indices plus `mids`.
+  std::string wide_address(const std::string& g, const std::string& row, const std::vector<int>& mids,
+                           const std::string& col) {
+    std::string a = "sc_" + g + "_data + " + row + " * sc_" + g + "_s0";
+    for (size_t k = 0; k < mids.size(); ++k) {
+      const std::string d = std::to_string(k + 1);
+      const int o = mids[k];
+      const std::string l = o == 0 ? "sc_l" + d : "(sc_l" + d + (o > 0 ? " + " : " - ") + std::to_string(std::abs(o)) + ")";
+      a += " + " + l + " * sc_" + g + "_s" + d;
+    }
+    return a + " + " + col;
+  }
+
+  /// Wide strips (the chunk's columns [sc_w0, sc_w1) of the last dimension, open_points' names):
+  /// an item is kWideRows rows x v columns; the loads of its rows are issued first, v cells at a
+  /// time (a 16-byte load per row and grid; the side neighbours one by one), the body is written
+  /// out for every point of the item on those registers, and the values are stored v at a time.
+  /// The strip's last, partial item runs row by row, and the columns outside [sc_w0, sc_w1)
+  /// (fewer than v at each end) run point by point after the wide items.
+  void wide_points(const Stmt& point_body, int indent, const std::string& group, int v) {
+    const size_t n = indices_.size(), last = n - 1;
+    const std::string L = std::to_string(last), V = std::to_string(v), R = std::string(kRt) + "kWideRows";
+    // The rows the item's copies read, and the registers they go to.
+    struct Reads : IRVisitor {
+      using IRVisitor::visit;
+      std::vector<const GridRead*> reads;
+      void visit(const GridRead* r) override { reads.push_back(r); }
+    } reads;
+    reads.visit(point_body);
+    wide_rows_.clear();
+    for (int r = 0; r < kMaxWideRows; ++r) {
+      for (const GridRead* g : reads.reads) {
+        std::vector<int> mids(g->offsets.begin() + 1, g->offsets.end() - 1);
+        WideRow* w = find_wide_row(g->grid, g->offsets[0] + r, mids);
+        if (!w) {
+          wide_rows_.push_back(WideRow{g->grid, g->offsets[0] + r, mids, {}, r,
+                                       "sc_v" + std::to_string(wide_rows_.size())});
+          w = &wide_rows_.back();
+        }
+        w->last.insert(g->offsets[last]);
+      }
+    }
+    line(indent, "const unsigned sc_nv = static_cast<unsigned>((sc_w1 - sc_w0) / " + V + ");");
+    line(indent, "const " + std::string(kRt) + "FastDiv sc_divv(sc_nv);");
+    line(indent, "const unsigned sc_items = static_cast<unsigned>((sc_n0 + " + R + " - 1) / " + R +
+                     ") * (sc_points / static_cast<unsigned>(sc_n0) / static_cast<unsigned>(sc_n" + L + ")) * sc_nv;");
+    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items; sc_p += " + group + ".threads()) {");
+    int in = indent + 1;
+    line(in, "const unsigned sc_qv = sc_divv.div(sc_p);");
+    line(in, "const int sc_wl = sc_w0 + static_cast<int>(sc_p - sc_qv * sc_nv) * " + V + ";");
+    std::string rest = "sc_qv";
+    for (size_t k = last; k-- > 1;) {
+      const std::string d = std::to_string(k);
+      line(in, "const unsigned sc_q" + d + " = sc_div" + d + ".div(" + rest + ");");
+      line(in, "const int sc_l" + d + " = sc_box.lo[" + d + "] + static_cast<int>(" + rest + " - sc_q" + d + " * sc_n" + d + ");");
+      index_var(k, in);
+      rest = "sc_q" + d;
+    }
+    line(in, "const int sc_s0 = sc_c0 + static_cast<int>(" + rest + ") * " + R + ";");
+    line(in, "const int sc_e0 = min(sc_s0 + " + R + ", sc_c0 + sc_n0);");
+    line(in, "if (sc_e0 - sc_s0 == " + R + ") {");
+    // Loads: a row that only copies past kWideRows read is not loaded.
+    for (const WideRow& w : wide_rows_) {
+      const Param* q = program_->find_param(w.grid);
+      const std::string t = cpp_type(q->type);
+      const std::string at = wide_address(w.grid, "(sc_s0 + " + std::to_string(w.d0) + ")", w.mids, "sc_wl");
+      const std::string when = R + " > " + std::to_string(w.first_r);
+      line(in + 1, "const " + std::string(kRt) + "Vec<" + t + ", " + V + "> " + w.name + " = " + when + " ? " + kRt +
+                       "load_vec<" + V + ">(" + at + ") : " + kRt + "Vec<" + t + ", " + V + ">{};");
+      std::set<int> sides;
+      for (int o : w.last)
+        for (int c = 0; c < v; ++c)
+          if (c + o < 0 || c + o >= v) sides.insert(c + o);
+      for (int pos : sides) {
+        const std::string name = w.name + (pos < 0 ? "_m" + std::to_string(-pos) : "_p" + std::to_string(pos));
+        line(in + 1, "const " + t + " " + name + " = " + when + " ? (" + at + ")[" + std::to_string(pos) + "] : " + t + "{};");
+      }
+    }
+    std::vector<std::string> stored;
+    for (const std::string& g : stored_blocks(point_body)) {
+      const Param* q = program_->find_param(g);
+      line(in + 1, std::string(cpp_type(q->type)) + " sc_st_" + g + "[" + std::to_string(kMaxWideRows) + "][" + V +
+                       "];  // the item's values");
+      stored.push_back(g);
+    }
+    wide_cells_ = v;
+    for (int r = 0; r < kMaxWideRows; ++r) {
+      line(in + 1, "if constexpr (" + R + " > " + std::to_string(r) + ") {");
+      for (int c = 0; c < v; ++c) {
+        line(in + 2, "{");
+        line(in + 3, "const int sc_l0 = sc_s0 + " + std::to_string(r) + ";");
+        index_var(0, in + 3);
+        line(in + 3, "const int sc_l" + L + " = sc_wl + " + std::to_string(c) + ";");
+        index_var(last, in + 3);
+        wide_r_ = r;
+        wide_v_ = c;
+        body(point_body, in + 3);
+        wide_r_ = wide_v_ = -1;
+        line(in + 2, "}");
+      }
+      for (const std::string& g : stored) {
+        const Param* q = program_->find_param(g);
+        std::vector<std::string> cells;
+        for (int c = 0; c < v; ++c) cells.push_back("sc_st_" + g + "[" + std::to_string(r) + "][" + std::to_string(c) + "]");
+        line(in + 2, std::string(kRt) + "store_vec<" + V + ">(" +
+                         wide_address(g, "(sc_s0 + " + std::to_string(r) + ")", std::vector<int>(n - 2, 0), "sc_wl") + ", " + kRt +
+                         "Vec<" + cpp_type(q->type) + ", " + V + ">{{" + join(cells) + "}});");
+      }
+      line(in + 1, "}");
+    }
+    wide_cells_ = 1;
+    line(in, "} else {  // the strip's last, partial item: row by row");
+    line(in + 1, "for (int sc_l0 = sc_s0; sc_l0 < sc_e0; ++sc_l0) {");
+    index_var(0, in + 2);
+    for (int c = 0; c < v; ++c) {
+      line(in + 2, "{");
+      line(in + 3, "const int sc_l" + L + " = sc_wl + " + std::to_string(c) + ";");
+      index_var(last, in + 3);
+      body(point_body, in + 3);
+      line(in + 2, "}");
+    }
+    line(in + 1, "}");
+    line(in, "}");
+    line(indent, "}");
+    // The columns outside [sc_w0, sc_w1): fewer than v at each end of every row.
+    line(indent, "const int sc_side_lo = sc_w0 - sc_box.lo[" + L + "], sc_sides = sc_side_lo + (sc_box.hi[" + L + "] - sc_w1);");
+    line(indent, "if (sc_sides > 0) {");
+    in = indent + 1;
+    line(in, "const " + std::string(kRt) + "FastDiv sc_divs(static_cast<unsigned>(sc_sides));");
+    line(in, "const unsigned sc_side_points = sc_points / static_cast<unsigned>(sc_n" + L + ") * static_cast<unsigned>(sc_sides);");
+    line(in, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_side_points; sc_p += " + group + ".threads()) {");
+    ++in;
+    line(in, "const unsigned sc_qs = sc_divs.div(sc_p);");
+    line(in, "const int sc_side = static_cast<int>(sc_p - sc_qs * static_cast<unsigned>(sc_sides));");
+    line(in, "const int sc_l" + L + " = sc_side < sc_side_lo ? sc_box.lo[" + L + "] + sc_side : sc_w1 + (sc_side - sc_side_lo);");
+    rest = "sc_qs";
+    for (size_t k = last; k-- > 1;) {
+      const std::string d = std::to_string(k);
+      line(in, "const unsigned sc_q" + d + " = sc_div" + d + ".div(" + rest + ");");
+      line(in, "const int sc_l" + d + " = sc_box.lo[" + d + "] + static_cast<int>(" + rest + " - sc_q" + d + " * sc_n" + d + ");");
+      rest = "sc_q" + d;
+    }
+    line(in, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
+    for (size_t d = 0; d < n; ++d) index_var(d, in);
+    body(point_body, in);
+    line(in - 1, "}");
+    line(indent, "}");
+  }
+
   /// Whether a point body's stores can wait until the end of its strip: each store is a
   /// statement of the body itself (none under a condition or in a loop), no grid is stored
   /// twice, and the body reads no grid it stores (a read of the point just stored would see the
@@ -459,6 +690,10 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   void store(const Store* s, int indent) override {
+    if (wide_r_ >= 0) {
+      line(indent, "sc_st_" + s->grid + "[" + std::to_string(wide_r_) + "][" + std::to_string(wide_v_) + "] = " + expr(s->value) + ";");
+      return;
+    }
     if (defer_stores_) {
       line(indent, "sc_st_" + s->grid + "[sc_r] = " + expr(s->value) + ";");
       return;

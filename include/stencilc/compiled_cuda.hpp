@@ -62,8 +62,10 @@ void download_grid(rt::cuda::P2PTeam& team, const std::vector<rt::cuda::DBlock<T
 /// of the largest owned extents with halos (H cells; every PE's block is at most that), and for an
 /// exchanged grid its slots and staging, 2 parities each: every face lies in the halo shell of
 /// such a block, so they take at most 4 * (H - owned) cells. Plus the reductions' scratch and the
-/// small things (plans, signals, the final block descriptors, allocation rounding). Both GPU
-/// backends size their heap with it (STENCILC_SYM_HEAP_MB overrides it).
+/// small things (plans, signals, the final block descriptors, allocation rounding). A block's
+/// rows are padded to 16 bytes and it has a lead of under 16 bytes (dblock_shape): counted as
+/// 16 more bytes per row and per block. Both GPU backends size their heap with it
+/// (STENCILC_SYM_HEAP_MB overrides it).
 template <int N>
 std::size_t symmetric_bytes(const Plan<N>& plan, const std::vector<GridDesc<N>>& grids,
                             const std::vector<std::size_t>& element_bytes, const std::vector<bool>& exchanged) {
@@ -80,7 +82,9 @@ std::size_t symmetric_bytes(const Plan<N>& plan, const std::vector<GridDesc<N>>&
       owned *= static_cast<std::size_t>(largest[d]);
     }
     const std::size_t shell = exchanged[k] ? 4 * (with_halos - owned) : 0;
-    total += (with_halos + shell) * element_bytes[k] + (std::size_t{64} << 10);
+    const std::size_t rows = with_halos / static_cast<std::size_t>(largest[N - 1] + grids[k].halo_lo[N - 1] +
+                                                                   grids[k].halo_hi[N - 1]);
+    total += (with_halos + shell) * element_bytes[k] + 16 * (rows + 1) + (std::size_t{64} << 10);
   }
   return total;
 }

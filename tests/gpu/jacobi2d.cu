@@ -136,7 +136,7 @@ Run run(int n, int rows, int cols, int iters, const char* decomp, int norm_every
     std::vector<float> host(static_cast<std::size_t>(blk.allocated()), std::nanf(""));
     for (int i = 0; i < blk.extent[0]; ++i) {
       for (int j = 0; j < blk.extent[1]; ++j) {
-        host[(i + 1) * blk.stride[0] + j + 1] = initial(blk.origin[0] + i, blk.origin[1] + j, rows);
+        host[blk.data_offset() + i * blk.stride[0] + j] = initial(blk.origin[0] + i, blk.origin[1] + j, rows);
       }
     }
     team.upload(pe, a[pe].data - a[pe].data_offset(), host.data(), host.size());
@@ -182,7 +182,7 @@ Run run(int n, int rows, int cols, int iters, const char* decomp, int norm_every
     for (int i = 0; i < blk.extent[0]; ++i) {
       for (int j = 0; j < blk.extent[1]; ++j) {
         const int gi = blk.origin[0] + i, gj = blk.origin[1] + j;
-        const float got = host[(i + 1) * blk.stride[0] + j + 1];
+        const float got = host[blk.data_offset() + i * blk.stride[0] + j];
         const float want = expected[gi * cols + gj];
         if (std::memcmp(&got, &want, sizeof got) != 0) {
           ++wrong;

@@ -31,9 +31,9 @@ double value_of(const std::array<int, N>& g) {
 template <int N>
 void apply(const hc::HaloCopy& c, const rc::DBlock<double, N>& from, rc::DBlock<double, N>& to) {
   auto at = [](const rc::DBlock<double, N>& b, long z, long y, long x) {
-    const long row = b.extent_with_halos(N - 1);
+    const long row = b.row_pitch();  // padded rows (dblock_shape), as pitched() gives the copies
     const long rows = N >= 2 ? b.extent_with_halos(N >= 2 ? N - 2 : 0) : 1;
-    return b.data - b.data_offset() + hc::cell_offset(row, rows, z, y, x);
+    return b.data - b.halo_offset() + hc::cell_offset(row, rows, z, y, x);
   };
   for (long z = 0; z < c.count[0]; ++z)
     for (long y = 0; y < c.count[1]; ++y)

@@ -3,6 +3,13 @@
 // as plain arrays so that device code can use them, and the same layout rules: row-major over
 // extent + halo_lo + halo_hi, local index 0 at `data`, halos at negative indices and past the
 // extent. Swapping two DBlocks is the per-step pointer swap of the generated kernel.
+//
+// One addition for the GPU's wide accesses: blocks that dblock_shape lays out start every row
+// 16-byte aligned at local index 0 of the last dimension (kVecBytes). Rows are padded to a
+// multiple of 16 bytes (stride[N - 2]) and `lead` cells before the first halo cell shift local 0
+// onto the boundary, so a point loop can load and store 16 bytes at once from local column 0 on
+// (the generated kernel checks the alignment before it does). Blocks from to_dblock keep the host
+// layout (lead 0, rows unpadded).
 #pragma once
 
 #include <array>
@@ -26,7 +33,8 @@ struct DBlock {
   int halo_hi[N] = {};      // above: [extent, extent + halo_hi)
   int origin[N] = {};       // global index of local 0
   int global_extent[N] = {};
-  long stride[N] = {};      // row-major over extent + halo_lo + halo_hi
+  long stride[N] = {};      // row-major over extent + halo_lo + halo_hi (rows padded: above)
+  long lead = 0;            // cells before the first halo cell in the allocation
 
   // Local indices, halo cells allowed. Checked only when STENCILC_CHECK_BOUNDS is defined.
   template <class... Index>
@@ -47,18 +55,26 @@ struct DBlock {
     return extent[d] + halo_lo[d] + halo_hi[d];
   }
 
-  // Elements of this block's layout, halos included.
+  // Elements of this block's allocation: the lead, then every row (padding included).
   __host__ __device__ long allocated() const {
-    long count = 1;
-    for (int d = 0; d < N; ++d) count *= extent_with_halos(d);
-    return count;
+    return lead + stride[0] * extent_with_halos(0);
+  }
+
+  // Offset of local index (0, ..., 0) from the first halo cell (the lowest corner of the halos).
+  __host__ __device__ long halo_offset() const {
+    long offset = 0;
+    for (int d = 0; d < N; ++d) offset += halo_lo[d] * stride[d];
+    return offset;
   }
 
   // Offset of local index (0, ..., 0) from the start of the allocation.
   __host__ __device__ long data_offset() const {
-    long offset = 0;
-    for (int d = 0; d < N; ++d) offset += halo_lo[d] * stride[d];
-    return offset;
+    return lead + halo_offset();
+  }
+
+  // Elements from one row of the last dimension to the next (the whole block when N is 1).
+  __host__ __device__ long row_pitch() const {
+    return N >= 2 ? stride[N >= 2 ? N - 2 : 0] : extent_with_halos(0);
   }
 
   // Same extents and halos (the two buffers of a swapped pair always are).
@@ -93,8 +109,17 @@ __host__ __device__ void swap(DBlock<T, N>& a, DBlock<T, N>& b) noexcept {
   b = t;
 }
 
-// The layout of PE `pe`'s block (data left null), from the process grid: the same as the host
-// backend's block_shape.
+// The alignment the GPU layout gives local column 0 of every row, in bytes.
+inline constexpr int kVecBytes = 16;
+
+// Cells of T in kVecBytes (1 for a T that 16 bytes do not hold a whole number of).
+template <class T>
+constexpr int vec_cells() {
+  return sizeof(T) <= kVecBytes && kVecBytes % sizeof(T) == 0 ? kVecBytes / static_cast<int>(sizeof(T)) : 1;
+}
+
+// The layout of PE `pe`'s block (data left null), from the process grid: the host backend's
+// block_shape, with rows padded to kVecBytes and the lead that aligns local column 0 (above).
 template <class T, int N>
 DBlock<T, N> dblock_shape(const ProcessGrid& grid, int pe, const std::array<int, N>& global_extent,
                           const std::array<int, N>& halo_lo, const std::array<int, N>& halo_hi) {
@@ -107,11 +132,14 @@ DBlock<T, N> dblock_shape(const ProcessGrid& grid, int pe, const std::array<int,
     block.halo_hi[d] = halo_hi[d];
     block.global_extent[d] = global_extent[d];
   }
+  constexpr int v = vec_cells<T>();
   long stride = 1;
   for (int d = N - 1; d >= 0; --d) {
     block.stride[d] = stride;
     stride *= block.extent_with_halos(d);
+    if (d == N - 1) stride = (stride + v - 1) / v * v;  // the row's padding
   }
+  block.lead = (v - halo_lo[N - 1] % v) % v;
   return block;
 }
 

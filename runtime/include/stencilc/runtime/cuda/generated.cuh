@@ -42,6 +42,13 @@
 #ifndef STENCILC_STRIP_ROWS_3D
 #define STENCILC_STRIP_ROWS_3D 4
 #endif
+// The rows of a wide strip (a strip of 16-byte vectors of points along the last dimension, the
+// point loop's form where the layout is aligned: docs/BENCHMARKS.md, session 5), 1 to 4
+// (STENCILC_WIDE_ROWS). Measured on H200 in bench/experiments/pointloop.cu: 2 rows for 2-D fp32
+// Jacobi and 3-D fp64 heat.
+#ifndef STENCILC_WIDE_ROWS
+#define STENCILC_WIDE_ROWS 2
+#endif
 
 namespace stencilc::rt::cuda {
 
@@ -50,6 +57,41 @@ constexpr int kPointUnroll = STENCILC_POINT_UNROLL;
 template <int N>
 constexpr int kStripRows = N == 2 ? STENCILC_STRIP_ROWS_2D : STENCILC_STRIP_ROWS_3D;
 static_assert(kStripRows<2> >= 1 && kStripRows<3> >= 1, "a strip has at least one row");
+constexpr int kWideRows = STENCILC_WIDE_ROWS;
+static_assert(kWideRows >= 1 && kWideRows <= 4, "a wide strip has 1 to 4 rows (the emitter writes 4 at most)");
+
+/// V consecutive cells of T as one aligned value: a 16-byte (or 8-byte) load or store.
+template <class T, int V>
+struct alignas(sizeof(T) * V) Vec {
+  T v[V];
+};
+
+template <int V, class T>
+__device__ __forceinline__ Vec<T, V> load_vec(const T* p) {
+  return *reinterpret_cast<const Vec<T, V>*>(p);
+}
+
+template <int V, class T>
+__device__ __forceinline__ void store_vec(T* p, const Vec<T, V>& x) {
+  *reinterpret_cast<Vec<T, V>*>(p) = x;
+}
+
+/// Whether a block's rows can be read and written V cells at a time from local column 0 on: its
+/// local 0 is aligned to V cells and so is every row (dblock_shape lays blocks out so; other
+/// layouts take the scalar loop). STENCILC_SCALAR_STRIPS turns the wide loops off (to measure
+/// against them).
+template <int V, class T>
+__device__ __forceinline__ bool wide_ok(const T* data, long row_stride) {
+#if defined(STENCILC_SCALAR_STRIPS)
+  return false;
+#else
+  return reinterpret_cast<unsigned long long>(data) % (sizeof(T) * V) == 0 && row_stride % V == 0;
+#endif
+}
+
+/// The first multiple of v at or above x, and the last at or below it (x may be negative).
+__host__ __device__ inline int round_up(int x, int v) { return x + ((v - x % v) % v); }
+__host__ __device__ inline int round_down(int x, int v) { return x - ((x % v) + v) % v; }
 
 /// A half-open index box, usable on the device (global indices, or local after clip()).
 template <int N>

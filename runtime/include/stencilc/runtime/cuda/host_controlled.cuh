@@ -643,8 +643,8 @@ class HaloCopies {
     const dim3 grid(1, static_cast<unsigned>(rows < 65535 ? rows : 65535),
                     static_cast<unsigned>(c.count[0] < 65535 ? c.count[0] : 65535));
     pull_face<T><<<grid, block, 0, stream>>>(
-        to.data - to.data_offset(), to.extent_with_halos(N - 1), slice_rows(to),
-        from.data - from.data_offset(), from.extent_with_halos(N - 1), slice_rows(from), c);
+        to.data - to.halo_offset(), to.row_pitch(), slice_rows(to),
+        from.data - from.halo_offset(), from.row_pitch(), slice_rows(from), c);
     STENCILC_CUDA_CHECK(cudaGetLastError());
   }
 #endif  // __CUDACC__
@@ -653,13 +653,13 @@ class HaloCopies {
     return N >= 2 ? b.extent_with_halos(N >= 2 ? N - 2 : 0) : 1;
   }
 
-  // The block's whole allocation (halos included) as a pitched pointer: rows of the last
-  // dimension, slices of the last two.
+  // The block (halos included) as a pitched pointer from its first halo cell: rows of the last
+  // dimension (padded: row_pitch), slices of the last two.
   static cudaPitchedPtr pitched(const DBlock<T, N>& b) {
-    T* base = b.data - b.data_offset();
-    const std::size_t row = static_cast<std::size_t>(b.extent_with_halos(N - 1));
-    return make_cudaPitchedPtr(base, row * sizeof(T), row * sizeof(T),
-                               static_cast<std::size_t>(slice_rows(b)));
+    T* base = b.data - b.halo_offset();
+    const std::size_t pitch = static_cast<std::size_t>(b.row_pitch()) * sizeof(T);
+    const std::size_t row = static_cast<std::size_t>(b.extent_with_halos(N - 1)) * sizeof(T);
+    return make_cudaPitchedPtr(base, pitch, row, static_cast<std::size_t>(slice_rows(b)));
   }
 
   Control& control_;
