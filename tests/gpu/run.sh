@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds (compile-only.sh) and runs the GPU tests of the p2p backend on the GPUs of this machine:
-# every test on 1 GPU, and on 2 when there are at least 2; then the NVSHMEM backend's test under
-# mpirun -np 1, 2 (4 with 4 GPUs), its timeout report, and too many processes for the GPUs.
+# every test on 1 GPU, and on 2, 3 and 4 where there are that many; then the NVSHMEM backend's
+# test under mpirun -np 1 to 4 (as many as GPUs), its timeout report, and too many processes for
+# the GPUs.
 # Prints one PASS/FAIL line per case, the timings, and last "N passed, M failed"; exits non-zero
 # if anything failed.
 #   bash tests/gpu/run.sh [build-dir]      (logs also under $OUT when it is set)
@@ -46,6 +47,8 @@ if [ "$ngpus" -lt 1 ]; then
 fi
 pes_list=(1)
 [ "$ngpus" -ge 2 ] && pes_list+=(2)
+[ "$ngpus" -ge 3 ] && pes_list+=(3)
+[ "$ngpus" -ge 4 ] && pes_list+=(4)
 
 # A test program that prints its own PASS/FAIL line: status 0 passes.
 run_test() {
@@ -93,7 +96,7 @@ run_failure() {
 }
 
 for n in "${pes_list[@]}"; do
-  run_test "ping_pong --pes=$n" "$BUILD/ping_pong" --pes="$n"
+  [ "$n" -le 2 ] && run_test "ping_pong --pes=$n" "$BUILD/ping_pong" --pes="$n"  # a pair (or one PE) by design
   run_test "allreduce --pes=$n" "$BUILD/allreduce" --pes="$n"
   run_test "halo_check --pes=$n" "$BUILD/halo_check" --pes="$n"
   run_test "jacobi2d --pes=$n" "$BUILD/jacobi2d" --pes="$n"
@@ -122,7 +125,6 @@ done
 if [ -x "$BUILD/nvshmem_team" ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
   mpi_list=("${pes_list[@]}")
-  [ "$ngpus" -ge 4 ] && mpi_list+=(4)
   run_test "nvshmem_heap_bound" "$BUILD/nvshmem_heap_bound"
   for n in "${mpi_list[@]}"; do
     run_test "nvshmem_team -np $n" mpirun -np "$n" --oversubscribe --bind-to none "$BUILD/nvshmem_team"

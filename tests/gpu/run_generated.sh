@@ -2,7 +2,7 @@
 # On a GPU machine: builds the CUDA that tests/gpu/generate.sh wrote into $1 (on a machine with
 # stencilc) for every sample (global-view and SPMD), builds each sample's reference with the host compiler,
 # and checks every grid element by element against it (tests/e2e/run_host.py), on a size that
-# splits evenly and one that does not, on 1 and 2 GPUs (4 when 4 are visible; PES=1,2 to choose).
+# splits evenly and one that does not, on 1 and 2 GPUs (1 to 4 when 4 are visible; PES=1,2 to choose).
 # The variants (VARIANTS="..." to choose some):
 #   - cpu-free:        <name>.cu, one persistent kernel per GPU, p2p backend, one process;
 #   - cpu-free-roles:  the same binary with STENCILC_COMM_BLOCKS=2 (block roles forced on, so
@@ -10,7 +10,7 @@
 #   - host-controlled: <name>.hc.cu, the CPU-controlled baseline (global-view samples only: the
 #                      SPMD samples spmd_ring and spmd_heat2d run the other three variants);
 #   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
-#                      are visible; NVSHMEM_PES to choose), every process's grids and output
+#                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output
 #                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
 #                      python3's nvidia-nvshmem-cu13 wheel, /opt/torch/.venv), MPI from mpicc.
 # SAMPLES="jacobi2d heat3d" runs some samples only. Everything is built first, in parallel.
@@ -24,14 +24,14 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/generated"
 gpus_visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,4 || echo 1,2)}"
+pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,3,4 || echo 1,2)}"
 variants="${VARIANTS:-cpu-free cpu-free-roles host-controlled nvshmem}"
 backends=p2p
 [[ " $variants " == *" nvshmem "* ]] && backends=p2p,nvshmem
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 nvshmem_pes="${NVSHMEM_PES:-1,2}"
-if [ -z "${NVSHMEM_PES:-}" ] && [ "${gpus:-0}" -ge 4 ]; then nvshmem_pes="1,2,4"; fi
+if [ -z "${NVSHMEM_PES:-}" ] && [ "${gpus:-0}" -ge 4 ]; then nvshmem_pes="1,2,3,4"; fi
 mkdir -p "$out"
 passed=0
 failed=0

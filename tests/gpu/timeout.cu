@@ -3,8 +3,11 @@
 //
 //   timeout --pes=N --mode=missing   PE 0 waits for a signal nobody sends; the other PEs wait in
 //                                    barrier_all for PE 0. Exit 3, every PE's wait reported.
-//   timeout --pes=N --mode=halo      the last PE skips its halo send of epoch 2: its receivers
+//   timeout --pes=N --mode=halo      the last PE stops sending halos after epoch 1: its receivers
 //                                    time out naming the grid, the PE and the direction. Exit 3.
+//                                    (It must not send epoch 3 either: that send would be a
+//                                    device-side fatal, epoch out of order, which could come
+//                                    first where no PE waits on the last one's own halos: 4 PEs.)
 //   timeout --pes=N --mode=epoch     a halo send of epoch 3 after epoch 1: a device-side fatal
 //                                    error naming the grid and the epochs. Exit 2.
 //   timeout --pes=N --mode=toomany   a team of N + 1 GPUs when N are visible. Exit 2.
@@ -42,7 +45,7 @@ __global__ void halo_kernel(const __grid_constant__ DevicePe pe, const __grid_co
   }
   for (int epoch = 1; epoch <= 3; ++epoch) {
     pe.grid_barrier();
-    if (!(epoch == 2 && pe.id == pe.n - 1)) a.halo.send(pe, a.b, epoch);
+    if (!(epoch >= 2 && pe.id == pe.n - 1)) a.halo.send(pe, a.b, epoch);
     a.halo.recv(pe, a.b, epoch);
   }
 }
