@@ -11,6 +11,7 @@
 #include <stencilc/runtime/decomposition.hpp>
 #include <stencilc/runtime/host.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -213,8 +214,35 @@ CellLayout<N> layout_of(const B& b) {
   return CellLayout<N>{&b.origin[0], &b.extent[0], &b.halo_lo[0], &b.halo_hi[0], &b.stride[0]};
 }
 
+namespace detail_io {
+/// Element (gi[0], ..., gi[N-2], 0) of `g`: the start of a row of its last dimension (a Grid is
+/// row-major, its rows contiguous). The indices are inside the grid.
+template <typename T, typename G>
+auto row_of(G& g, const std::array<int, 1>&) {
+  return &g(0);
+}
+template <typename T, typename G>
+auto row_of(G& g, const std::array<int, 2>& gi) {
+  return &g(gi[0], 0);
+}
+template <typename T, typename G>
+auto row_of(G& g, const std::array<int, 3>& gi) {
+  return &g(gi[0], gi[1], 0);
+}
+
+/// Advances the leading indices l[0..N-2] through [lo, hi) row-major; false after the last.
+template <int N>
+bool next_row(std::array<int, N>& l, const std::array<int, N>& lo, const std::array<int, N>& hi) {
+  int k = N - 2;
+  while (k >= 0 && ++l[k] == hi[k]) l[k] = lo[k], --k;
+  return k >= 0;
+}
+}  // namespace detail_io
+
 /// Fills a block's owned and halo cells (`data` is its local index 0) from the global grid;
-/// periodic dimensions wrap, and halo cells with no source get `no_source`.
+/// periodic dimensions wrap, and halo cells with no source get `no_source`. Row by row of the
+/// last dimension: the part of a row inside the grid is one copy, the halo cells at its ends
+/// are wrapped or poisoned one by one (a 16384^2 grid's upload took seconds cell by cell).
 template <typename T, int N>
 void fill_cells(const Grid<T, N>& g, const CellLayout<N>& b, T* data, T no_source) {
   std::array<int, N> lo, hi;
@@ -223,47 +251,63 @@ void fill_cells(const Grid<T, N>& g, const CellLayout<N>& b, T* data, T no_sourc
     hi[k] = b.extent[k] + b.halo_hi[k];
     if (hi[k] <= lo[k]) return;
   }
+  const int last = N - 1, n = g.extent(last);
+  const bool wraps = g.boundary(last).kind == Boundary::Kind::Periodic;
+  // The local columns whose global index lies in [0, n) without wrapping: one copy per row.
+  const int direct_lo = std::max(lo[last], -b.origin[last]);
+  const int direct_hi = std::min(hi[last], n - b.origin[last]);
   std::array<int, N> l = lo;
-  for (;;) {
-    std::array<int, N> gi;
+  do {
+    std::array<int, N> gi{};
     bool inside = true;
     long offset = 0;
-    for (int k = 0; k < N; ++k) {
+    for (int k = 0; k < last; ++k) {
       gi[k] = b.origin[k] + l[k];
       if (g.boundary(k).kind == Boundary::Kind::Periodic) gi[k] = detail_io::wrap(gi[k], g.extent(k));
       inside = inside && gi[k] >= 0 && gi[k] < g.extent(k);
       offset += l[k] * b.stride[k];
     }
-    T value = no_source;
-    if (inside) {
-      if constexpr (N == 1) value = g(gi[0]);
-      if constexpr (N == 2) value = g(gi[0], gi[1]);
-      if constexpr (N == 3) value = g(gi[0], gi[1], gi[2]);
+    T* out = data + offset;  // local column 0 of this row
+    if (!inside) {
+      std::fill(out + lo[last], out + hi[last], no_source);
+      continue;
     }
-    data[offset] = value;
-    int k = N - 1;
-    while (k >= 0 && ++l[k] == hi[k]) l[k] = lo[k], --k;
-    if (k < 0) break;
-  }
+    const T* row = detail_io::row_of<T>(g, gi);
+    if (direct_hi > direct_lo) {
+      std::copy(row + b.origin[last] + direct_lo, row + b.origin[last] + direct_hi, out + direct_lo);
+    }
+    for (int x = lo[last]; x < hi[last]; ++x) {
+      if (x >= direct_lo && x < direct_hi) {
+        x = direct_hi - 1;
+        continue;
+      }
+      const int gx = b.origin[last] + x;
+      out[x] = wraps ? row[detail_io::wrap(gx, n)] : no_source;  // outside [0, n): wrap or none
+    }
+  } while (detail_io::next_row<N>(l, lo, hi));
 }
 
-/// Writes a block's owned cells back into the global grid (PEs write disjoint parts).
+/// Writes a block's owned cells back into the global grid (PEs write disjoint parts), one copy
+/// per row of the last dimension.
 template <typename T, int N>
 void gather_cells(const T* data, const CellLayout<N>& b, Grid<T, N>& g) {
-  std::array<int, N> l{};
-  for (int k = 0; k < N; ++k)
+  std::array<int, N> lo{}, hi;
+  for (int k = 0; k < N; ++k) {
+    hi[k] = b.extent[k];
     if (b.extent[k] == 0) return;
-  for (;;) {
-    long offset = 0;
-    for (int k = 0; k < N; ++k) offset += l[k] * b.stride[k];
-    const T value = data[offset];
-    if constexpr (N == 1) g(b.origin[0] + l[0]) = value;
-    if constexpr (N == 2) g(b.origin[0] + l[0], b.origin[1] + l[1]) = value;
-    if constexpr (N == 3) g(b.origin[0] + l[0], b.origin[1] + l[1], b.origin[2] + l[2]) = value;
-    int k = N - 1;
-    while (k >= 0 && ++l[k] == b.extent[k]) l[k] = 0, --k;
-    if (k < 0) break;
   }
+  const int last = N - 1;
+  std::array<int, N> l{};
+  do {
+    std::array<int, N> gi{};
+    long offset = 0;
+    for (int k = 0; k < last; ++k) {
+      gi[k] = b.origin[k] + l[k];
+      offset += l[k] * b.stride[k];
+    }
+    T* row = detail_io::row_of<T>(g, gi);
+    std::copy(data + offset, data + offset + b.extent[last], row + b.origin[last]);
+  } while (detail_io::next_row<N>(l, lo, hi));
 }
 
 /// Collective: allocates this PE's block of `g` in symmetric memory and fills its owned and halo
