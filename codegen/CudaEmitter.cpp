@@ -335,25 +335,28 @@ class CudaKernelEmitter : public CppEmitter {
       line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_points; sc_p += " + group + ".threads()) {");
     }
     ++indent;
-    std::string rest = "sc_p";
-    for (size_t k = n; k-- > 0;) {
-      std::string d = std::to_string(k);
-      if (k == 0) {
-        if (strip) {
-          line(indent, "const int sc_s0 = sc_c0 + static_cast<int>(" + rest + ") * " + kRt + strip_rows() + ";");
-          line(indent, std::string("const int sc_e0 = min(sc_s0 + ") + kRt + strip_rows() + ", sc_c0 + sc_n0);");
-        } else {
-          line(indent, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
-        }
-        break;
-      }
-      line(indent, "const unsigned sc_q" + d + " = sc_div" + d + ".div(" + rest + ");");
-      line(indent, "const int sc_l" + d + " = sc_box.lo[" + d + "] + static_cast<int>(" + rest + " - sc_q" + d + " * sc_n" + d +
-                       ");");
-      rest = "sc_q" + d;
+    const std::string rest = split_dims("sc_p", n, indent);
+    if (strip) {
+      line(indent, "const int sc_s0 = sc_c0 + static_cast<int>(" + rest + ") * " + kRt + strip_rows() + ";");
+      line(indent, std::string("const int sc_e0 = min(sc_s0 + ") + kRt + strip_rows() + ", sc_c0 + sc_n0);");
+    } else {
+      line(indent, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
     }
     for (size_t d = strip ? 1 : 0; d < n; ++d) index_var(d, indent);
     return indent;
+  }
+
+  /// The loop coordinates sc_l<d> of dimensions end - 1 down to 1 from the flat index `rest`
+  /// (row-major over the chunk: open_points' sc_n<d> and sc_div<d>). Returns the quotient left,
+  /// the index along dimension 0.
+  std::string split_dims(std::string rest, size_t end, int indent) {
+    for (size_t k = end; k-- > 1;) {
+      const std::string d = std::to_string(k);
+      line(indent, "const unsigned sc_q" + d + " = sc_div" + d + ".div(" + rest + ");");
+      line(indent, "const int sc_l" + d + " = sc_box.lo[" + d + "] + static_cast<int>(" + rest + " - sc_q" + d + " * sc_n" + d + ");");
+      rest = "sc_q" + d;
+    }
+    return rest;
   }
 
   /// A point update of two or more dimensions (open_points with `strip`): chunks at least a strip
@@ -460,22 +463,9 @@ class CudaKernelEmitter : public CppEmitter {
     for (const std::string& g : views_) {
       const Param* q = program_->find_param(g);
       if (q->rank != static_cast<int>(n)) return 1;
-      bytes = std::max(bytes, scalar_bytes(q->type));
+      bytes = std::max(bytes, byte_size(q->type));
     }
     return bytes >= 4 && 16 % bytes == 0 ? 16 / bytes : 1;  // narrower cells: too many copies of the body
-  }
-
-  static int scalar_bytes(ScalarType t) {
-    switch (t) {
-      case ScalarType::F64:
-      case ScalarType::I64:
-      case ScalarType::U64:
-        return 8;
-      case ScalarType::Bool:
-        return 1;
-      default:
-        return 4;
-    }
   }
 
   /// One row a wide strip loads: grid `grid` at strip row `d0` (relative to the strip's first),
@@ -559,14 +549,8 @@ class CudaKernelEmitter : public CppEmitter {
     int in = indent + 1;
     line(in, "const unsigned sc_qv = sc_divv.div(sc_p);");
     line(in, "const int sc_wl = sc_w0 + static_cast<int>(sc_p - sc_qv * sc_nv) * " + V + ";");
-    std::string rest = "sc_qv";
-    for (size_t k = last; k-- > 1;) {
-      const std::string d = std::to_string(k);
-      line(in, "const unsigned sc_q" + d + " = sc_div" + d + ".div(" + rest + ");");
-      line(in, "const int sc_l" + d + " = sc_box.lo[" + d + "] + static_cast<int>(" + rest + " - sc_q" + d + " * sc_n" + d + ");");
-      index_var(k, in);
-      rest = "sc_q" + d;
-    }
+    std::string rest = split_dims("sc_qv", last, in);
+    for (size_t d = 1; d < last; ++d) index_var(d, in);
     line(in, "const int sc_s0 = sc_c0 + static_cast<int>(" + rest + ") * " + R + ";");
     line(in, "const int sc_e0 = min(sc_s0 + " + R + ", sc_c0 + sc_n0);");
     line(in, "if (sc_e0 - sc_s0 == " + R + ") {");
@@ -644,13 +628,7 @@ class CudaKernelEmitter : public CppEmitter {
     line(in, "const unsigned sc_qs = sc_divs.div(sc_p);");
     line(in, "const int sc_side = static_cast<int>(sc_p - sc_qs * static_cast<unsigned>(sc_sides));");
     line(in, "const int sc_l" + L + " = sc_side < sc_side_lo ? sc_box.lo[" + L + "] + sc_side : sc_w1 + (sc_side - sc_side_lo);");
-    rest = "sc_qs";
-    for (size_t k = last; k-- > 1;) {
-      const std::string d = std::to_string(k);
-      line(in, "const unsigned sc_q" + d + " = sc_div" + d + ".div(" + rest + ");");
-      line(in, "const int sc_l" + d + " = sc_box.lo[" + d + "] + static_cast<int>(" + rest + " - sc_q" + d + " * sc_n" + d + ");");
-      rest = "sc_q" + d;
-    }
+    rest = split_dims("sc_qs", last, in);
     line(in, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
     for (size_t d = 0; d < n; ++d) index_var(d, in);
     body(point_body, in);

@@ -40,6 +40,21 @@ bool is_integer(ScalarType t) {
   return t == ScalarType::I32 || t == ScalarType::I64 || t == ScalarType::U64;
 }
 
+int byte_size(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool:
+      return 1;
+    case ScalarType::I32:
+    case ScalarType::F32:
+      return 4;
+    case ScalarType::I64:
+    case ScalarType::U64:
+    case ScalarType::F64:
+      return 8;
+  }
+  return 8;
+}
+
 const char* to_string(GridQueryOp op) {
   switch (op) {
     case GridQueryOp::Extent:

@@ -26,6 +26,7 @@ const char* to_string(ScalarType t);
 std::optional<ScalarType> scalar_type_from_string(const std::string& s);
 bool is_float(ScalarType t);
 bool is_integer(ScalarType t);  // i32, i64, u64 (not bool)
+int byte_size(ScalarType t);    // of its C++ type (cpp_type): bool 1, i32 and f32 4, others 8
 
 /// A source position kept for diagnostics in later passes. file empty: the module's source.
 struct SourceLoc {

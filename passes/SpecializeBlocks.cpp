@@ -14,20 +14,16 @@ namespace {
 
 using namespace ir;
 
-int element_bytes(ScalarType t) {
-  return t == ScalarType::F64 || t == ScalarType::I64 || t == ScalarType::U64 ? 8 : 4;
-}
-
 /// The cost model's bytes per point: every grid the body reads is loaded once per point (its
 /// neighbours come from cache) and every grid it stores to is written once.
 int bytes_per_point(const Program& p, const ForEach& f) {
   PointBodyUse use = point_body_use(f.body);
   int bytes = 0;
   for (const auto& [g, offsets] : use.offsets) {
-    if (const Param* q = p.find_param(g)) bytes += element_bytes(q->type);
+    if (const Param* q = p.find_param(g)) bytes += byte_size(q->type);
   }
   for (const std::string& g : use.stored) {
-    if (const Param* q = p.find_param(g)) bytes += element_bytes(q->type);
+    if (const Param* q = p.find_param(g)) bytes += byte_size(q->type);
   }
   return bytes;
 }
