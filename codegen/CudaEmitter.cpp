@@ -144,6 +144,7 @@ class CudaKernelEmitter : public CppEmitter {
       const Param* q = program_->find_param(g);
       if (!q || (q->kind != ParamKind::Grid && q->kind != ParamKind::Block)) continue;
       line(indent, std::string(cpp_type(q->type)) + "* __restrict__ const sc_" + g + "_data = " + g + ".data;");
+      line(indent, "STENCILC_GLOBAL_VIEW(sc_" + g + "_data);");
       for (int d = 0; d + 1 < q->rank; ++d)
         line(indent, "const long sc_" + g + "_s" + std::to_string(d) + " = " + g + ".stride[" + std::to_string(d) + "];");
       views_.insert(g);

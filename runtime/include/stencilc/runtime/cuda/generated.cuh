@@ -49,6 +49,16 @@
 #ifndef STENCILC_WIDE_ROWS
 #define STENCILC_WIDE_ROWS 2
 #endif
+// A point loop's grid pointer (`STENCILC_GLOBAL_VIEW(sc_a_data)`): they come from DBlock fields
+// of the kernel's parameter struct, so the compiler cannot tell they point to global memory and
+// emits generic loads and stores. -DSTENCILC_ASSUME_GLOBAL tells it (ld.global/st.global in the
+// PTX; ptxas then allocates registers differently: docs/BENCHMARKS.md, session 5, plan item 3).
+// Off by default until measured.
+#if defined(STENCILC_ASSUME_GLOBAL)
+#define STENCILC_GLOBAL_VIEW(p) __builtin_assume(__isGlobal(p))
+#else
+#define STENCILC_GLOBAL_VIEW(p) ((void)0)
+#endif
 
 namespace stencilc::rt::cuda {
 
