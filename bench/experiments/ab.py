@@ -1,7 +1,7 @@
 """A/B timings of generated programs on a GPU machine: build variants (-D flags) of the benchmark
-programs' cpu-free CUDA and time each under run-time settings (environment), side by side in one
-run on one device, the benchmark's way (bench/measure.py: two step counts, so launch, setup and
-copies cancel; median over runs after a warm-up). For deciding between forms before changing a
+programs' CUDA (cpu-free, or --schedule host-controlled) and time each under run-time settings
+(environment), side by side in one run on one device, the benchmark's way (bench/measure.py: two
+step counts, so launch, setup and copies cancel; median over runs after a warm-up). For deciding between forms before changing a
 default (docs/BENCHMARKS.md records the results with date and device). No reference check: run
 bench/run.sh or tests/gpu/run_generated.sh for that.
 
@@ -10,6 +10,9 @@ bench/run.sh or tests/gpu/run_generated.sh for that.
       --setting default= --setting comm4=STENCILC_COMM_BLOCKS=4
 
 A variant is NAME=FLAGS (nvcc flags, space-separated); a setting NAME=VAR=VALUE[,VAR=VALUE].
+E.g. what the padded GPU layout costs the host-controlled baseline:
+  ab.py --gen bench-gen --schedule host-controlled --case jacobi2d:1024 --variant padded= \
+      --variant unpadded=-DSTENCILC_UNALIGNED_ROWS
 --build-only stops after building (checks the flags where there is no GPU).
 """
 import argparse
@@ -23,12 +26,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import measure  # noqa: E402  (PROGRAMS, kernel_ms, steps_for)
 
 
-def build(root, gen, out, program, name, flags):
-    exe = os.path.join(out, f"{program}.{name}")
+def build(root, gen, out, program, name, flags, schedule):
+    exe = os.path.join(out, f"{program}.{schedule}.{name}")
     nvcc = os.environ.get("NVCC", "nvcc")
     cmd = [nvcc, "-std=c++17", "-O3", "-arch=sm_90", "--expt-relaxed-constexpr", "-x", "cu",
            "-I", os.path.join(root, "include"), "-I", os.path.join(root, "runtime/include"), *flags.split(),
-           os.path.join(gen, f"{program}.cpu-free.cu"), "-o", exe]
+           os.path.join(gen, f"{program}.{schedule}.cu"), "-o", exe]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"building {program}.{name}: {r.stderr.strip()[-600:]}")
@@ -55,7 +58,8 @@ def pairs(items):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--gen", required=True, help="where bench/generate.sh wrote <program>.cpu-free.cu")
+    ap.add_argument("--gen", required=True, help="where bench/generate.sh wrote <program>.<schedule>.cu")
+    ap.add_argument("--schedule", default="cpu-free", choices=["cpu-free", "host-controlled"])
     ap.add_argument("--out", default="/tmp/ab")
     ap.add_argument("--case", action="append", required=True, help="program:size,size")
     ap.add_argument("--gpus", default="1,2")
@@ -74,7 +78,7 @@ def main():
         if program not in measure.PROGRAMS or "+" in program:
             sys.exit(f"ab.py: {program}: a benchmark program (bench/programs/) is expected")
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
-        jobs = {(p, v): pool.submit(build, root, a.gen, a.out, p, v, f) for p, _ in cases for v, f in variants}
+        jobs = {(p, v): pool.submit(build, root, a.gen, a.out, p, v, f, a.schedule) for p, _ in cases for v, f in variants}
         exes = {key: job.result() for key, job in jobs.items()}
     print(f"built {len(exes)} executables in {a.out}", flush=True)
     if a.build_only:
