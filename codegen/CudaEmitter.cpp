@@ -520,9 +520,41 @@ class CudaKernelEmitter : public CppEmitter {
   /// The strip's last, partial item runs row by row, and the columns outside [sc_w0, sc_w1)
   /// (fewer than v at each end) run point by point after the wide items.
   void wide_points(const Stmt& point_body, int indent, const std::string& group, int v) {
-    const size_t n = indices_.size(), last = n - 1;
-    const std::string L = std::to_string(last), V = std::to_string(v), R = std::string(kRt) + "kWideRows";
-    // The rows the item's copies read, and the registers they go to.
+    const std::string L = std::to_string(indices_.size() - 1), V = std::to_string(v), R = std::string(kRt) + "kWideRows";
+    collect_wide_rows(point_body);
+    line(indent, "const unsigned sc_nv = static_cast<unsigned>((sc_w1 - sc_w0) / " + V + ");");
+    line(indent, "const " + std::string(kRt) + "FastDiv sc_divv(sc_nv);");
+    line(indent, "const unsigned sc_items = static_cast<unsigned>((sc_n0 + " + R + " - 1) / " + R +
+                     ") * (sc_points / static_cast<unsigned>(sc_n0) / static_cast<unsigned>(sc_n" + L + ")) * sc_nv;");
+    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items; sc_p += " + group + ".threads()) {");
+    const int in = indent + 1;
+    line(in, "const unsigned sc_qv = sc_divv.div(sc_p);");
+    line(in, "const int sc_wl = sc_w0 + static_cast<int>(sc_p - sc_qv * sc_nv) * " + V + ";");
+    const std::string rest = split_dims("sc_qv", indices_.size() - 1, in);
+    for (size_t d = 1; d + 1 < indices_.size(); ++d) index_var(d, in);
+    line(in, "const int sc_s0 = sc_c0 + static_cast<int>(" + rest + ") * " + R + ";");
+    line(in, "const int sc_e0 = min(sc_s0 + " + R + ", sc_c0 + sc_n0);");
+    line(in, "if (sc_e0 - sc_s0 == " + R + ") {");
+    wide_loads(in + 1, v);
+    wide_item(point_body, in + 1, v);
+    line(in, "} else {  // the strip's last, partial item: row by row");
+    line(in + 1, "for (int sc_l0 = sc_s0; sc_l0 < sc_e0; ++sc_l0) {");
+    index_var(0, in + 2);
+    for (int c = 0; c < v; ++c) {
+      line(in + 2, "{");
+      line(in + 3, "const int sc_l" + L + " = sc_wl + " + std::to_string(c) + ";");
+      index_var(indices_.size() - 1, in + 3);
+      body(point_body, in + 3);
+      line(in + 2, "}");
+    }
+    line(in + 1, "}");
+    line(in, "}");
+    line(indent, "}");
+    side_points(point_body, indent, group);
+  }
+
+  /// The rows a wide item's copies of the body read (wide_rows_), for up to kMaxWideRows rows.
+  void collect_wide_rows(const Stmt& point_body) {
     struct Reads : IRVisitor {
       using IRVisitor::visit;
       std::vector<const GridRead*> reads;
@@ -539,29 +571,20 @@ class CudaKernelEmitter : public CppEmitter {
                                        "sc_v" + std::to_string(wide_rows_.size())});
           w = &wide_rows_.back();
         }
-        w->last.insert(g->offsets[last]);
+        w->last.insert(g->offsets.back());
       }
     }
-    line(indent, "const unsigned sc_nv = static_cast<unsigned>((sc_w1 - sc_w0) / " + V + ");");
-    line(indent, "const " + std::string(kRt) + "FastDiv sc_divv(sc_nv);");
-    line(indent, "const unsigned sc_items = static_cast<unsigned>((sc_n0 + " + R + " - 1) / " + R +
-                     ") * (sc_points / static_cast<unsigned>(sc_n0) / static_cast<unsigned>(sc_n" + L + ")) * sc_nv;");
-    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items; sc_p += " + group + ".threads()) {");
-    int in = indent + 1;
-    line(in, "const unsigned sc_qv = sc_divv.div(sc_p);");
-    line(in, "const int sc_wl = sc_w0 + static_cast<int>(sc_p - sc_qv * sc_nv) * " + V + ";");
-    std::string rest = split_dims("sc_qv", last, in);
-    for (size_t d = 1; d < last; ++d) index_var(d, in);
-    line(in, "const int sc_s0 = sc_c0 + static_cast<int>(" + rest + ") * " + R + ";");
-    line(in, "const int sc_e0 = min(sc_s0 + " + R + ", sc_c0 + sc_n0);");
-    line(in, "if (sc_e0 - sc_s0 == " + R + ") {");
-    // Loads: a row that only copies past kWideRows read is not loaded.
+  }
+
+  /// A wide item's loads: per row, its v cells as one vector and the side cells its reads reach
+  /// one by one; a row that only copies past kWideRows read is not loaded.
+  void wide_loads(int indent, int v) {
+    const std::string V = std::to_string(v), R = std::string(kRt) + "kWideRows";
     for (const WideRow& w : wide_rows_) {
-      const Param* q = program_->find_param(w.grid);
-      const std::string t = cpp_type(q->type);
+      const std::string t = cpp_type(program_->find_param(w.grid)->type);
       const std::string at = wide_address(w.grid, "(sc_s0 + " + std::to_string(w.d0) + ")", w.mids, "sc_wl");
       const std::string when = R + " > " + std::to_string(w.first_r);
-      line(in + 1, "const " + std::string(kRt) + "Vec<" + t + ", " + V + "> " + w.name + " = " + when + " ? " + kRt +
+      line(indent, "const " + std::string(kRt) + "Vec<" + t + ", " + V + "> " + w.name + " = " + when + " ? " + kRt +
                        "load_vec<" + V + ">(" + at + ") : " + kRt + "Vec<" + t + ", " + V + ">{};");
       std::set<int> sides;
       for (int o : w.last)
@@ -569,59 +592,57 @@ class CudaKernelEmitter : public CppEmitter {
           if (c + o < 0 || c + o >= v) sides.insert(c + o);
       for (int pos : sides) {
         const std::string name = w.name + (pos < 0 ? "_m" + std::to_string(-pos) : "_p" + std::to_string(pos));
-        line(in + 1, "const " + t + " " + name + " = " + when + " ? (" + at + ")[" + std::to_string(pos) + "] : " + t + "{};");
+        line(indent, "const " + t + " " + name + " = " + when + " ? (" + at + ")[" + std::to_string(pos) + "] : " + t + "{};");
       }
     }
-    std::vector<std::string> stored;
-    for (const std::string& g : stored_blocks(point_body)) {
-      const Param* q = program_->find_param(g);
-      line(in + 1, std::string(cpp_type(q->type)) + " sc_st_" + g + "[" + std::to_string(kMaxWideRows) + "][" + V +
-                       "];  // the item's values");
-      stored.push_back(g);
+  }
+
+  /// A whole wide item after its loads: the body per point on the registers (wide_read), then
+  /// each row's values stored v cells at a time.
+  void wide_item(const Stmt& point_body, int indent, int v) {
+    const size_t n = indices_.size(), last = n - 1;
+    const std::string L = std::to_string(last), V = std::to_string(v), R = std::string(kRt) + "kWideRows";
+    const std::set<std::string> stored = stored_blocks(point_body);
+    for (const std::string& g : stored) {
+      line(indent, std::string(cpp_type(program_->find_param(g)->type)) + " sc_st_" + g + "[" +
+                       std::to_string(kMaxWideRows) + "][" + V + "];  // the item's values");
     }
     wide_cells_ = v;
     for (int r = 0; r < kMaxWideRows; ++r) {
-      line(in + 1, "if constexpr (" + R + " > " + std::to_string(r) + ") {");
+      line(indent, "if constexpr (" + R + " > " + std::to_string(r) + ") {");
       for (int c = 0; c < v; ++c) {
-        line(in + 2, "{");
-        line(in + 3, "const int sc_l0 = sc_s0 + " + std::to_string(r) + ";");
-        index_var(0, in + 3);
-        line(in + 3, "const int sc_l" + L + " = sc_wl + " + std::to_string(c) + ";");
-        index_var(last, in + 3);
+        line(indent + 1, "{");
+        line(indent + 2, "const int sc_l0 = sc_s0 + " + std::to_string(r) + ";");
+        index_var(0, indent + 2);
+        line(indent + 2, "const int sc_l" + L + " = sc_wl + " + std::to_string(c) + ";");
+        index_var(last, indent + 2);
         wide_r_ = r;
         wide_v_ = c;
-        body(point_body, in + 3);
+        body(point_body, indent + 2);
         wide_r_ = wide_v_ = -1;
-        line(in + 2, "}");
+        line(indent + 1, "}");
       }
       for (const std::string& g : stored) {
-        const Param* q = program_->find_param(g);
         std::vector<std::string> cells;
         for (int c = 0; c < v; ++c) cells.push_back("sc_st_" + g + "[" + std::to_string(r) + "][" + std::to_string(c) + "]");
-        line(in + 2, std::string(kRt) + "store_vec<" + V + ">(" +
-                         wide_address(g, "(sc_s0 + " + std::to_string(r) + ")", std::vector<int>(n - 2, 0), "sc_wl") + ", " + kRt +
-                         "Vec<" + cpp_type(q->type) + ", " + V + ">{{" + join(cells) + "}});");
+        line(indent + 1, std::string(kRt) + "store_vec<" + V + ">(" +
+                             wide_address(g, "(sc_s0 + " + std::to_string(r) + ")", std::vector<int>(n - 2, 0), "sc_wl") +
+                             ", " + kRt + "Vec<" + cpp_type(program_->find_param(g)->type) + ", " + V + ">{{" + join(cells) +
+                             "}});");
       }
-      line(in + 1, "}");
+      line(indent, "}");
     }
     wide_cells_ = 1;
-    line(in, "} else {  // the strip's last, partial item: row by row");
-    line(in + 1, "for (int sc_l0 = sc_s0; sc_l0 < sc_e0; ++sc_l0) {");
-    index_var(0, in + 2);
-    for (int c = 0; c < v; ++c) {
-      line(in + 2, "{");
-      line(in + 3, "const int sc_l" + L + " = sc_wl + " + std::to_string(c) + ";");
-      index_var(last, in + 3);
-      body(point_body, in + 3);
-      line(in + 2, "}");
-    }
-    line(in + 1, "}");
-    line(in, "}");
-    line(indent, "}");
-    // The columns outside [sc_w0, sc_w1): fewer than v at each end of every row.
+  }
+
+  /// The points of the chunk's columns outside the wide part [sc_w0, sc_w1): fewer than v at each
+  /// end of every row, walked point by point.
+  void side_points(const Stmt& point_body, int indent, const std::string& group) {
+    const size_t n = indices_.size();
+    const std::string L = std::to_string(n - 1);
     line(indent, "const int sc_side_lo = sc_w0 - sc_box.lo[" + L + "], sc_sides = sc_side_lo + (sc_box.hi[" + L + "] - sc_w1);");
     line(indent, "if (sc_sides > 0) {");
-    in = indent + 1;
+    int in = indent + 1;
     line(in, "const " + std::string(kRt) + "FastDiv sc_divs(static_cast<unsigned>(sc_sides));");
     line(in, "const unsigned sc_side_points = sc_points / static_cast<unsigned>(sc_n" + L + ") * static_cast<unsigned>(sc_sides);");
     line(in, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_side_points; sc_p += " + group + ".threads()) {");
@@ -629,7 +650,7 @@ class CudaKernelEmitter : public CppEmitter {
     line(in, "const unsigned sc_qs = sc_divs.div(sc_p);");
     line(in, "const int sc_side = static_cast<int>(sc_p - sc_qs * static_cast<unsigned>(sc_sides));");
     line(in, "const int sc_l" + L + " = sc_side < sc_side_lo ? sc_box.lo[" + L + "] + sc_side : sc_w1 + (sc_side - sc_side_lo);");
-    rest = split_dims("sc_qs", last, in);
+    const std::string rest = split_dims("sc_qs", n - 1, in);
     line(in, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
     for (size_t d = 0; d < n; ++d) index_var(d, in);
     body(point_body, in);
