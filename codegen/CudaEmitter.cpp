@@ -119,13 +119,16 @@ class CudaKernelEmitter : public CppEmitter {
     size_t n = r->offsets.size();
     std::string offset;
     for (size_t d = 0; d < n; ++d) {
-      int o = r->offsets[d];
-      std::string l = loop_vars_[d];
-      std::string coord = o == 0 ? l : "(" + l + (o > 0 ? " + " : " - ") + std::to_string(std::abs(o)) + ")";
+      std::string coord = shifted(loop_vars_[d], r->offsets[d]);
       if (d + 1 < n) coord += " * sc_" + r->grid + "_s" + std::to_string(d);  // the last dimension is contiguous
       offset += (d ? " + " : "") + coord;
     }
     return "sc_" + r->grid + "_data[" + offset + "]";
+  }
+
+  /// A loop coordinate moved by a read's offset: `l`, `(l + 2)`, `(l - 1)`.
+  static std::string shifted(const std::string& l, int o) {
+    return o == 0 ? l : "(" + l + (o > 0 ? " + " : " - ") + std::to_string(std::abs(o)) + ")";
   }
 
   /// Declares the restrict pointers and strides of the grids `point_body` reads or writes.
@@ -506,9 +509,7 @@ class CudaKernelEmitter : public CppEmitter {
     std::string a = "sc_" + g + "_data + " + row + " * sc_" + g + "_s0";
     for (size_t k = 0; k < mids.size(); ++k) {
       const std::string d = std::to_string(k + 1);
-      const int o = mids[k];
-      const std::string l = o == 0 ? "sc_l" + d : "(sc_l" + d + (o > 0 ? " + " : " - ") + std::to_string(std::abs(o)) + ")";
-      a += " + " + l + " * sc_" + g + "_s" + d;
+      a += " + " + shifted("sc_l" + d, mids[k]) + " * sc_" + g + "_s" + d;
     }
     return a + " + " + col;
   }

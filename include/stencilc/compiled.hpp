@@ -217,15 +217,15 @@ CellLayout<N> layout_of(const B& b) {
 namespace detail_io {
 /// Element (gi[0], ..., gi[N-2], 0) of `g`: the start of a row of its last dimension (a Grid is
 /// row-major, its rows contiguous). The indices are inside the grid.
-template <typename T, typename G>
+template <typename G>
 auto row_of(G& g, const std::array<int, 1>&) {
   return &g(0);
 }
-template <typename T, typename G>
+template <typename G>
 auto row_of(G& g, const std::array<int, 2>& gi) {
   return &g(gi[0], 0);
 }
-template <typename T, typename G>
+template <typename G>
 auto row_of(G& g, const std::array<int, 3>& gi) {
   return &g(gi[0], gi[1], 0);
 }
@@ -272,18 +272,16 @@ void fill_cells(const Grid<T, N>& g, const CellLayout<N>& b, T* data, T no_sourc
       std::fill(out + lo[last], out + hi[last], no_source);
       continue;
     }
-    const T* row = detail_io::row_of<T>(g, gi);
-    if (direct_hi > direct_lo) {
-      std::copy(row + b.origin[last] + direct_lo, row + b.origin[last] + direct_hi, out + direct_lo);
+    const T* row = detail_io::row_of(g, gi);
+    // Outside [0, n) along the last dimension: wrapped, or no source.
+    auto edge = [&](int x) { out[x] = wraps ? row[detail_io::wrap(b.origin[last] + x, n)] : no_source; };
+    if (direct_hi <= direct_lo) {  // no cell of this row lies inside the grid unwrapped
+      for (int x = lo[last]; x < hi[last]; ++x) edge(x);
+      continue;
     }
-    for (int x = lo[last]; x < hi[last]; ++x) {
-      if (x >= direct_lo && x < direct_hi) {
-        x = direct_hi - 1;
-        continue;
-      }
-      const int gx = b.origin[last] + x;
-      out[x] = wraps ? row[detail_io::wrap(gx, n)] : no_source;  // outside [0, n): wrap or none
-    }
+    for (int x = lo[last]; x < direct_lo; ++x) edge(x);
+    std::copy(row + b.origin[last] + direct_lo, row + b.origin[last] + direct_hi, out + direct_lo);
+    for (int x = direct_hi; x < hi[last]; ++x) edge(x);
   } while (detail_io::next_row<N>(l, lo, hi));
 }
 
@@ -305,7 +303,7 @@ void gather_cells(const T* data, const CellLayout<N>& b, Grid<T, N>& g) {
       gi[k] = b.origin[k] + l[k];
       offset += l[k] * b.stride[k];
     }
-    T* row = detail_io::row_of<T>(g, gi);
+    T* row = detail_io::row_of(g, gi);
     std::copy(data + offset, data + offset + b.extent[last], row + b.origin[last]);
   } while (detail_io::next_row<N>(l, lo, hi));
 }
