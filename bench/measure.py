@@ -65,7 +65,8 @@ def steps_for(points, bytes_per_point):
 
 def write_outputs(out, rows, device, bandwidth, date):
     """latest.csv and table.md from the rows so far (called after every configuration, so a run
-    cut off by a time limit still leaves what it measured)."""
+    cut off by a time limit still leaves what it measured). `bandwidth`: the copy bandwidth in
+    GB/s, or the words for it (a merged run's parts each measured their own)."""
     os.makedirs(out, exist_ok=True)
     header = ["date", "device", "program", "size", "gpus", "schedule", "backend", "us_per_step",
               "bandwidth_fraction", "verified"]
@@ -77,7 +78,8 @@ def write_outputs(out, rows, device, bandwidth, date):
     # side by side.
     by = {(r[2], r[3], r[4], r[5]): r for r in rows}
     keys = list(dict.fromkeys((r[2], r[3], r[4]) for r in rows))
-    lines = [f"Device: {device}; copy bandwidth {bandwidth:.0f} GB/s per GPU (read + write); {date}.", "",
+    measured = f"{bandwidth:.0f} GB/s" if isinstance(bandwidth, float) else bandwidth
+    lines = [f"Device: {device}; copy bandwidth {measured} per GPU (read + write); {date}.", "",
              "| program | size | GPUs | cpu-free us/step | of bandwidth | host-controlled us/step | of bandwidth | "
              "host-controlled / cpu-free | verified |", "|---|---|---|---|---|---|---|---|---|"]
     for program, n, g in keys:
@@ -92,7 +94,43 @@ def write_outputs(out, rows, device, bandwidth, date):
         f.write("\n".join(lines) + "\n")
 
 
+def merge(csvs, out):
+    """One latest.csv and table.md from the CSVs of a matrix run in parts (several device calls,
+    each with its own bandwidth measurement): a later part's row for the same program, size, GPU
+    count and schedule replaces an earlier one; rows sorted by program, size and GPU count, weak
+    scaling last."""
+    import csv
+    rows, bandwidths = {}, []
+    for path in csvs:
+        for r in csv.DictReader(open(path)):
+            key = (r["program"], r["size"], r["gpus"], r["schedule"])
+            rows.pop(key, None)
+            rows[key] = [r[k] for k in ("date", "device", "program", "size", "gpus", "schedule", "backend",
+                                        "us_per_step", "bandwidth_fraction", "verified")]
+        bandwidth_txt = os.path.join(os.path.dirname(path), "bandwidth.txt")
+        if os.path.exists(bandwidth_txt):
+            values = [float(line.split()[3]) for line in open(bandwidth_txt) if len(line.split()) > 3]
+            if values:
+                low, high = f"{min(values):.0f}", f"{max(values):.0f}"
+                bandwidths.append(low if low == high else f"{low}-{high}")
+    order = list(PROGRAMS)
+    rows = sorted(rows.values(), key=lambda r: (is_weak(r[2]), order.index(kind_of(r[2])), int(r[3]), int(r[4]),
+                                                r[5] != "cpu-free"))
+    if not rows:
+        sys.exit("merge: no rows")
+    dates = sorted({r[0] for r in rows})
+    measured = (", ".join(b + " GB/s" for b in bandwidths) + " (each part's own run)") if bandwidths else "not recorded"
+    write_outputs(out, rows, rows[0][1], measured, " to ".join([dates[0], dates[-1]][:len(dates)]))
+    return 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--merge":
+        ap = argparse.ArgumentParser(description="merge the CSVs of a run made in parts")
+        ap.add_argument("--merge", nargs="+", required=True, help="latest.csv of each part, in order")
+        ap.add_argument("--out", required=True)
+        a = ap.parse_args()
+        return merge(a.merge, a.out)
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True, help="built executables: <program>.<schedule>, <program>.ref")
     ap.add_argument("--root", required=True)

@@ -13,6 +13,17 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def panels(n, columns=4):
+    """A figure of n plots, at most `columns` to a row (the unused ones hidden), and its axes."""
+    rows = (n + columns - 1) // columns
+    width = min(n, columns)
+    fig, axes = plt.subplots(rows, width, figsize=(5 * width, 4 * rows), squeeze=False)
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[n:]:
+        ax.set_visible(False)
+    return fig, flat[:n]
+
+
 def main(csv_path, out_dir):
     rows = [r for r in csv.DictReader(open(csv_path)) if r["us_per_step"]]
     programs = sorted({r["program"] for r in rows})
@@ -20,8 +31,10 @@ def main(csv_path, out_dir):
     date = rows[0]["date"] if rows else "?"
     os.makedirs(out_dir, exist_ok=True)
 
-    fig, axes = plt.subplots(1, len(programs), figsize=(5 * len(programs), 4), squeeze=False)
-    for ax, program in zip(axes[0], programs):
+    # Time per step against size: the strong-scaling programs (a weak-scaling row has one size).
+    strong = [p for p in programs if not p.endswith("@weak")]
+    fig, axes = panels(len(strong))
+    for ax, program in zip(axes, strong):
         series = collections.defaultdict(list)
         for r in rows:
             if r["program"] == program:
@@ -40,8 +53,8 @@ def main(csv_path, out_dir):
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, "time_per_step.png"), dpi=110)
 
-    fig, axes = plt.subplots(1, len(programs), figsize=(5 * len(programs), 4), squeeze=False)
-    for ax, program in zip(axes[0], programs):
+    fig, axes = panels(len(programs))
+    for ax, program in zip(axes, programs):
         weak = program.endswith("@weak")
         by = {(r["schedule"], int(r["size"]), int(r["gpus"])): float(r["us_per_step"])
               for r in rows if r["program"] == program}

@@ -51,13 +51,15 @@
 #endif
 // A point loop's grid pointer (`STENCILC_GLOBAL_VIEW(sc_a_data)`): they come from DBlock fields
 // of the kernel's parameter struct, so the compiler cannot tell they point to global memory and
-// emits generic loads and stores. -DSTENCILC_ASSUME_GLOBAL tells it (ld.global/st.global in the
-// PTX; ptxas then allocates registers differently: docs/BENCHMARKS.md, session 5, plan item 3).
-// Off by default until measured.
-#if defined(STENCILC_ASSUME_GLOBAL)
-#define STENCILC_GLOBAL_VIEW(p) __builtin_assume(__isGlobal(p))
-#else
+// would emit generic loads and stores. Every block's cells are global memory (cudaMalloc, or the
+// NVSHMEM heap), so the views say so: ld.global/st.global in the PTX. Measured on H200 (one
+// GPU, same run; docs/BENCHMARKS.md, session 6): jacobi2d 8192^2 186.8 -> 182.9 us/step, heat3d
+// 256^3 120.4 -> 108.7, wave2d 4096^2 104.4 -> 97.5. -DSTENCILC_GENERIC_VIEWS leaves the
+// pointers generic (for A/B runs).
+#if defined(STENCILC_GENERIC_VIEWS)
 #define STENCILC_GLOBAL_VIEW(p) ((void)0)
+#else
+#define STENCILC_GLOBAL_VIEW(p) __builtin_assume(__isGlobal(p))
 #endif
 
 namespace stencilc::rt::cuda {
