@@ -1,0 +1,291 @@
+// Experiment (issue 5, the 256^2 target): what a step costs when the halo exchange is folded into
+// the point update ("store-through") instead of run as a protocol after it. Not yet run on a GPU
+// (written in session 6; docs/BENCHMARKS.md, session 6, plan item 1).
+//
+// The program is the benchmark's jacobi2d (fp32, periodic in dimension 0, fixed edges in
+// dimension 1), cut along dimension 0 over 1-4 GPUs of one process (P2PTeam), in one persistent
+// kernel per GPU with a scalar grid-stride point loop (the same in every schedule, so only the
+// exchange's cost differs). Schedules:
+//   exchange   what the generated kernel does today, without block roles: update, grid barrier,
+//              HaloExchange (pack into the neighbour's slot, signal, wait, unpack, ack), grid
+//              barrier;
+//   store-all  store-through: a thread that writes an owned cell on a face also writes it into
+//              the neighbour's halo (a plain store over NVLink; on one GPU the periodic wrap
+//              lands in its own halo), then the runtime's barrier_all (every thread fences, grid
+//              barrier, the leader signals every PE and waits for all, grid barrier);
+//   store-lean store-through with a one-pass barrier across the PEs: each block's thread 0
+//              fences (system scope) and arrives on the GPU's counter; the last block to arrive
+//              signals every PE and waits for their signals, then releases this GPU's blocks.
+// Why store-through needs no acks or slots: with the two buffers swapped every step, step t
+// writes buffer x (its owned cells and the neighbours' halos of x) while everybody reads buffer
+// y; the neighbours last read x's halos in step t - 1, and the barrier between the steps orders
+// those reads before these writes and these writes before step t + 1's reads.
+// Each schedule's result is compared bit for bit with a serial CPU reference first (uneven rows
+// on 2-4 GPUs), then timed (the leader's global timer around the loop, median of 3 runs).
+// Prediction (session 5's phases of the generated kernel at 256^2: send 4.2, recv 0.6, group
+// barrier 2.6-3.9, boundary walk 2.8, grid barrier 1.0 us): store-lean at 256^2 on 2 GPUs about
+// 3-4 us a step (an update of 128 x 256 points, ~1 us; the fences and one NVLink round trip,
+// ~2 us), the hand-written CPU-free kernel's 2.9 us within reach, where exchange takes ~10.
+//
+// Build (repository root): nvcc -O3 -arch=sm_90 -std=c++17 -I runtime/include -I include \
+//   bench/experiments/storethrough.cu -o storethrough
+// Run: ./storethrough --pes=2 [--perf=1]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "stencilc/runtime/cuda/halo.cuh"
+
+using namespace stencilc::rt;
+using namespace stencilc::rt::cuda;
+
+namespace {
+
+enum Schedule { kExchange = 0, kStoreAll = 1, kStoreLean = 2 };
+const char* const kScheduleName[] = {"exchange", "store-all", "store-lean"};
+
+struct Args {
+  DBlock<float, 2> a, b;            // this PE's two buffers
+  DBlock<float, 2> up_a, up_b;      // the PE above (periodic): my row 0 is its high halo row
+  DBlock<float, 2> down_a, down_b;  // the PE below: my last row is its low halo row
+  DHaloExchange<float, 2> halo;     // the exchange schedule's
+  int iters;
+  int schedule;
+  unsigned* arrive;                 // store-lean: blocks arrived in this barrier (this GPU)
+  std::uint64_t* release;           // store-lean: the last barrier whose blocks may go on
+  std::uint64_t* signal;            // store-lean: symmetric, [pe] = the last barrier PE pe reached
+  unsigned long long* clock;        // start, end of the time loop
+};
+
+// The one-pass barrier across every block of every PE (store-lean). Every thread of the grid.
+__device__ void pe_barrier(const DevicePe& pe, const Args& args, std::uint64_t epoch) {
+  __syncthreads();  // the block's stores, the remote ones too, before thread 0's fence
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    const unsigned arrived = atomicAdd(args.arrive, 1u) + 1;
+    if (arrived == gridDim.x) {
+      *args.arrive = 0;  // nobody arrives again before the release below
+      for (int p = 0; p < pe.n; ++p) stencilc::rt::cuda::detail::store_release_sys(pe.remote(&args.signal[pe.id], p), epoch);
+      for (int p = 0; p < pe.n; ++p) {
+        pe.wait_with(&args.signal[p], Cmp::GE, epoch, [&](stencilc::rt::cuda::detail::Message& m) {
+          m.str("store-lean barrier ").num(static_cast<long long>(epoch)).str(": PE ").num(p);
+        });
+      }
+      stencilc::rt::cuda::detail::store_release_sys(args.release, epoch);
+    } else {
+      pe.wait_with(args.release, Cmp::GE, epoch, [&](stencilc::rt::cuda::detail::Message& m) {
+        m.str("store-lean barrier ").num(static_cast<long long>(epoch)).str(": this GPU's last block");
+      });
+    }
+  }
+  __syncthreads();
+}
+
+__global__ void __launch_bounds__(256, 2) jacobi_kernel(const __grid_constant__ DevicePe pe,
+                                                        const __grid_constant__ Args args) {
+  DBlock<float, 2> a = args.a, b = args.b, up_a = args.up_a, up_b = args.up_b,
+                   down_a = args.down_a, down_b = args.down_b;
+  const int rows = a.extent[0], cols = a.extent[1] - 2;  // columns 0 and n - 1: fixed edges
+  const long points = static_cast<long>(rows) * cols;
+  const long first = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  const long stride = static_cast<long>(gridDim.x) * blockDim.x;
+  const bool store = args.schedule != kExchange;
+  std::uint64_t epoch = 1;
+  // The halos of the initial state.
+  if (store) {
+    for (long p = first; p < cols; p += stride) {
+      const int j = 1 + static_cast<int>(p);
+      up_a(up_a.extent[0], j) = a(0, j);
+      down_a(-1, j) = a(rows - 1, j);
+    }
+    if (args.schedule == kStoreAll) pe.barrier_all("initial halos"); else pe_barrier(pe, args, epoch);
+  } else {
+    args.halo.exchange(pe, a, epoch);
+    pe.grid_barrier();
+  }
+  if (is_leader()) args.clock[0] = global_timer_ns();
+  for (int t = 0; t < args.iters; ++t) {
+    ++epoch;
+    for (long p = first; p < points; p += stride) {
+      const int i = static_cast<int>(p / cols);
+      const int j = 1 + static_cast<int>(p - static_cast<long>(i) * cols);
+      const float v = 0.25f * (a(i, j + 1) + a(i, j - 1) + a(i + 1, j) + a(i - 1, j));
+      b(i, j) = v;
+      if (store) {
+        if (i == 0) up_b(up_b.extent[0], j) = v;
+        if (i == rows - 1) down_b(-1, j) = v;
+      }
+    }
+    if (args.schedule == kStoreAll) {
+      pe.barrier_all("store-all step");
+    } else if (args.schedule == kStoreLean) {
+      pe_barrier(pe, args, epoch);
+    } else {
+      pe.grid_barrier();  // b's owned cells are written
+      args.halo.exchange(pe, b, epoch);
+      pe.grid_barrier();  // b's halos are visible to every block
+    }
+    swap(a, b);
+    swap(up_a, up_b);
+    swap(down_a, down_b);
+  }
+  if (is_leader()) args.clock[1] = global_timer_ns();
+}
+
+std::uint32_t hash32(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+float initial(int i, int j, int cols) {
+  if (j == 0 || j == cols - 1) return std::sin(0.01f * i) + (j == 0 ? 1.0f : -1.0f);
+  return static_cast<float>(hash32(static_cast<std::uint32_t>(i * 7919 + j)) % 100000) / 100000.0f;
+}
+
+// The serial reference: the same expression in the same order, periodic rows, fixed edge columns.
+void reference(std::vector<float>& a, int rows, int cols, int iters) {
+  std::vector<float> b = a;
+  for (int t = 0; t < iters; ++t) {
+    for (int i = 0; i < rows; ++i) {
+      for (int j = 1; j < cols - 1; ++j) {
+        b[i * cols + j] = 0.25f * (a[i * cols + j + 1] + a[i * cols + j - 1] + a[((i + 1) % rows) * cols + j] +
+                                   a[((i + rows - 1) % rows) * cols + j]);
+      }
+    }
+    a.swap(b);
+  }
+}
+
+// One run on a fresh team: microseconds per step; with `check`, the number of wrong cells.
+double run(int n, int rows, int cols, int iters, Schedule schedule, const LaunchConfig& config,
+           bool check, int* wrong, int* blocks) {
+  P2PTeam team(n);
+  std::string error;
+  const std::optional<ProcessGrid> grid = choose_process_grid(
+      n, 2, {rows, cols, 1}, {1, 0, 0}, {1, 0, 0}, format("%dx1", n).c_str(), &error);
+  if (!grid) fatal("%s", error.c_str());
+  std::vector<DBlock<float, 2>> a = alloc_blocks<float, 2>(team, *grid, {rows, cols}, {1, 0}, {1, 0});
+  std::vector<DBlock<float, 2>> b = alloc_blocks<float, 2>(team, *grid, {rows, cols}, {1, 0}, {1, 0});
+  HaloExchange<float, 2> halo(team, *grid, a, {true, false}, false, "a");
+  Sym<unsigned> arrive = team.alloc<unsigned>(1);
+  Sym<std::uint64_t> release = team.alloc<std::uint64_t>(1);
+  Sym<std::uint64_t> signal = team.alloc<std::uint64_t>(kMaxPes);
+  Sym<unsigned long long> clock = team.alloc<unsigned long long>(2);
+  for (int pe = 0; pe < n; ++pe) {  // owned cells from the initial state, halos NaN
+    const DBlock<float, 2>& blk = a[pe];
+    std::vector<float> host(static_cast<std::size_t>(blk.allocated()), std::nanf(""));
+    for (int i = 0; i < blk.extent[0]; ++i) {
+      for (int j = 0; j < blk.extent[1]; ++j) {
+        host[blk.data_offset() + i * blk.stride[0] + j] = initial(blk.origin[0] + i, j, cols);
+      }
+    }
+    team.upload(pe, a[pe].data - a[pe].data_offset(), host.data(), host.size());
+    team.upload(pe, b[pe].data - b[pe].data_offset(), host.data(), host.size());
+  }
+  const LaunchResult launched = team.launch_cooperative(
+      jacobi_kernel,
+      [&](int pe) {
+        Args args{};
+        const int up = (pe + n - 1) % n, down = (pe + 1) % n;
+        args.a = a[pe];
+        args.b = b[pe];
+        args.up_a = a[up];
+        args.up_b = b[up];
+        args.down_a = a[down];
+        args.down_b = b[down];
+        args.halo = halo.device(pe);
+        args.iters = iters;
+        args.schedule = schedule;
+        args.arrive = arrive.on(pe);
+        args.release = release.on(pe);
+        args.signal = signal.on(pe);
+        args.clock = clock.on(pe);
+        return std::make_tuple(team.device_pe(pe), args);
+      },
+      config);
+  *blocks = launched.blocks[0];
+  unsigned long long clocks[2];
+  team.download(0, clocks, clock.on(0), 2);
+  if (!check) return (clocks[1] - clocks[0]) / 1000.0 / iters;
+
+  std::vector<float> expected(static_cast<std::size_t>(rows) * cols);
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) expected[i * cols + j] = initial(i, j, cols);
+  }
+  reference(expected, rows, cols, iters);
+  *wrong = 0;
+  for (int pe = 0; pe < n; ++pe) {
+    const DBlock<float, 2>& blk = (iters % 2 == 0 ? a : b)[pe];  // the latest state
+    std::vector<float> host(static_cast<std::size_t>(blk.allocated()));
+    team.download(pe, host.data(), blk.data - blk.data_offset(), host.size());
+    for (int i = 0; i < blk.extent[0]; ++i) {
+      for (int j = 0; j < blk.extent[1]; ++j) {
+        const float got = host[blk.data_offset() + i * blk.stride[0] + j];
+        const float want = expected[(blk.origin[0] + i) * cols + j];
+        if (std::memcmp(&got, &want, sizeof got) != 0 && ++*wrong <= 5) {
+          std::printf("    PE %d cell (%d, %d) is %.9g, expected %.9g\n", pe, blk.origin[0] + i, j, got, want);
+        }
+      }
+    }
+  }
+  return (clocks[1] - clocks[0]) / 1000.0 / iters;
+}
+
+int arg_int(int argc, char** argv, const char* name, int fallback) {
+  const std::size_t length = std::strlen(name);
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], name, length) == 0 && argv[i][length] == '=') return std::atoi(argv[i] + length + 1);
+  }
+  return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int n = arg_int(argc, argv, "--pes", 2);
+  const bool perf = arg_int(argc, argv, "--perf", 1) != 0;
+  int failures = 0;
+  for (int s = kExchange; s <= kStoreLean; ++s) {
+    for (const int max_blocks : {0, 3}) {  // every block resident; 3 blocks (long point loops)
+      LaunchConfig config;
+      config.blocks_per_sm = 2;
+      config.max_blocks = max_blocks;
+      int wrong = 0, blocks = 0;
+      run(n, 203, 157, 101, static_cast<Schedule>(s), config, true, &wrong, &blocks);
+      std::printf("check %-10s on %d GPU%s, 203 x 157, 101 steps, %4d blocks: %s (%d wrong cells)\n",
+                  kScheduleName[s], n, n > 1 ? "s" : "", blocks, wrong == 0 ? "ok" : "FAILED", wrong);
+      failures += wrong != 0;
+    }
+  }
+  if (perf && failures == 0) {
+    struct Size { int n, iters; };
+    for (const Size size : {Size{256, 5000}, Size{1024, 2000}, Size{4096, 300}}) {
+      for (const int max_blocks : {0, 32}) {
+        std::printf("perf %5d^2 on %d GPU%s, %s:", size.n, n, n > 1 ? "s" : "",
+                    max_blocks ? "32 blocks" : "2 blocks per SM");
+        for (int s = kExchange; s <= kStoreLean; ++s) {
+          LaunchConfig config;
+          config.blocks_per_sm = 2;
+          config.max_blocks = max_blocks;
+          std::vector<double> us;
+          int wrong = 0, blocks = 0;
+          for (int r = 0; r < 3; ++r) {
+            us.push_back(run(n, size.n, size.n, size.iters, static_cast<Schedule>(s), config, false, &wrong, &blocks));
+          }
+          std::sort(us.begin(), us.end());
+          std::printf("  %s %.2f us/step", kScheduleName[s], us[1]);
+        }
+        std::printf("\n");
+      }
+    }
+  }
+  std::printf("%s storethrough (%d GPU%s)\n", failures == 0 ? "PASS" : "FAIL", n, n > 1 ? "s" : "");
+  return failures == 0 ? 0 : 1;
+}
