@@ -104,7 +104,6 @@ def merge(csvs, out):
     for path in csvs:
         for r in csv.DictReader(open(path)):
             key = (r["program"], r["size"], r["gpus"], r["schedule"])
-            rows.pop(key, None)
             rows[key] = [r[k] for k in ("date", "device", "program", "size", "gpus", "schedule", "backend",
                                         "us_per_step", "bandwidth_fraction", "verified")]
         bandwidth_txt = os.path.join(os.path.dirname(path), "bandwidth.txt")

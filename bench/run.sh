@@ -7,7 +7,9 @@
 # times the matrix (bench/measure.py: median of RUNS runs, CUDA events) and writes latest.csv and
 # table.md into $OUT (default /tmp/bench), for docs/benchmarks/ and docs/BENCHMARKS.md, where
 # bench/report.py draws the plots.
-# MATRIX, GPUS, SCHEDULES and RUNS choose the matrix (defaults: the whole of issue 5).
+# MATRIX, GPUS, SCHEDULES and RUNS choose the matrix (defaults: the whole of issue 5, which takes
+# more than one 10-minute device call: run it in parts, each with its own OUT, and join them with
+# `python3 bench/measure.py --merge <part>/latest.csv ... --out DIR`).
 # REUSE_BUILD=1 keeps executables an earlier invocation built (one device call running several
 # parts of the matrix, each with its own OUT, builds once).
 set -euo pipefail

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# CI (no GPU): the experiments still build. pointloop.cu compiles, phases.py instruments the CUDA
+# CI (no GPU): the experiments still build. pointloop.cu and storethrough.cu compile (the latter
+# against the runtime), phases.py instruments the CUDA
 # stencilc emits for a benchmark program into code nvcc compiles, and ab.py builds a variant of it
 # (so none of them rots between the device sessions that run them).
 #   bash bench/experiments/check-build.sh STENCILC NVCC WORKDIR [program]
@@ -8,6 +9,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 stencilc="$1" nvcc="$2" work="$3" program="${4:-jacobi2d}"
 mkdir -p "$work"
 "$nvcc" -O1 -arch=sm_90 -std=c++17 "$root/bench/experiments/pointloop.cu" -o "$work/pointloop"
+"$nvcc" -O1 -arch=sm_90 -std=c++17 -I "$root/runtime/include" -I "$root/include" \
+  "$root/bench/experiments/storethrough.cu" -o "$work/storethrough"
 "$stencilc" --target=cuda --emit=cuda "$root/bench/programs/$program.cpp" -o "$work/$program.cpu-free.cu"
 python3 "$root/bench/experiments/phases.py" "$work/$program.cpu-free.cu" "$work/$program.phases.cu"
 grep -q 'printf("phases block' "$work/$program.phases.cu"
@@ -15,4 +18,4 @@ grep -q 'printf("phases block' "$work/$program.phases.cu"
   -c "$work/$program.phases.cu" -o "$work/$program.phases.o"
 NVCC="$nvcc" python3 "$root/bench/experiments/ab.py" --gen "$work" --out "$work/ab" --case "$program:256" \
   --variant inline=-DSTENCILC_RUNTIME_INLINE --build-only
-echo "experiments build: pointloop, phases and ab of $program"
+echo "experiments build: pointloop, storethrough, phases and ab of $program"

@@ -1,0 +1,73 @@
+"""bench/measure.py --merge: the parts of a benchmark run made over several device calls become
+one latest.csv and table.md (the published result), so its rules are tested here: a later part's
+row replaces an earlier one's, rows are sorted by program, size and GPU count with weak scaling
+last, each part's bandwidth is named in the header, and the ratio column pairs the schedules.
+    python3 tests/bench/merge_test.py ROOT"""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+HEADER = "date,device,program,size,gpus,schedule,backend,us_per_step,bandwidth_fraction,verified\n"
+
+
+def write_part(directory, rows, bandwidths):
+    os.makedirs(directory)
+    with open(os.path.join(directory, "latest.csv"), "w") as f:
+        f.write(HEADER)
+        for r in rows:
+            f.write(r + "\n")
+    with open(os.path.join(directory, "bandwidth.txt"), "w") as f:
+        for gpu, value in enumerate(bandwidths):
+            f.write(f"gpu {gpu} copy_gbs {value}\n")
+
+
+def main(root):
+    failures = []
+
+    def expect(ok, what):
+        if not ok:
+            failures.append(what)
+
+    with tempfile.TemporaryDirectory() as work:
+        d = "2026-11-22,2 x NVIDIA H200"
+        write_part(os.path.join(work, "a"), [
+            f"{d},wave2d,2048,1,cpu-free,p2p,46.35,0.348,true",
+            f"{d},jacobi2d,1024,2,cpu-free,p2p,16.41,0.061,true",
+            f"{d},jacobi2d,1024,2,host-controlled,p2p,77.00,0.020,true",
+            f"{d},jacobi2d,256,1,cpu-free,p2p,11.16,0.011,true",
+        ], [4187.2, 4188.3])
+        write_part(os.path.join(work, "b"), [
+            f"{d},jacobi2d@weak,8192,2,cpu-free,p2p,186.58,0.684,true",
+            f"{d},jacobi2d,1024,2,host-controlled,p2p,39.79,0.025,true",
+            f"{d},heat3d,256,2,cpu-free,p2p,74.99,0.423,false",
+        ], [4158.2, 4159.7])
+        out = os.path.join(work, "out")
+        r = subprocess.run([sys.executable, os.path.join(root, "bench/measure.py"), "--merge",
+                            os.path.join(work, "a/latest.csv"), os.path.join(work, "b/latest.csv"), "--out", out],
+                           capture_output=True, text=True)
+        expect(r.returncode == 0, f"merge exits 0 (got {r.returncode}: {r.stderr[-300:]})")
+        rows = list(csv.DictReader(open(os.path.join(out, "latest.csv"))))
+        keys = [(x["program"], x["size"], x["gpus"], x["schedule"]) for x in rows]
+        expect(keys == [("jacobi2d", "256", "1", "cpu-free"), ("jacobi2d", "1024", "2", "cpu-free"),
+                        ("jacobi2d", "1024", "2", "host-controlled"), ("heat3d", "256", "2", "cpu-free"),
+                        ("wave2d", "2048", "1", "cpu-free"), ("jacobi2d@weak", "8192", "2", "cpu-free")],
+               f"rows sorted, weak scaling last, one row per configuration: {keys}")
+        replaced = [x["us_per_step"] for x in rows if x["program"] == "jacobi2d" and x["schedule"] == "host-controlled"]
+        expect(replaced == ["39.79"], f"the later part's row replaces the earlier one: {replaced}")
+        table = open(os.path.join(out, "table.md")).read()
+        expect("4187-4188 GB/s, 4158-4160 GB/s (each part's own run)" in table,
+               "each part's bandwidth in the header: " + table.splitlines()[0])
+        expect("| jacobi2d | 1024^2 | 2 | 16.41 | 6% | 39.79 | 2% | 2.42 | yes |" in table,
+               "the two schedules side by side with their ratio")
+        expect("| heat3d | 256^3 | 2 | 74.99 | 42% | - | - | - | NO |" in table, "an unverified row says NO")
+        expect("| jacobi2d@weak | 8192^2 per GPU | 2 |" in table, "a weak-scaling row names its size per GPU")
+    for f in failures:
+        print("FAIL: " + f)
+    print(f"bench merge: {'ok' if not failures else f'{len(failures)} failed'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
