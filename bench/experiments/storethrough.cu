@@ -37,7 +37,7 @@
 #include <string>
 #include <vector>
 
-#include "stencilc/runtime/cuda/halo.cuh"
+#include "../../tests/gpu/test_util.cuh"  // hash32, arg_int; includes the runtime's halo.cuh
 
 using namespace stencilc::rt;
 using namespace stencilc::rt::cuda;
@@ -135,18 +135,9 @@ __global__ void __launch_bounds__(256, 2) jacobi_kernel(const __grid_constant__ 
   if (is_leader()) args.clock[1] = global_timer_ns();
 }
 
-std::uint32_t hash32(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-
 float initial(int i, int j, int cols) {
   if (j == 0 || j == cols - 1) return std::sin(0.01f * i) + (j == 0 ? 1.0f : -1.0f);
-  return static_cast<float>(hash32(static_cast<std::uint32_t>(i * 7919 + j)) % 100000) / 100000.0f;
+  return static_cast<float>(gputest::hash32(static_cast<std::uint32_t>(i * 7919 + j)) % 100000) / 100000.0f;
 }
 
 // The serial reference: the same expression in the same order, periodic rows, fixed edge columns.
@@ -238,19 +229,11 @@ double run(int n, int rows, int cols, int iters, Schedule schedule, const Launch
   return (clocks[1] - clocks[0]) / 1000.0 / iters;
 }
 
-int arg_int(int argc, char** argv, const char* name, int fallback) {
-  const std::size_t length = std::strlen(name);
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], name, length) == 0 && argv[i][length] == '=') return std::atoi(argv[i] + length + 1);
-  }
-  return fallback;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int n = arg_int(argc, argv, "--pes", 2);
-  const bool perf = arg_int(argc, argv, "--perf", 1) != 0;
+  const int n = gputest::arg_int(argc, argv, "--pes", 2);
+  const bool perf = gputest::arg_int(argc, argv, "--perf", 1) != 0;
   int failures = 0;
   for (int s = kExchange; s <= kStoreLean; ++s) {
     for (const int max_blocks : {0, 3}) {  // every block resident; 3 blocks (long point loops)
