@@ -358,6 +358,14 @@ std::string split_reference_block(const ForEach& f) {
   return first_store(f.body);
 }
 
+Stmt with_through(const Stmt& s, const std::string& grid) {
+  auto* f = as<ForEach>(s);
+  if (!f) return s;
+  auto out = std::make_shared<ForEach>(*f);
+  out->through = grid;
+  return out;
+}
+
 Stmt with_role(const Stmt& s, WorkerRole role, int bytes_per_point) {
   if (auto* f = as<ForEach>(s)) {
     auto out = std::make_shared<ForEach>(*f);
