@@ -99,6 +99,7 @@ class CudaKernelEmitter : public CppEmitter {
   bool split_ = false;  // the innermost point update is one part of a split foreach
   bool walk_ = false;   // ... its boundary part, walked as one sequence of points (BoxWalk)
   std::set<const StmtNode*> fused_reduces_, fused_allreduces_;  // find_fused_reductions()
+  std::string through_;  // the grid the foreach being emitted writes through ("" none)
   bool roles_ = false;  // the program has role(...) statements: the kernel has groups
   bool spmd_ = false;   // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
   bool defer_stores_ = false;        // inside a strip's first loop: stores go to sc_st_<grid>[sc_r]
@@ -690,7 +691,21 @@ class CudaKernelEmitter : public CppEmitter {
     return true;
   }
 
+  bool emits_through() const override { return true; }
+
   void store(const Store* s, int indent) override {
+    if (!through_.empty() && s->grid == through_) {
+      // store-through: the value into the owned cell, then into the neighbours' halos that hold
+      // it (the walk's sc_l: a boundary part's point).
+      GridRead centre(ScalarType::F32, s->grid, std::vector<int>(loop_vars_.size(), 0));
+      line(indent, "{");
+      line(indent + 1, "const auto sc_through = " + expr(s->value) + ";");
+      line(indent + 1, grid_read(&centre) + " = sc_through;");
+      line(indent + 1, "args." + s->grid + "_halo.store_through(pe, " + s->grid +
+                           ", sc_l, sc_through);  // into the neighbours' halos of this buffer");
+      line(indent, "}");
+      return;
+    }
     if (wide_r_ >= 0) {
       line(indent, "sc_st_" + s->grid + "[" + std::to_string(wide_r_) + "][" + std::to_string(wide_v_) + "] = " + expr(s->value) + ";");
       return;
@@ -717,6 +732,12 @@ class CudaKernelEmitter : public CppEmitter {
   void for_each(const Stmt& self, int indent) override {
     auto* s = as<ForEach>(self);
     comment(indent, self);
+    if (!s->through.empty() && (s->part != ForEachPart::Boundary || !exchanged_.count(s->through))) {
+      // store-through's stores need the boundary walk's point (sc_l) and the grid's exchange.
+      return error(self, "through(%" + s->through + ") on the cuda target needs a boundary part and an exchange of %" +
+                             s->through + " in the program");
+    }
+    through_ = s->through;
     int in_role = open_role(s->role, indent);
     const bool strip = s->indices.size() >= 2 && s->part != ForEachPart::Boundary;  // boundaries: one walk
     int inner = open_points(self, s->range, s->indices, s->body, in_role, group(s->role), s, strip);
@@ -726,6 +747,7 @@ class CudaKernelEmitter : public CppEmitter {
       body(s->body, inner);
     }
     close_points(inner, strip);
+    through_.clear();
     close_role(s->role, indent);
     conservative_barrier(indent, "the update is complete before anything reads or overwrites it");
   }

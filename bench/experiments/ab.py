@@ -59,7 +59,7 @@ def pairs(items):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gen", required=True, help="where bench/generate.sh wrote <program>.<schedule>.cu")
-    ap.add_argument("--schedule", default="cpu-free", choices=["cpu-free", "host-controlled"])
+    ap.add_argument("--schedule", default="cpu-free", choices=["cpu-free", "host-controlled", "store-through"])
     ap.add_argument("--out", default="/tmp/ab")
     ap.add_argument("--case", action="append", required=True, help="program:size,size")
     ap.add_argument("--gpus", default="1,2")

@@ -63,6 +63,12 @@ struct HaloPlan {
     int count[3];
     long long elements;
     int pieces;  // pieces_of(elements)
+    // Send channels, for store_through: where the receiver keeps the face, as its halo cells of
+    // the same buffer. Receiver's local index = mine + shift; its element = its allocation's
+    // start + peer_data_offset + sum of (index * peer_step) (3-D view, leading dimensions 0).
+    int shift[3];
+    long peer_step[3];
+    long long peer_data_offset;
   };
 
   int n_send = 0;
@@ -140,6 +146,32 @@ struct DHaloExchange {
       for (int piece = 0; piece < pieces; ++piece, ++k) {
         if (item_block(k, first_block, n_blocks) == block_rank()) recv_piece(pe, block, r, piece, epoch);
       }
+    }
+  }
+
+  // store-through (passes/StoreThrough.h): my owned cell `l` (local indices) of `block` has just
+  // been given `value`; write it into every neighbour's halo that holds that cell, in the same
+  // buffer on the neighbour (blocks are symmetric allocations: the buffer is at the same offset
+  // of every PE's heap). Any thread, for its own cells; no ordering of its own: the caller's
+  // barrier across PEs (barrier_all) makes the stores visible before the halos are read.
+  __device__ void store_through(const DevicePe& pe, const DBlock<T, N>& block, const int* l, T value) const {
+    long l3[3] = {0, 0, 0};
+    for (int d = 0; d < N; ++d) l3[3 - N + d] = l[d];
+    for (int s = 0; s < n_send; ++s) {
+      const typename Plan::Channel& c = plan->send[s];
+      bool inside = true;
+      for (int k = 0; k < 3; ++k) inside = inside && l3[k] >= c.lo[k] && l3[k] < c.lo[k] + c.count[k];
+      if (!inside) continue;
+      T* const base = pe.remote(block.data - block.data_offset(), c.peer);
+      if (base == nullptr) {
+        pe.fatal_with([&](detail::Message& m) {
+          m.str("store-through of grid '").str(plan->name).str("': PE ").num(c.peer);
+          m.str(" cannot be reached with loads and stores from PE ").num(pe.id);
+        });
+      }
+      long long offset = c.peer_data_offset;
+      for (int k = 0; k < 3; ++k) offset += (l3[k] + c.shift[k]) * c.peer_step[k];
+      base[offset] = value;
     }
   }
 
@@ -367,6 +399,16 @@ class HaloExchange {
         }
         if (exchanged(dir_of(kCodes - 1 - code), corners)) {
           typename Plan::Channel channel = make_channel(pe, blocks[pe], dir, peer, true);
+          // The receiver's view of this face: its halo from the opposite direction.
+          Dir back{};
+          for (int d = 0; d < N; ++d) back[d] = -dir[d];
+          const typename Plan::Channel theirs = make_channel(peer, blocks[peer], back, pe, false);
+          for (int k = 0; k < 3; ++k) {
+            channel.shift[k] = theirs.lo[k] - channel.lo[k];
+            channel.peer_step[k] = 0;
+          }
+          for (int d = 0; d < N; ++d) channel.peer_step[3 - N + d] = blocks[peer].stride[d];
+          channel.peer_data_offset = blocks[peer].data_offset();
           if (channel.elements > slot_size[kCodes - 1 - code]) {
             fatal("halo exchange of grid '%s': internal error: face of %lld elements, slot of %lld",
                   name_.c_str(), channel.elements, slot_size[kCodes - 1 - code]);
