@@ -366,6 +366,15 @@ Stmt with_through(const Stmt& s, const std::string& grid) {
   return out;
 }
 
+Stmt with_widths(const Stmt& s, std::vector<int> width_lo, std::vector<int> width_hi) {
+  auto* f = as<ForEach>(s);
+  if (!f) return s;
+  auto out = std::make_shared<ForEach>(*f);
+  out->width_lo = std::move(width_lo);
+  out->width_hi = std::move(width_hi);
+  return out;
+}
+
 Stmt with_role(const Stmt& s, WorkerRole role, int bytes_per_point) {
   if (auto* f = as<ForEach>(s)) {
     auto out = std::make_shared<ForEach>(*f);

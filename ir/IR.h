@@ -544,6 +544,8 @@ Stmt make_for_each_part(ForEachPart part, std::vector<int> width_lo, std::vector
 Stmt with_role(const Stmt& s, WorkerRole role, int bytes_per_point = 0);
 /// A ForEach `s` whose stores to `grid` write through to the neighbours' halos ("": none).
 Stmt with_through(const Stmt& s, const std::string& grid);
+/// `s` (a foreach part) with other widths; any other statement unchanged.
+Stmt with_widths(const Stmt& s, std::vector<int> width_lo, std::vector<int> width_hi);
 Stmt make_reduce(const std::string& result, ScalarType t, ReduceOp op, Range r,
                  std::vector<std::string> indices, Stmt body, SourceLoc l = {});
 Stmt make_store(const std::string& grid, Expr v, SourceLoc l = {});

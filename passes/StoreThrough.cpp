@@ -2,6 +2,7 @@
 // halos (passes/StoreThrough.h says what matches and why the result is right).
 #include "passes/StoreThrough.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -108,11 +109,27 @@ std::optional<Folded> fold(const Program& p, const Stmt& loop_body, const Source
   auto* b = as<ForEach>(stmts[writers[1]]);
   if (!a || !b || !are_split_parts(*a, *b) || !a->through.empty() || !b->through.empty()) return std::nullopt;
   const size_t boundary = a->part == ForEachPart::Boundary ? writers[0] : writers[1];
+  // The boundary part must hold every cell that is sent: towards the high side the layers the
+  // neighbour's low halo needs (halo_lo deep), towards the low side halo_hi. split-boundary sized
+  // the parts by the halos the update reads, which differ for a one-sided stencil (advect2d reads
+  // only i - 1 and j - 1, so it sends its last rows, which would lie in the inner part): widen
+  // both parts alike.
+  std::vector<int> width_lo = a->width_lo, width_hi = a->width_hi;
+  if (width_lo.size() != hp->halo_lo.size() || width_hi.size() != hp->halo_hi.size()) return std::nullopt;
+  for (size_t d = 0; d < width_lo.size(); ++d) {
+    width_lo[d] = std::max(width_lo[d], hp->halo_hi[d]);
+    width_hi[d] = std::max(width_hi[d], hp->halo_lo[d]);
+  }
   // The new body: no transfers of g, the boundary part written through, a barrier after F.
   std::vector<Stmt> out;
   for (size_t k = 0; k < stmts.size(); ++k) {
     if (k == *send || k == *recv) continue;
-    out.push_back(k == boundary ? with_through(stmts[k], h) : stmts[k]);
+    if (k == writers[0] || k == writers[1]) {
+      const Stmt widened = with_widths(stmts[k], width_lo, width_hi);
+      out.push_back(k == boundary ? with_through(widened, h) : widened);
+    } else {
+      out.push_back(stmts[k]);
+    }
     if (k == writers[1]) out.push_back(make_barrier_all(stmts[k]->loc));
   }
   Folded folded;
@@ -121,6 +138,10 @@ std::optional<Folded> fold(const Program& p, const Stmt& loop_body, const Source
     folded.prologue.push_back(make_halo_send(grid, at));
     folded.prologue.push_back(make_halo_recv(grid, at));
   }
+  // The first step stores into the neighbours' halos, which their own recv above may still be
+  // unpacking into: every PE finishes its exchanges before any PE stores through. (Missing in
+  // session 6's version: small, run-to-run errors on 2-4 GPUs.)
+  folded.prologue.push_back(make_barrier_all(at));
   folded.body = make_block(std::move(out), body->loc);
   return folded;
 }
