@@ -1,6 +1,7 @@
-// Experiment (issue 5, the 256^2 target): what a step costs when the halo exchange is folded into
-// the point update ("store-through") instead of run as a protocol after it. Not yet run on a GPU
-// (written in session 6; docs/BENCHMARKS.md, session 6, plan item 1).
+// Experiment (issue 5, the 256^2 and the on-chip targets): what a step costs when the halo
+// exchange is folded into the point update ("store-through") instead of run as a protocol after
+// it, and when the blocks keep their rows on chip. Not yet run on a GPU (written in session 6;
+// docs/BENCHMARKS.md, session 6, plan items 1 and 6; docs/SCHEDULES.md, "Planned").
 //
 // The program is the benchmark's jacobi2d (fp32, periodic in dimension 0, fixed edges in
 // dimension 1), cut along dimension 0 over 1-4 GPUs of one process (P2PTeam), in one persistent
@@ -20,12 +21,21 @@
 // writes buffer x (its owned cells and the neighbours' halos of x) while everybody reads buffer
 // y; the neighbours last read x's halos in step t - 1, and the barrier between the steps orders
 // those reads before these writes and these writes before step t + 1's reads.
+//   resident   PERKS-style (the issue's on-chip target): each block keeps its rows of the block
+//              in shared memory for the whole run (two buffers), computes a step there, stores
+//              only its first and last rows to global memory (store-through at the GPU's faces),
+//              the one-pass barrier, then reads its two neighbouring rows back; global memory
+//              sees two rows per block and step instead of the whole grid. Only where the PE's
+//              rows fit the GPU's shared memory (jacobi2d 2048^2 on 2 GPUs: 8 MiB per buffer).
 // Each schedule's result is compared bit for bit with a serial CPU reference first (uneven rows
 // on 2-4 GPUs), then timed (the leader's global timer around the loop, median of 3 runs).
 // Prediction (session 5's phases of the generated kernel at 256^2: send 4.2, recv 0.6, group
 // barrier 2.6-3.9, boundary walk 2.8, grid barrier 1.0 us): store-lean at 256^2 on 2 GPUs about
 // 3-4 us a step (an update of 128 x 256 points, ~1 us; the fences and one NVLink round trip,
 // ~2 us), the hand-written CPU-free kernel's 2.9 us within reach, where exchange takes ~10.
+// resident at 2048^2 on 2 GPUs: below the bandwidth floor of 4.0 us a step (8 bytes a point at
+// ~4.2 TB/s) if the barrier stays near 2 us and the shared-memory update of 8192 points per block
+// under 1 us.
 //
 // Build (repository root): nvcc -O3 -arch=sm_90 -std=c++17 -I runtime/include -I include \
 //   bench/experiments/storethrough.cu -o storethrough
@@ -44,8 +54,8 @@ using namespace stencilc::rt::cuda;
 
 namespace {
 
-enum Schedule { kExchange = 0, kStoreAll = 1, kStoreLean = 2 };
-const char* const kScheduleName[] = {"exchange", "store-all", "store-lean"};
+enum Schedule { kExchange = 0, kStoreAll = 1, kStoreLean = 2, kResident = 3 };
+const char* const kScheduleName[] = {"exchange", "store-all", "store-lean", "resident"};
 
 struct Args {
   DBlock<float, 2> a, b;            // this PE's two buffers
@@ -58,6 +68,7 @@ struct Args {
   std::uint64_t* release;           // store-lean: the last barrier whose blocks may go on
   std::uint64_t* signal;            // store-lean: symmetric, [pe] = the last barrier PE pe reached
   unsigned long long* clock;        // start, end of the time loop
+  int tile_rows;                    // resident: the most rows a block holds (shared memory)
 };
 
 // The one-pass barrier across every block of every PE (store-lean). Every thread of the grid.
@@ -135,6 +146,84 @@ __global__ void __launch_bounds__(256, 2) jacobi_kernel(const __grid_constant__ 
   if (is_leader()) args.clock[1] = global_timer_ns();
 }
 
+// The resident schedule. Block g holds rows [r0, r1) of the PE's block, plus one row above and
+// below, in each of two shared-memory buffers of (tile_rows + 2) x W cells (W: the row with its
+// fixed edge columns). Per step: the update from buffer `cur` into `nxt`, the block's first and
+// last rows also into global memory (`b`: its owned cells, read by the neighbouring blocks; and
+// at the PE's faces the neighbour PE's halo, as store-lean); the barrier across PEs; the two
+// neighbouring rows from global memory into `nxt`'s halo rows. At the end the owned rows go back
+// to the buffer the other schedules end in.
+__global__ void __launch_bounds__(256, 1) resident_kernel(const __grid_constant__ DevicePe pe,
+                                                          const __grid_constant__ Args args) {
+  extern __shared__ float tile[];
+  DBlock<float, 2> a = args.a, b = args.b, up_b = args.up_b, down_b = args.down_b;
+  DBlock<float, 2> up_a = args.up_a, down_a = args.down_a;
+  const int rows = a.extent[0], width = a.extent[1], cols = width - 2;
+  const int blocks = static_cast<int>(gridDim.x), g = static_cast<int>(blockIdx.x);
+  const int r0 = static_cast<int>(static_cast<long>(rows) * g / blocks);
+  const int r1 = static_cast<int>(static_cast<long>(rows) * (g + 1) / blocks);
+  const int mine = r1 - r0;
+  if ((rows + blocks - 1) / blocks > args.tile_rows) {
+    pe.fatal_with([&](stencilc::rt::cuda::detail::Message& m) {
+      m.str("resident: ").num(rows).str(" rows over ").num(blocks).str(" blocks do not fit tiles of ").num(args.tile_rows);
+    });
+  }
+  const long plane = static_cast<long>(args.tile_rows + 2) * width;
+  float* buffer[2] = {tile, tile + plane};
+  auto cell = [&](float* t, int i, int j) -> float& { return t[static_cast<long>(i - r0 + 1) * width + j]; };
+  // The initial halos of the PE (as store-lean), then the block's rows and their neighbours.
+  for (long p = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; p < cols;
+       p += static_cast<long>(gridDim.x) * blockDim.x) {
+    const int j = 1 + static_cast<int>(p);
+    up_a(up_a.extent[0], j) = a(0, j);
+    down_a(-1, j) = a(rows - 1, j);
+  }
+  std::uint64_t epoch = 1;
+  pe_barrier(pe, args, epoch);
+  for (long p = threadIdx.x; p < static_cast<long>(mine + 2) * width; p += blockDim.x) {
+    const int i = r0 - 1 + static_cast<int>(p / width), j = static_cast<int>(p % width);
+    cell(buffer[0], i, j) = a(i, j);
+    cell(buffer[1], i, j) = a(i, j);  // the fixed edge columns in both buffers
+  }
+  __syncthreads();
+  if (is_leader()) args.clock[0] = global_timer_ns();
+  int cur = 0;
+  for (int t = 0; t < args.iters; ++t) {
+    ++epoch;
+    float* const in = buffer[cur];
+    float* const out = buffer[cur ^ 1];
+    for (long p = threadIdx.x; p < static_cast<long>(mine) * cols; p += blockDim.x) {
+      const int i = r0 + static_cast<int>(p / cols);
+      const int j = 1 + static_cast<int>(p % cols);
+      const float v = 0.25f * (cell(in, i, j + 1) + cell(in, i, j - 1) + cell(in, i + 1, j) + cell(in, i - 1, j));
+      cell(out, i, j) = v;
+      if (i == r0 || i == r1 - 1) {
+        b(i, j) = v;
+        if (i == 0) up_b(up_b.extent[0], j) = v;
+        if (i == rows - 1) down_b(-1, j) = v;
+      }
+    }
+    pe_barrier(pe, args, epoch);
+    if (mine > 0) {
+      for (long p = threadIdx.x; p < 2L * cols; p += blockDim.x) {
+        const int j = 1 + static_cast<int>(p % cols);
+        const int i = p < cols ? r0 - 1 : r1;  // b's owned cells, or its halo at the PE's faces
+        cell(out, i, j) = b(i, j);
+      }
+    }
+    __syncthreads();
+    cur ^= 1;
+    swap(a, b);
+    swap(up_a, up_b);
+    swap(down_a, down_b);
+  }
+  if (is_leader()) args.clock[1] = global_timer_ns();
+  for (long p = threadIdx.x; p < static_cast<long>(mine) * cols; p += blockDim.x) {
+    const int i = r0 + static_cast<int>(p / cols), j = 1 + static_cast<int>(p % cols);
+    a(i, j) = cell(buffer[cur], i, j);
+  }
+}
+
 float initial(int i, int j, int cols) {
   if (j == 0 || j == cols - 1) return std::sin(0.01f * i) + (j == 0 ? 1.0f : -1.0f);
   return static_cast<float>(gputest::hash32(static_cast<std::uint32_t>(i * 7919 + j)) % 100000) / 100000.0f;
@@ -180,8 +269,32 @@ double run(int n, int rows, int cols, int iters, Schedule schedule, const Launch
     team.upload(pe, a[pe].data - a[pe].data_offset(), host.data(), host.size());
     team.upload(pe, b[pe].data - b[pe].data_offset(), host.data(), host.size());
   }
+  // The resident schedule's tiles: every block's rows (the most any PE's block gives one) in two
+  // shared-memory buffers; 1 or 2 blocks per SM, whichever fits (none: the size is skipped).
+  LaunchConfig launch = config;
+  int tile_rows = 0;
+  if (schedule == kResident) {
+    cudaDeviceProp prop{};
+    STENCILC_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    int most_rows = 0;
+    for (int pe = 0; pe < n; ++pe) most_rows = std::max(most_rows, a[pe].extent[0]);
+    for (const int per_sm : {2, 1}) {
+      int grid_blocks = per_sm * prop.multiProcessorCount;
+      if (config.max_blocks > 0) grid_blocks = std::min(grid_blocks, config.max_blocks);
+      const int rows_per_block = (most_rows + grid_blocks - 1) / grid_blocks;
+      const std::size_t bytes = 2 * static_cast<std::size_t>(rows_per_block + 2) * cols * sizeof(float);
+      if (bytes <= prop.sharedMemPerBlockOptin && bytes * per_sm <= prop.sharedMemPerMultiprocessor - 2048) {
+        tile_rows = rows_per_block;
+        launch.blocks_per_sm = per_sm;
+        launch.max_blocks = grid_blocks;
+        launch.dynamic_smem = bytes;
+        break;
+      }
+    }
+    if (tile_rows == 0) return -1;  // the rows do not fit on chip
+  }
   const LaunchResult launched = team.launch_cooperative(
-      jacobi_kernel,
+      schedule == kResident ? resident_kernel : jacobi_kernel,
       [&](int pe) {
         Args args{};
         const int up = (pe + n - 1) % n, down = (pe + 1) % n;
@@ -198,9 +311,10 @@ double run(int n, int rows, int cols, int iters, Schedule schedule, const Launch
         args.release = release.on(pe);
         args.signal = signal.on(pe);
         args.clock = clock.on(pe);
+        args.tile_rows = tile_rows;
         return std::make_tuple(team.device_pe(pe), args);
       },
-      config);
+      launch);
   *blocks = launched.blocks[0];
   unsigned long long clocks[2];
   team.download(0, clocks, clock.on(0), 2);
@@ -235,13 +349,17 @@ int main(int argc, char** argv) {
   const int n = gputest::arg_int(argc, argv, "--pes", 2);
   const bool perf = gputest::arg_int(argc, argv, "--perf", 1) != 0;
   int failures = 0;
-  for (int s = kExchange; s <= kStoreLean; ++s) {
+  for (int s = kExchange; s <= kResident; ++s) {
     for (const int max_blocks : {0, 3}) {  // every block resident; 3 blocks (long point loops)
       LaunchConfig config;
       config.blocks_per_sm = 2;
       config.max_blocks = max_blocks;
       int wrong = 0, blocks = 0;
-      run(n, 203, 157, 101, static_cast<Schedule>(s), config, true, &wrong, &blocks);
+      if (run(n, 203, 157, 101, static_cast<Schedule>(s), config, true, &wrong, &blocks) < 0) {
+        std::printf("check %-10s on %d GPU%s, 203 x 157: does not fit on chip\n", kScheduleName[s], n, n > 1 ? "s" : "");
+        ++failures;  // it must: 203 rows are small
+        continue;
+      }
       std::printf("check %-10s on %d GPU%s, 203 x 157, 101 steps, %4d blocks: %s (%d wrong cells)\n",
                   kScheduleName[s], n, n > 1 ? "s" : "", blocks, wrong == 0 ? "ok" : "FAILED", wrong);
       failures += wrong != 0;
@@ -249,11 +367,11 @@ int main(int argc, char** argv) {
   }
   if (perf && failures == 0) {
     struct Size { int n, iters; };
-    for (const Size size : {Size{256, 5000}, Size{1024, 2000}, Size{4096, 300}}) {
+    for (const Size size : {Size{256, 5000}, Size{1024, 2000}, Size{2048, 1000}, Size{4096, 300}}) {
       for (const int max_blocks : {0, 32}) {
         std::printf("perf %5d^2 on %d GPU%s, %s:", size.n, n, n > 1 ? "s" : "",
                     max_blocks ? "32 blocks" : "2 blocks per SM");
-        for (int s = kExchange; s <= kStoreLean; ++s) {
+        for (int s = kExchange; s <= kResident; ++s) {
           LaunchConfig config;
           config.blocks_per_sm = 2;
           config.max_blocks = max_blocks;
@@ -263,7 +381,11 @@ int main(int argc, char** argv) {
             us.push_back(run(n, size.n, size.n, size.iters, static_cast<Schedule>(s), config, false, &wrong, &blocks));
           }
           std::sort(us.begin(), us.end());
-          std::printf("  %s %.2f us/step", kScheduleName[s], us[1]);
+          if (us[1] < 0) {
+            std::printf("  %s -", kScheduleName[s]);
+          } else {
+            std::printf("  %s %.2f us/step (%d blocks)", kScheduleName[s], us[1], blocks);
+          }
         }
         std::printf("\n");
       }
