@@ -42,9 +42,7 @@ template <typename T, int N>
 void check_swap_layouts(const std::vector<rt::cuda::DBlock<T, N>>& a, const std::vector<rt::cuda::DBlock<T, N>>& b,
                         const char* program, const char* name_a, const char* name_b) {
   for (std::size_t pe = 0; pe < a.size() && pe < b.size(); ++pe) {
-    bool same = a[pe].same_layout(b[pe]) && a[pe].lead == b[pe].lead;
-    for (int k = 0; k < N; ++k) same = same && a[pe].origin[k] == b[pe].origin[k] && a[pe].stride[k] == b[pe].stride[k];
-    if (!same) {
+    if (!a[pe].same_buffer_layout(b[pe])) {
       rt::fatal("program '%s' swaps grids '%s' and '%s', whose blocks on PE %zu are laid out differently", program,
                 name_a, name_b, pe);
     }
