@@ -12,6 +12,7 @@ Writes latest.csv and table.md into --out after every configuration (a run cut o
 limit keeps what it measured; the CSVs of runs split over several calls concatenate).
 """
 import argparse
+import csv
 import datetime
 import os
 import re
@@ -99,7 +100,6 @@ def merge(csvs, out):
     each with its own bandwidth measurement): a later part's row for the same program, size, GPU
     count and schedule replaces an earlier one; rows sorted by program, size and GPU count, weak
     scaling last."""
-    import csv
     rows, bandwidths = {}, []
     for path in csvs:
         for r in csv.DictReader(open(path)):
@@ -119,7 +119,7 @@ def merge(csvs, out):
         sys.exit("merge: no rows")
     dates = sorted({r[0] for r in rows})
     measured = (", ".join(b + " GB/s" for b in bandwidths) + " (each part's own run)") if bandwidths else "not recorded"
-    write_outputs(out, rows, rows[0][1], measured, " to ".join([dates[0], dates[-1]][:len(dates)]))
+    write_outputs(out, rows, rows[0][1], measured, dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}")
     return 0
 
 
