@@ -328,11 +328,10 @@ double run(int n, int rows, int cols, int iters, Schedule schedule, const Launch
   *wrong = 0;
   for (int pe = 0; pe < n; ++pe) {
     const DBlock<float, 2>& blk = (iters % 2 == 0 ? a : b)[pe];  // the latest state
-    std::vector<float> host(static_cast<std::size_t>(blk.allocated()));
-    team.download(pe, host.data(), blk.data - blk.data_offset(), host.size());
+    const std::vector<float> cells = gputest::owned_cells(team, pe, blk);
     for (int i = 0; i < blk.extent[0]; ++i) {
       for (int j = 0; j < blk.extent[1]; ++j) {
-        const float got = host[blk.data_offset() + i * blk.stride[0] + j];
+        const float got = cells[static_cast<std::size_t>(i) * blk.extent[1] + j];
         const float want = expected[(blk.origin[0] + i) * cols + j];
         if (std::memcmp(&got, &want, sizeof got) != 0 && ++*wrong <= 5) {
           std::printf("    PE %d cell (%d, %d) is %.9g, expected %.9g\n", pe, blk.origin[0] + i, j, got, want);

@@ -177,12 +177,11 @@ Run run(int n, int rows, int cols, int iters, const char* decomp, int norm_every
   int wrong = 0;
   for (int pe = 0; pe < n; ++pe) {
     const DBlock<float, 2>& blk = (iters % 2 == 0 ? a : b)[pe];  // the latest state
-    std::vector<float> host(static_cast<std::size_t>(blk.allocated()));
-    team.download(pe, host.data(), blk.data - blk.data_offset(), host.size());
+    const std::vector<float> cells = gputest::owned_cells(team, pe, blk);
     for (int i = 0; i < blk.extent[0]; ++i) {
       for (int j = 0; j < blk.extent[1]; ++j) {
         const int gi = blk.origin[0] + i, gj = blk.origin[1] + j;
-        const float got = host[blk.data_offset() + i * blk.stride[0] + j];
+        const float got = cells[static_cast<std::size_t>(i) * blk.extent[1] + j];
         const float want = expected[gi * cols + gj];
         if (std::memcmp(&got, &want, sizeof got) != 0) {
           ++wrong;

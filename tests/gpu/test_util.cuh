@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "stencilc/runtime/cuda/halo.cuh"
 
@@ -55,6 +56,21 @@ __host__ __device__ inline std::uint32_t hash32(std::uint32_t x) {
   x *= 0x846ca68bU;
   x ^= x >> 16;
   return x;
+}
+
+// The owned cells of PE `pe`'s 2-D block, row by row (extent[0] x extent[1]), downloaded through
+// the block's own layout (padded rows, lead).
+template <class Team, class T>
+std::vector<T> owned_cells(Team& team, int pe, const stencilc::rt::cuda::DBlock<T, 2>& blk) {
+  std::vector<T> all(static_cast<std::size_t>(blk.allocated()));
+  team.download(pe, all.data(), blk.data - blk.data_offset(), all.size());
+  std::vector<T> owned(static_cast<std::size_t>(blk.extent[0]) * blk.extent[1]);
+  for (int i = 0; i < blk.extent[0]; ++i) {
+    for (int j = 0; j < blk.extent[1]; ++j) {
+      owned[static_cast<std::size_t>(i) * blk.extent[1] + j] = all[blk.data_offset() + i * blk.stride[0] + j];
+    }
+  }
+  return owned;
 }
 
 // Ends a test program: "PASS name" / "FAIL name (k failed checks)", status 0 or 1.
