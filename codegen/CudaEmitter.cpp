@@ -876,13 +876,18 @@ class CudaKernelEmitter : public CppEmitter {
     }
   }
 
-  /// SPMD: the swapped blocks must share a layout (checked on the device), then the handles trade
-  /// buffers; every PE swaps alike.
+  /// Global view: the pair shares its layout (the launcher checks it), so only the buffers trade
+  /// places (swap_buffers: the blocks' other fields stay loop-invariant). SPMD: the user's blocks
+  /// must share a layout (checked on the device), then the handles trade buffers. Every PE swaps
+  /// alike.
   void swap(const Swap* s, int indent) override {
-    if (spmd_) {
-      line(indent, std::string(kRt) + "check_swap(pe, " + s->a + ", " + s->b + ", \"" + program_->name + ": swap of %" +
-                       s->a + " and %" + s->b + "\");");
+    if (!spmd_) {
+      line(indent, std::string(kRt) + "swap_buffers(" + s->a + ", " + s->b + ");  // swap %" + s->a + ", %" + s->b +
+                       ": the buffers trade places");
+      return;
     }
+    line(indent, std::string(kRt) + "check_swap(pe, " + s->a + ", " + s->b + ", \"" + program_->name + ": swap of %" +
+                     s->a + " and %" + s->b + "\");");
     CppEmitter::swap(s, indent);
   }
 
@@ -1184,8 +1189,17 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       }
     }
   }
-  std::vector<std::string> swap_list;
-  for (const auto& s : swaps) swap_list.push_back("{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "}");
+  std::vector<std::string> swap_list, grid_names;
+  for (const Param& g : p.params) {
+    if (g.kind == ParamKind::Grid) grid_names.push_back(g.name);
+  }
+  for (const auto& s : swaps) {
+    swap_list.push_back("{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "}");
+    const std::string& a = grid_names[s[0]];
+    const std::string& b = grid_names[s[1]];
+    l.push_back("  ::stencilc::compiled::check_swap_layouts(sc_" + a + ", sc_" + b + ", \"" + p.name + "\", \"" + a +
+                "\", \"" + b + "\");  // the kernel swaps only their buffers");
+  }
   std::string r = std::to_string(rank);
   std::vector<std::string> out;
   out.push_back("inline void " + p.name + "_launch(" + join(params) + ") {");

@@ -9,7 +9,9 @@ bench/run.sh or tests/gpu/run_generated.sh for that.
       --gpus 1,2 --variant base= --variant inline=-DSTENCILC_RUNTIME_INLINE \\
       --setting default= --setting comm4=STENCILC_COMM_BLOCKS=4
 
-A variant is NAME=FLAGS (nvcc flags, space-separated); a setting NAME=VAR=VALUE[,VAR=VALUE].
+A variant is NAME=FLAGS (nvcc flags, space-separated), or NAME@SCHEDULE=FLAGS to build it from
+another schedule's CUDA than --schedule's (so schedules are timed side by side: `--variant
+cf@cpu-free= --variant hc@host-controlled=`); a setting NAME=VAR=VALUE[,VAR=VALUE].
 E.g. what the padded GPU layout costs the host-controlled baseline:
   ab.py --gen bench-gen --schedule host-controlled --case jacobi2d:1024 --variant padded= \
       --variant unpadded=-DSTENCILC_UNALIGNED_ROWS
@@ -59,7 +61,8 @@ def pairs(items):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gen", required=True, help="where bench/generate.sh wrote <program>.<schedule>.cu")
-    ap.add_argument("--schedule", default="cpu-free", choices=["cpu-free", "host-controlled", "store-through"])
+    schedules = ["cpu-free", "host-controlled", "store-through"]
+    ap.add_argument("--schedule", default="cpu-free", choices=schedules)
     ap.add_argument("--out", default="/tmp/ab")
     ap.add_argument("--case", action="append", required=True, help="program:size,size")
     ap.add_argument("--gpus", default="1,2")
@@ -71,6 +74,10 @@ def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../..")
     os.makedirs(a.out, exist_ok=True)
     variants = pairs(a.variant) or [("base", "")]
+    schedule_of = {v: v.partition("@")[2] or a.schedule for v, _ in variants}
+    for v, schedule in schedule_of.items():
+        if schedule not in schedules:
+            sys.exit(f"ab.py: variant {v}: unknown schedule '{schedule}' (one of {', '.join(schedules)})")
     settings = [(name, dict(kv.split("=", 1) for kv in value.split(",") if kv)) for name, value in pairs(a.setting)]
     settings = settings or [("default", {})]
     cases = [(c.split(":")[0], [int(n) for n in c.split(":")[1].split(",")]) for c in a.case]
@@ -78,7 +85,7 @@ def main():
         if program not in measure.PROGRAMS or "+" in program:
             sys.exit(f"ab.py: {program}: a benchmark program (bench/programs/) is expected")
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
-        jobs = {(p, v): pool.submit(build, root, a.gen, a.out, p, v, f, a.schedule) for p, _ in cases for v, f in variants}
+        jobs = {(p, v): pool.submit(build, root, a.gen, a.out, p, v.partition("@")[0], f, schedule_of[v]) for p, _ in cases for v, f in variants}
         exes = {key: job.result() for key, job in jobs.items()}
     print(f"built {len(exes)} executables in {a.out}", flush=True)
     if a.build_only:

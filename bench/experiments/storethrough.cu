@@ -27,6 +27,14 @@
 //              the one-pass barrier, then reads its two neighbouring rows back; global memory
 //              sees two rows per block and step instead of the whole grid. Only where the PE's
 //              rows fit the GPU's shared memory (jacobi2d 2048^2 on 2 GPUs: 8 MiB per buffer).
+//   dataflow   store-lean's update with no barrier at all: every block owns rows of the PE's block
+//              and waits only for its two neighbouring blocks (or, at the PE's faces, the
+//              neighbour PE's face block) to have finished the previous step (flags, struct Flow).
+//   res-flow   resident with dataflow's flags instead of the one-pass barrier.
+// (dataflow and res-flow added in session 7, after the first four ran: store-lean took 6.1 us a
+// step at 256^2 on 1 GPU and 7.9 on 2, resident 5.1 and 6.3; the barrier, not the exchange, is
+// the cost. Prediction: one flag round trip instead of the 264-block barrier, so dataflow at
+// 256^2 about 3 us on 1 and 2 GPUs.)
 // Each schedule's result is compared bit for bit with a serial CPU reference first (uneven rows
 // on 2-4 GPUs), then timed (the leader's global timer around the loop, median of 3 runs).
 // Prediction (session 5's phases of the generated kernel at 256^2: send 4.2, recv 0.6, group
@@ -54,8 +62,11 @@ using namespace stencilc::rt::cuda;
 
 namespace {
 
-enum Schedule { kExchange = 0, kStoreAll = 1, kStoreLean = 2, kResident = 3 };
-const char* const kScheduleName[] = {"exchange", "store-all", "store-lean", "resident"};
+enum Schedule { kExchange = 0, kStoreAll = 1, kStoreLean = 2, kResident = 3, kDataflow = 4, kResidentFlow = 5 };
+const char* const kScheduleName[] = {"exchange", "store-all", "store-lean", "resident", "dataflow", "res-flow"};
+constexpr int kMaxFlowBlocks = 1024;  // the dataflow schedules' flags per GPU
+bool dataflow(int schedule) { return schedule == kDataflow || schedule == kResidentFlow; }
+bool resident(int schedule) { return schedule == kResident || schedule == kResidentFlow; }
 
 struct Args {
   DBlock<float, 2> a, b;            // this PE's two buffers
@@ -69,7 +80,68 @@ struct Args {
   std::uint64_t* signal;            // store-lean: symmetric, [pe] = the last barrier PE pe reached
   unsigned long long* clock;        // start, end of the time loop
   int tile_rows;                    // resident: the most rows a block holds (shared memory)
+  std::uint64_t* flags;             // dataflow: [g] = the last step block g of this GPU finished
+  std::uint64_t* edge;              // dataflow, symmetric: [0] the last step the PE above finished
+                                    // (its last block), [1] the PE below (its first block)
 };
+
+// The dataflow schedules' synchronisation: no barrier at all. Block g owns rows [r0, r1) of the
+// PE's block (at least one: blocks <= rows), and its step reads only its own rows and one row of
+// each neighbour: block g - 1 and g + 1, or at the PE's faces the neighbour PE's face block
+// (whose row it finds in its halo, stored through). So a block waits only for those two to have
+// finished the previous step (RAW: their rows of the buffer it reads; WAR: they have read the
+// rows of the buffer it is about to overwrite, two steps old, before they finished that step).
+// Blocks drift at most one step from their neighbours, never more.
+struct Flow {
+  int g, blocks;     // this block, the GPU's blocks
+  bool top, bottom;  // owns the PE's first, last row
+  int up, down;      // the neighbour PEs (periodic)
+
+  // After a step's stores: every thread of the block.
+  __device__ void publish(const DevicePe& pe, const Args& args, std::uint64_t step) const {
+    __syncthreads();  // the block's stores before thread 0's release (cumulative)
+    if (threadIdx.x == 0) {
+      if (top || bottom) __threadfence_system();  // the face rows stored into the neighbours' halos
+      stencilc::rt::cuda::detail::store_release_sys(&args.flags[g], step);
+      if (top) stencilc::rt::cuda::detail::store_release_sys(pe.remote(&args.edge[1], up), step);
+      if (bottom) stencilc::rt::cuda::detail::store_release_sys(pe.remote(&args.edge[0], down), step);
+    }
+  }
+
+  // Before a step: the neighbours have finished `step`. Every thread of the block.
+  __device__ void wait(const DevicePe& pe, const Args& args, std::uint64_t step) const {
+    if (threadIdx.x == 0) {
+      auto describe = [&](const char* who) {
+        return [&, who](stencilc::rt::cuda::detail::Message& m) {
+          m.str("dataflow step ").num(static_cast<long long>(step)).str(": block ").num(g).str(" waits for ").str(who);
+        };
+      };
+      if (g > 0) pe.wait_with(&args.flags[g - 1], Cmp::GE, step, describe("the block above"));
+      if (g + 1 < blocks) pe.wait_with(&args.flags[g + 1], Cmp::GE, step, describe("the block below"));
+      if (top) pe.wait_with(&args.edge[0], Cmp::GE, step, describe("the PE above"));
+      if (bottom) pe.wait_with(&args.edge[1], Cmp::GE, step, describe("the PE below"));
+    }
+    __syncthreads();
+  }
+};
+
+__device__ Flow flow_of(const DevicePe& pe, int rows, int* r0, int* r1) {
+  Flow f;
+  f.g = static_cast<int>(blockIdx.x);
+  f.blocks = static_cast<int>(gridDim.x);
+  *r0 = static_cast<int>(static_cast<long>(rows) * f.g / f.blocks);
+  *r1 = static_cast<int>(static_cast<long>(rows) * (f.g + 1) / f.blocks);
+  f.top = *r0 == 0;
+  f.bottom = *r1 == rows;
+  f.up = (pe.id + pe.n - 1) % pe.n;
+  f.down = (pe.id + 1) % pe.n;
+  if (f.blocks > rows) {
+    pe.fatal_with([&](stencilc::rt::cuda::detail::Message& m) {
+      m.str("dataflow: ").num(f.blocks).str(" blocks for ").num(rows).str(" rows (every block needs one)");
+    });
+  }
+  return f;
+}
 
 // The one-pass barrier across every block of every PE (store-lean). Every thread of the grid.
 __device__ void pe_barrier(const DevicePe& pe, const Args& args, std::uint64_t epoch) {
@@ -146,6 +218,43 @@ __global__ void __launch_bounds__(256, 2) jacobi_kernel(const __grid_constant__ 
   if (is_leader()) args.clock[1] = global_timer_ns();
 }
 
+// The dataflow schedule: the point update of store-lean, each block on its own rows, and the
+// synchronisation of Flow instead of a barrier.
+__global__ void __launch_bounds__(256, 2) dataflow_kernel(const __grid_constant__ DevicePe pe,
+                                                          const __grid_constant__ Args args) {
+  DBlock<float, 2> a = args.a, b = args.b, up_a = args.up_a, up_b = args.up_b,
+                   down_a = args.down_a, down_b = args.down_b;
+  const int rows = a.extent[0], cols = a.extent[1] - 2;
+  int r0, r1;
+  const Flow flow = flow_of(pe, rows, &r0, &r1);
+  for (long p = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; p < cols;
+       p += static_cast<long>(gridDim.x) * blockDim.x) {
+    const int j = 1 + static_cast<int>(p);
+    up_a(up_a.extent[0], j) = a(0, j);
+    down_a(-1, j) = a(rows - 1, j);
+  }
+  pe_barrier(pe, args, 1);  // the initial halos; then the flags count steps from 1
+  if (is_leader()) args.clock[0] = global_timer_ns();
+  const long points = static_cast<long>(r1 - r0) * cols;
+  for (int t = 0; t < args.iters; ++t) {
+    if (t > 0) flow.wait(pe, args, t);
+    for (long p = threadIdx.x; p < points; p += blockDim.x) {
+      const int i = r0 + static_cast<int>(p / cols);
+      const int j = 1 + static_cast<int>(p % cols);
+      const float v = 0.25f * (a(i, j + 1) + a(i, j - 1) + a(i + 1, j) + a(i - 1, j));
+      b(i, j) = v;
+      if (i == 0) up_b(up_b.extent[0], j) = v;
+      if (i == rows - 1) down_b(-1, j) = v;
+    }
+    flow.publish(pe, args, t + 1);
+    swap(a, b);
+    swap(up_a, up_b);
+    swap(down_a, down_b);
+  }
+  pe_barrier(pe, args, 2);  // every block of every PE done, for the clock
+  if (is_leader()) args.clock[1] = global_timer_ns();
+}
+
 // The resident schedule. Block g holds rows [r0, r1) of the PE's block, plus one row above and
 // below, in each of two shared-memory buffers of (tile_rows + 2) x W cells (W: the row with its
 // fixed edge columns). Per step: the update from buffer `cur` into `nxt`, the block's first and
@@ -159,9 +268,16 @@ __global__ void __launch_bounds__(256, 1) resident_kernel(const __grid_constant_
   DBlock<float, 2> a = args.a, b = args.b, up_b = args.up_b, down_b = args.down_b;
   DBlock<float, 2> up_a = args.up_a, down_a = args.down_a;
   const int rows = a.extent[0], width = a.extent[1], cols = width - 2;
-  const int blocks = static_cast<int>(gridDim.x), g = static_cast<int>(blockIdx.x);
-  const int r0 = static_cast<int>(static_cast<long>(rows) * g / blocks);
-  const int r1 = static_cast<int>(static_cast<long>(rows) * (g + 1) / blocks);
+  const bool flowing = args.schedule == kResidentFlow;
+  int r0, r1;
+  Flow flow{};
+  if (flowing) {
+    flow = flow_of(pe, rows, &r0, &r1);
+  } else {
+    r0 = static_cast<int>(static_cast<long>(rows) * blockIdx.x / gridDim.x);
+    r1 = static_cast<int>(static_cast<long>(rows) * (blockIdx.x + 1) / gridDim.x);
+  }
+  const int blocks = static_cast<int>(gridDim.x);
   const int mine = r1 - r0;
   if ((rows + blocks - 1) / blocks > args.tile_rows) {
     pe.fatal_with([&](stencilc::rt::cuda::detail::Message& m) {
@@ -203,7 +319,12 @@ __global__ void __launch_bounds__(256, 1) resident_kernel(const __grid_constant_
         if (i == rows - 1) down_b(-1, j) = v;
       }
     }
-    pe_barrier(pe, args, epoch);
+    if (flowing) {
+      flow.publish(pe, args, epoch);
+      flow.wait(pe, args, epoch);
+    } else {
+      pe_barrier(pe, args, epoch);
+    }
     if (mine > 0) {
       for (long p = threadIdx.x; p < 2L * cols; p += blockDim.x) {
         const int j = 1 + static_cast<int>(p % cols);
@@ -217,6 +338,7 @@ __global__ void __launch_bounds__(256, 1) resident_kernel(const __grid_constant_
     swap(up_a, up_b);
     swap(down_a, down_b);
   }
+  if (flowing) pe_barrier(pe, args, ++epoch);  // every block of every PE done, for the clock
   if (is_leader()) args.clock[1] = global_timer_ns();
   for (long p = threadIdx.x; p < static_cast<long>(mine) * cols; p += blockDim.x) {
     const int i = r0 + static_cast<int>(p / cols), j = 1 + static_cast<int>(p % cols);
@@ -258,6 +380,8 @@ double run(int n, int rows, int cols, int iters, Schedule schedule, const Launch
   Sym<std::uint64_t> release = team.alloc<std::uint64_t>(1);
   Sym<std::uint64_t> signal = team.alloc<std::uint64_t>(kMaxPes);
   Sym<unsigned long long> clock = team.alloc<unsigned long long>(2);
+  Sym<std::uint64_t> flags = team.alloc<std::uint64_t>(kMaxFlowBlocks);
+  Sym<std::uint64_t> edge = team.alloc<std::uint64_t>(2);
   for (int pe = 0; pe < n; ++pe) {  // owned cells from the initial state, halos NaN
     const DBlock<float, 2>& blk = a[pe];
     std::vector<float> host(static_cast<std::size_t>(blk.allocated()), std::nanf(""));
@@ -271,16 +395,24 @@ double run(int n, int rows, int cols, int iters, Schedule schedule, const Launch
   }
   // The resident schedule's tiles: every block's rows (the most any PE's block gives one) in two
   // shared-memory buffers; 1 or 2 blocks per SM, whichever fits (none: the size is skipped).
+  // The dataflow schedules give every block at least one row: at most as many blocks as the
+  // smallest PE's block has rows.
   LaunchConfig launch = config;
+  int fewest_rows = rows;
+  for (int pe = 0; pe < n; ++pe) fewest_rows = std::min(fewest_rows, a[pe].extent[0]);
+  if (dataflow(schedule)) {
+    const int cap = std::min(fewest_rows, kMaxFlowBlocks);
+    launch.max_blocks = launch.max_blocks > 0 ? std::min(launch.max_blocks, cap) : cap;
+  }
   int tile_rows = 0;
-  if (schedule == kResident) {
+  if (resident(schedule)) {
     cudaDeviceProp prop{};
     STENCILC_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     int most_rows = 0;
     for (int pe = 0; pe < n; ++pe) most_rows = std::max(most_rows, a[pe].extent[0]);
     for (const int per_sm : {2, 1}) {
       int grid_blocks = per_sm * prop.multiProcessorCount;
-      if (config.max_blocks > 0) grid_blocks = std::min(grid_blocks, config.max_blocks);
+      if (launch.max_blocks > 0) grid_blocks = std::min(grid_blocks, launch.max_blocks);
       const int rows_per_block = (most_rows + grid_blocks - 1) / grid_blocks;
       const std::size_t bytes = 2 * static_cast<std::size_t>(rows_per_block + 2) * cols * sizeof(float);
       if (bytes <= prop.sharedMemPerBlockOptin && bytes * per_sm <= prop.sharedMemPerMultiprocessor - 2048) {
@@ -294,7 +426,7 @@ double run(int n, int rows, int cols, int iters, Schedule schedule, const Launch
     if (tile_rows == 0) return -1;  // the rows do not fit on chip
   }
   const LaunchResult launched = team.launch_cooperative(
-      schedule == kResident ? resident_kernel : jacobi_kernel,
+      resident(schedule) ? resident_kernel : schedule == kDataflow ? dataflow_kernel : jacobi_kernel,
       [&](int pe) {
         Args args{};
         const int up = (pe + n - 1) % n, down = (pe + 1) % n;
@@ -312,6 +444,8 @@ double run(int n, int rows, int cols, int iters, Schedule schedule, const Launch
         args.signal = signal.on(pe);
         args.clock = clock.on(pe);
         args.tile_rows = tile_rows;
+        args.flags = flags.on(pe);
+        args.edge = edge.on(pe);
         return std::make_tuple(team.device_pe(pe), args);
       },
       launch);
@@ -348,7 +482,7 @@ int main(int argc, char** argv) {
   const int n = gputest::arg_int(argc, argv, "--pes", 2);
   const bool perf = gputest::arg_int(argc, argv, "--perf", 1) != 0;
   int failures = 0;
-  for (int s = kExchange; s <= kResident; ++s) {
+  for (int s = kExchange; s <= kResidentFlow; ++s) {
     for (const int max_blocks : {0, 3}) {  // every block resident; 3 blocks (long point loops)
       LaunchConfig config;
       config.blocks_per_sm = 2;
@@ -370,7 +504,7 @@ int main(int argc, char** argv) {
       for (const int max_blocks : {0, 32}) {
         std::printf("perf %5d^2 on %d GPU%s, %s:", size.n, n, n > 1 ? "s" : "",
                     max_blocks ? "32 blocks" : "2 blocks per SM");
-        for (int s = kExchange; s <= kResident; ++s) {
+        for (int s = kExchange; s <= kResidentFlow; ++s) {
           LaunchConfig config;
           config.blocks_per_sm = 2;
           config.max_blocks = max_blocks;

@@ -35,6 +35,20 @@ std::vector<rt::cuda::DBlock<T, N>> upload_grid(Team& team, const rt::ProcessGri
   return blocks;
 }
 
+/// Global-view programs: the two grids of a `swap` have the same layout on every PE (one extent
+/// for every grid, halos united over the swap group, one process grid), which the kernel relies
+/// on when it swaps only the buffers (rt::cuda::swap_buffers). A fatal error if they do not.
+template <typename T, int N>
+void check_swap_layouts(const std::vector<rt::cuda::DBlock<T, N>>& a, const std::vector<rt::cuda::DBlock<T, N>>& b,
+                        const char* program, const char* name_a, const char* name_b) {
+  for (std::size_t pe = 0; pe < a.size() && pe < b.size(); ++pe) {
+    if (!a[pe].same_buffer_layout(b[pe])) {
+      rt::fatal("program '%s' swaps grids '%s' and '%s', whose blocks on PE %zu are laid out differently", program,
+                name_a, name_b, pe);
+    }
+  }
+}
+
 /// SPMD programs: every PE's layout of one symmetric block (`blocks`, from upload_grid), in every
 /// PE's device memory this process holds, for extent_on/origin_on and for where a put lands on
 /// another PE (the kernel gets `on(pe)`).

@@ -77,6 +77,19 @@ struct DBlock {
     return N >= 2 ? stride[N >= 2 ? N - 2 : 0] : extent_with_halos(0);
   }
 
+  // Every field but `data`: the other block's cells sit where this one's do, in another buffer
+  // (what swap_buffers needs of a swapped pair).
+  __host__ __device__ bool same_buffer_layout(const DBlock& other) const {
+    if (!same_layout(other) || lead != other.lead) return false;
+    for (int d = 0; d < N; ++d) {
+      if (origin[d] != other.origin[d] || global_extent[d] != other.global_extent[d] ||
+          stride[d] != other.stride[d]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   // Same extents and halos (the two buffers of a swapped pair always are).
   __host__ __device__ bool same_layout(const DBlock& other) const {
     for (int d = 0; d < N; ++d) {

@@ -101,6 +101,26 @@ __device__ __forceinline__ bool wide_ok(const T* data, long row_stride) {
 #endif
 }
 
+/// `swap %a, %b` of a global-view program: only the buffers trade places. The two blocks share
+/// their layout (one extent for every grid of a program, halos united over the swap group by
+/// infer-halos, the same process grid; the launcher checks it: compiled::check_swap_layouts), so
+/// every other field stays what the kernel parameter holds, loop-invariant: ptxas need not keep
+/// two DBlocks (18 registers each in 2-D) live across the time loop and swap them every step
+/// (jacobi2d at 4 blocks per SM: 308 -> 100 bytes of spill stores). -DSTENCILC_SWAP_BLOCKS swaps
+/// the whole blocks (for A/B runs). SPMD blocks are the user's and may differ: check_swap, swap.
+template <class T, int N>
+__device__ __forceinline__ void swap_buffers(DBlock<T, N>& a, DBlock<T, N>& b) {
+#if defined(STENCILC_SWAP_BLOCKS)
+  const DBlock<T, N> t = a;
+  a = b;
+  b = t;
+#else
+  T* const t = a.data;
+  a.data = b.data;
+  b.data = t;
+#endif
+}
+
 /// The first multiple of v at or above x, and the last at or below it (x may be negative).
 __host__ __device__ inline int round_up(int x, int v) { return x + ((v - x % v) % v); }
 __host__ __device__ inline int round_down(int x, int v) { return x - ((x % v) + v) % v; }
