@@ -100,6 +100,7 @@ for n in "${pes_list[@]}"; do
   run_test "allreduce --pes=$n" "$BUILD/allreduce" --pes="$n"
   run_test "halo_check --pes=$n" "$BUILD/halo_check" --pes="$n"
   run_test "jacobi2d --pes=$n" "$BUILD/jacobi2d" --pes="$n"
+  run_test "flow --pes=$n" "$BUILD/flow" --pes="$n"
 done
 for n in "${pes_list[@]}"; do
   last=$((n - 1))
@@ -111,6 +112,10 @@ for n in "${pes_list[@]}"; do
     "for the halo of grid 'u' from PE $last" "waiting for >= 2" \
     "giving up after STENCILC_WAIT_TIMEOUT_MS=500 ms" -- \
     "$BUILD/timeout" --pes="$n" --mode=halo
+  run_failure "timeout dataflow stall --pes=$n" 3 10 \
+    "PE $last of $n waited" "dataflow step 2: block 1 waits for block 0 to finish it" \
+    "giving up after STENCILC_WAIT_TIMEOUT_MS=500 ms" -- \
+    "$BUILD/flow" --pes="$n" --mode=stall
   run_failure "device fatal: epoch out of order --pes=$n" 2 10 \
     "halo exchange of grid 'u' on PE" "send of epoch 3 after epoch 1" -- \
     "$BUILD/timeout" --pes="$n" --mode=epoch

@@ -1,0 +1,141 @@
+// The dataflow schedule's synchronisation: a time loop with no barrier in it (docs/SCHEDULES.md,
+// "Planned: the dataflow schedule"; measured in bench/experiments/storethrough.cu, schedules
+// dataflow and res-flow: 3.6 us a step for jacobi2d 256^2 on 2 GPUs, where a barrier of all
+// blocks alone costs 4-5 us).
+//
+// The PE's block is cut along dimension 0 into row ranges, one per *active* block (the grid's
+// first `active()` blocks; the others take no part in the loop). Each range holds at least
+// `radius` rows, so a step of block g, which reads its own rows and `radius` rows on each side,
+// reads only rows of blocks g - 1 and g + 1, or at the PE's faces rows of the neighbour PE's face
+// block (found in its halo: that block stores its face rows through, DHaloExchange::store_through).
+// So before step s + 1 block g waits only for those two to have finished step s, and after its
+// stores of step s it says so:
+//   RAW: step s + 1 reads the neighbours' rows of step s (their flag >= s);
+//   WAR: with two buffers swapped every step, step s + 1 overwrites the buffer the neighbours
+//        read in step s, which they finished before publishing s.
+// A block therefore runs at most one step ahead of its neighbours. The caller keeps a barrier
+// across the PEs before the loop (initial halos) and after it (DFlow::finish).
+//
+// Steps are numbered across launches like the halo exchange's epochs: a launch's step s is
+// base + s, where base (FlowSignals::base, in the PE's memory) counts the steps of the launches
+// before; finish() advances it. Every wait is bounded (the PE's wait_with: a diagnostic, status 3).
+//
+//   flow.cuh only needs a PE type with remote(), wait_with() and barrier_all() (P2PDevicePe,
+//   NvshmemDevicePe). Host side: FlowAlloc (a team's symmetric flags), .on(pe) per PE.
+#pragma once
+
+#include <cstdint>
+
+#include "stencilc/runtime/common.hpp"
+#include "stencilc/runtime/cuda/common.cuh"
+
+namespace stencilc::rt::cuda {
+
+inline constexpr int kMaxFlowBlocks = 1024;  // active blocks per PE, at most
+
+// One PE's flow memory (a kernel argument; trivially copyable).
+struct FlowSignals {
+  std::uint64_t* flags = nullptr;  // [g]: the last step block g of this PE finished; [kMaxFlowBlocks]: base
+  std::uint64_t* edge = nullptr;   // symmetric, [0]: the last step the PE above's last block finished,
+                                   // [1]: the PE below's first block
+};
+
+// The host side: collective over a team (anything whose alloc<T>(count) returns symmetric,
+// zero-filled memory with .on(pe), e.g. P2PTeam).
+class FlowAlloc {
+ public:
+  template <class Team>
+  explicit FlowAlloc(Team& team) {
+    const auto flags = team.template alloc<std::uint64_t>(kMaxFlowBlocks + 1);
+    const auto edge = team.template alloc<std::uint64_t>(2);
+    for (int pe = 0; pe < kMaxPes; ++pe) {
+      flags_[pe] = flags.on(pe);
+      edge_[pe] = edge.on(pe);
+    }
+  }
+  FlowSignals on(int pe) const { return FlowSignals{flags_[pe], edge_[pe]}; }
+
+ private:
+  std::uint64_t* flags_[kMaxPes] = {};
+  std::uint64_t* edge_[kMaxPes] = {};
+};
+
+#if defined(__CUDACC__)
+
+// Device side: every thread of the grid constructs one (block-uniform values).
+template <class Pe>
+class DFlow {
+ public:
+  // `rows`: this PE's rows along dimension 0; `radius`: the stencil's reach along it (>= 1);
+  // `up`, `down`: the PEs holding the rows before the first and after the last (-1: none, a
+  // non-periodic edge; this PE itself on one periodic PE).
+  __device__ DFlow(const Pe& pe, const FlowSignals& s, int rows, int radius, int up, int down)
+      : pe_(&pe), s_(s), up_(up), down_(down) {
+    const int by_rows = radius > 0 ? rows / radius : rows;
+    active_ = min(min(static_cast<int>(gridDim.x), kMaxFlowBlocks), max(by_rows, 1));
+    g_ = static_cast<int>(blockIdx.x);
+    r0_ = static_cast<int>(static_cast<long long>(rows) * g_ / active_);
+    r1_ = static_cast<int>(static_cast<long long>(rows) * (g_ + 1) / active_);
+    base_ = *static_cast<volatile std::uint64_t*>(&s_.flags[kMaxFlowBlocks]);
+  }
+
+  __device__ bool active() const { return g_ < active_; }
+  __device__ int blocks() const { return active_; }
+  __device__ int row_begin() const { return active() ? r0_ : 0; }
+  __device__ int row_end() const { return active() ? r1_ : 0; }
+
+  // After block g's stores of step `step` (1, 2, ... in this launch). Every thread of the block
+  // (nothing in an inactive one). The release is cumulative over the block's stores
+  // (__syncthreads, then thread 0), and st.release.sys orders the face rows stored into the
+  // neighbour PE's halo before its signal.
+  __device__ void publish(std::uint64_t step) const {
+    if (!active()) return;
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    const std::uint64_t v = base_ + step;
+    detail::store_release_sys(&s_.flags[g_], v);
+    if (g_ == 0 && up_ >= 0) detail::store_release_sys(pe_->remote(&s_.edge[1], up_), v);
+    if (g_ == active_ - 1 && down_ >= 0) detail::store_release_sys(pe_->remote(&s_.edge[0], down_), v);
+  }
+
+  // Before step `step` + 1: the blocks whose rows it reads have finished `step`. Every thread of
+  // the block (nothing in an inactive one); bounded.
+  __device__ void wait(std::uint64_t step) const {
+    if (!active()) return;
+    if (threadIdx.x == 0) {
+      const std::uint64_t v = base_ + step;
+      if (g_ > 0) wait_for(&s_.flags[g_ - 1], v, "block ", g_ - 1);
+      if (g_ + 1 < active_) wait_for(&s_.flags[g_ + 1], v, "block ", g_ + 1);
+      if (g_ == 0 && up_ >= 0) wait_for(&s_.edge[0], v, "the last block of PE ", up_);
+      if (g_ == active_ - 1 && down_ >= 0) wait_for(&s_.edge[1], v, "the first block of PE ", down_);
+    }
+    __syncthreads();
+  }
+
+  // After the loop, every thread of the grid: a barrier across the PEs (every block of every PE
+  // is done with this launch's steps), then the leader counts them into the base.
+  __device__ void finish(std::uint64_t steps) const {
+    pe_->barrier_all("the dataflow loop's end");
+    if (block_rank() == 0 && thread_rank() == 0) {
+      *static_cast<volatile std::uint64_t*>(&s_.flags[kMaxFlowBlocks]) = base_ + steps;
+    }
+  }
+
+ private:
+  __device__ void wait_for(const std::uint64_t* sig, std::uint64_t v, const char* who, int which) const {
+    pe_->wait_with(sig, Cmp::GE, v, [&](detail::Message& m) {
+      m.str("dataflow step ").num(static_cast<long long>(v - base_)).str(": block ").num(g_);
+      m.str(" waits for ").str(who).num(which).str(" to finish it");
+    });
+  }
+
+  const Pe* pe_;
+  FlowSignals s_;
+  int up_, down_;
+  int active_ = 1, g_ = 0, r0_ = 0, r1_ = 0;
+  std::uint64_t base_ = 0;
+};
+
+#endif  // __CUDACC__
+
+}  // namespace stencilc::rt::cuda
