@@ -60,6 +60,27 @@ class FlowAlloc {
   std::uint64_t* edge_[kMaxPes] = {};
 };
 
+// The partition of a PE's `rows` (along dimension 0) over `grid_blocks` blocks for a stencil of
+// `radius`: the active blocks, min(grid_blocks, rows / radius, kMaxFlowBlocks) but at least 1, and
+// block g's rows [begin, end) (empty for an inactive block). Every active block holds at least
+// `radius` rows when rows >= radius, and the ranges cover [0, rows) once, in order.
+struct FlowPart {
+  int active = 1, begin = 0, end = 0;
+};
+
+__host__ __device__ inline FlowPart flow_part(int rows, int radius, int grid_blocks, int g) {
+  FlowPart f;
+  const int by_rows = radius > 0 ? rows / radius : rows;
+  int active = grid_blocks < kMaxFlowBlocks ? grid_blocks : kMaxFlowBlocks;
+  if (by_rows < active) active = by_rows;
+  f.active = active > 1 ? active : 1;
+  if (g < f.active) {
+    f.begin = static_cast<int>(static_cast<long long>(rows) * g / f.active);
+    f.end = static_cast<int>(static_cast<long long>(rows) * (g + 1) / f.active);
+  }
+  return f;
+}
+
 #if defined(__CUDACC__)
 
 // Device side: every thread of the grid constructs one (block-uniform values).
@@ -71,18 +92,18 @@ class DFlow {
   // non-periodic edge; this PE itself on one periodic PE).
   __device__ DFlow(const Pe& pe, const FlowSignals& s, int rows, int radius, int up, int down)
       : pe_(&pe), s_(s), up_(up), down_(down) {
-    const int by_rows = radius > 0 ? rows / radius : rows;
-    active_ = min(min(static_cast<int>(gridDim.x), kMaxFlowBlocks), max(by_rows, 1));
     g_ = static_cast<int>(blockIdx.x);
-    r0_ = static_cast<int>(static_cast<long long>(rows) * g_ / active_);
-    r1_ = static_cast<int>(static_cast<long long>(rows) * (g_ + 1) / active_);
+    const FlowPart part = flow_part(rows, radius, static_cast<int>(gridDim.x), g_);
+    active_ = part.active;
+    r0_ = part.begin;
+    r1_ = part.end;
     base_ = *static_cast<volatile std::uint64_t*>(&s_.flags[kMaxFlowBlocks]);
   }
 
   __device__ bool active() const { return g_ < active_; }
   __device__ int blocks() const { return active_; }
-  __device__ int row_begin() const { return active() ? r0_ : 0; }
-  __device__ int row_end() const { return active() ? r1_ : 0; }
+  __device__ int row_begin() const { return r0_; }
+  __device__ int row_end() const { return r1_; }
 
   // After block g's stores of step `step` (1, 2, ... in this launch). Every thread of the block
   // (nothing in an inactive one). The release is cumulative over the block's stores
