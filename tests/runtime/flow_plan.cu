@@ -9,20 +9,13 @@
 
 #include <stencilc/compiled_cuda.hpp>
 
+#include "tally.h"
+
 namespace rc = stencilc::rt::cuda;
 
 namespace {
 
-int passed = 0, failed = 0;
-
-void check(bool ok, const std::string& what) {
-  if (ok) {
-    ++passed;
-    return;
-  }
-  ++failed;
-  if (failed < 20) std::printf("FAIL %s\n", what.c_str());
-}
+using tally::check;
 
 void partition(int rows, int radius, int grid_blocks) {
   const std::string c = "rows " + std::to_string(rows) + ", radius " + std::to_string(radius) + ", " +
@@ -78,6 +71,5 @@ int main() {
   plan("1x1x1", false, true, "1", true, 0, -1, -1);
   plan("2x2x1", true, true, "1", false, 0, 0, 0);  // cuts dimension 1 too: keeps its barriers
   plan("2x1x1", true, false, "1", false, 0, 0, 0); // nvshmem
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  return tally::finish();
 }
