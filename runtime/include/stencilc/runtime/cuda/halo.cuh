@@ -23,9 +23,11 @@
 //   pe.grid_barrier();                 // the halos of `b` are visible to every block
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -121,6 +123,12 @@ struct DHaloExchange {
   static_assert(Plan::kMaxPieces < 256, "pieces per channel are kept in a byte");
   unsigned char send_pieces[kCodes] = {};
   unsigned char recv_pieces[kCodes] = {};
+  // store_through's first test, also in the parameter: an owned cell can be in a send channel's
+  // box only if in some dimension d it lies below send_below[d] (the deepest layer sent from the
+  // face below) or at or above send_above[d] (the shallowest sent from the face above); the
+  // others (the dataflow loop stores every cell through) skip the channels and their plan loads.
+  int send_below[N] = {};
+  int send_above[N] = {};
 
   __host__ __device__ int blocks_needed() const { return send_items + recv_items; }
 
@@ -155,6 +163,9 @@ struct DHaloExchange {
   // of every PE's heap). Any thread, for its own cells; no ordering of its own: the caller's
   // barrier across PEs (barrier_all) makes the stores visible before the halos are read.
   __device__ void store_through(const DevicePe& pe, const DBlock<T, N>& block, const int* l, T value) const {
+    bool near_a_sent_face = false;
+    for (int d = 0; d < N; ++d) near_a_sent_face = near_a_sent_face || l[d] < send_below[d] || l[d] >= send_above[d];
+    if (!near_a_sent_face) return;
     long l3[3] = {0, 0, 0};
     for (int d = 0; d < N; ++d) l3[3 - N + d] = l[d];
     for (int s = 0; s < n_send; ++s) {
@@ -442,6 +453,19 @@ class HaloExchange {
     handle.recv_items = items(plans_[pe].recv, plans_[pe].n_recv);
     handle.faces = faces(pe);
     for (int s = 0; s < plans_[pe].n_send; ++s) handle.send_pieces[s] = static_cast<unsigned char>(plans_[pe].send[s].pieces);
+    for (int d = 0; d < N; ++d) {
+      handle.send_below[d] = 0;
+      handle.send_above[d] = std::numeric_limits<int>::max();
+    }
+    for (int s = 0; s < plans_[pe].n_send; ++s) {
+      const typename Plan::Channel& c = plans_[pe].send[s];
+      const Dir dir = dir_of(c.code);
+      for (int d = 0; d < N; ++d) {
+        const int lo = c.lo[3 - N + d], hi = lo + c.count[3 - N + d];
+        if (dir[d] < 0) handle.send_below[d] = std::max(handle.send_below[d], hi);
+        if (dir[d] > 0) handle.send_above[d] = std::min(handle.send_above[d], lo);
+      }
+    }
     for (int r = 0; r < plans_[pe].n_recv; ++r) handle.recv_pieces[r] = static_cast<unsigned char>(plans_[pe].recv[r].pieces);
     return handle;
   }
