@@ -893,6 +893,12 @@ class CudaKernelEmitter : public CppEmitter {
     auto* s = as<Reduce>(self);
     comment(indent, self);
     std::string t = cpp_type(s->type);
+    // The dataflow loop: every block's rows of this step written first. A grid barrier is
+    // enough even where the reduction reads halos: store-through folds a loop only if nothing
+    // reads the written grid's halos, and the read grid's came from the neighbour PEs' previous
+    // step, which this PE's face blocks waited for before they reached the barrier. Nor can a
+    // neighbour overwrite them before the reads end: its next step waits for this reduction's
+    // allreduce (every reduction of a global-view program has one).
     if (flow_) line(indent, "pe.grid_barrier();  // the dataflow loop: every block's rows of this step are written");
     line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
     int inner = open_points(self, s->range, s->indices, s->body, indent, "sc_all");
