@@ -803,7 +803,7 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   void store(const Store* s, int indent) override {
-    if (!through_.empty() && s->grid == through_) {
+    if (!through_.empty() && s->grid == through_ && !flow_) {
       // store-through: the value into the owned cell, then into the neighbours' halos that hold
       // it (the walk's sc_l: a boundary part's point).
       GridRead centre(ScalarType::F32, s->grid, std::vector<int>(loop_vars_.size(), 0));
@@ -860,6 +860,12 @@ class CudaKernelEmitter : public CppEmitter {
       body(s->body, inner);
     }
     close_points(inner, strip);
+    if (flow_ && !through_.empty()) {
+      // The dataflow loop: the face cells of the block's rows into the neighbours' halos at once
+      // (DHaloExchange::put_rows), not point by point.
+      line(indent, "__syncthreads();  // the block's rows are written");
+      line(indent, "args." + through_ + "_halo.put_rows(pe, " + through_ + ", sc_flow.row_begin(), sc_flow.row_end());  // into the neighbours' halos of this buffer");
+    }
     through_.clear();
     close_role(s->role, indent);
     if (!flow_) conservative_barrier(indent, "the update is complete before anything reads or overwrites it");
@@ -1219,7 +1225,7 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   out.push_back("  sc_config.block_threads = STENCILC_BLOCK_THREADS;");
   out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
   if (!model.roles && find_flow_loop(p).loop) {
-    out.push_back("  if (sc_flow_plan.on) sc_config.max_blocks = 0;  // the dataflow loop: every block that fits (DFlow uses a row's worth each)");
+    out.push_back("  if (sc_flow_plan.on) sc_config.max_blocks = ::stencilc::compiled::max_blocks_set();  // the dataflow loop: every block that fits (DFlow uses a row's worth each), or STENCILC_MAX_BLOCKS");
   }
   out.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
   out.push_back(std::string("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +

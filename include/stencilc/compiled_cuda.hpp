@@ -85,7 +85,8 @@ void download_grid(rt::cuda::P2PTeam& team, const std::vector<rt::cuda::DBlock<T
 template <int N>
 std::size_t symmetric_bytes(const Plan<N>& plan, const std::vector<GridDesc<N>>& grids,
                             const std::vector<std::size_t>& element_bytes, const std::vector<bool>& exchanged) {
-  std::size_t total = (std::size_t{1} << 14) * sizeof(std::uint64_t) + (std::size_t{1} << 20);
+  // The small things, and the dataflow loop's flags (flow.cuh: 1025 + 2 of 128 bytes).
+  std::size_t total = (std::size_t{1} << 14) * sizeof(std::uint64_t) + (std::size_t{1} << 20) + (std::size_t{1} << 18);
   for (std::size_t k = 0; k < grids.size(); ++k) {
     std::array<int, N> largest{};
     for (int pe = 0; pe < plan.grid.size(); ++pe) {
@@ -105,17 +106,21 @@ std::size_t symmetric_bytes(const Plan<N>& plan, const std::vector<GridDesc<N>>&
   return total;
 }
 
+/// STENCILC_MAX_BLOCKS (blocks per GPU at most; 0: no cap) where set, else 0.
+inline int max_blocks_set() {
+  const char* text = std::getenv("STENCILC_MAX_BLOCKS");
+  if (text == nullptr || std::string(text) == "0") return 0;
+  long long n = 0;
+  if (!rt::parse_positive(text, 1 << 20, &n)) rt::fatal("STENCILC_MAX_BLOCKS='%s' is not a number of blocks", text);
+  return static_cast<int>(n);
+}
+
 /// The persistent kernel's grid size cap for `plan`'s largest block: about `points_per_thread`
 /// points per thread, so small grids run on few blocks (a grid barrier costs more the more blocks
 /// arrive) and large ones on as many as fit. STENCILC_MAX_BLOCKS overrides it (0: no cap).
 template <int N>
 int max_blocks_for(const Plan<N>& plan, int block_threads, int points_per_thread = 4) {
-  if (const char* text = std::getenv("STENCILC_MAX_BLOCKS")) {
-    long long n = 0;
-    if (std::string(text) == "0") return 0;
-    if (!rt::parse_positive(text, 1 << 20, &n)) rt::fatal("STENCILC_MAX_BLOCKS='%s' is not a number of blocks", text);
-    return static_cast<int>(n);
-  }
+  if (std::getenv("STENCILC_MAX_BLOCKS")) return max_blocks_set();
   double points = 1;
   for (int d = 0; d < N; ++d) points *= (plan.extent[d] + plan.grid.dims[d] - 1) / plan.grid.dims[d];
   const double blocks = points / (static_cast<double>(block_threads) * points_per_thread);

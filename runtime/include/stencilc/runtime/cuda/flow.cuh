@@ -32,12 +32,19 @@
 namespace stencilc::rt::cuda {
 
 inline constexpr int kMaxFlowBlocks = 1024;  // active blocks per PE, at most
+// Flags a line apart (128 bytes: words kFlowStride apart), so that a flag's writer and its two
+// readers are all that touch its line. Packed flags (16 to a line, each polled by two blocks)
+// made the loop collapse now and then: one step in hundreds took milliseconds, as publishes
+// queued behind 32 polls of their line (session 8, docs/BENCHMARKS.md).
+inline constexpr int kFlowStride = 16;
+inline constexpr std::size_t kFlowFlagWords = static_cast<std::size_t>(kMaxFlowBlocks + 1) * kFlowStride;
 
 // One PE's flow memory (a kernel argument; trivially copyable).
 struct FlowSignals {
-  std::uint64_t* flags = nullptr;  // [g]: the last step block g of this PE finished; [kMaxFlowBlocks]: base
+  std::uint64_t* flags = nullptr;  // [g * kFlowStride]: the last step block g of this PE finished;
+                                   // [kMaxFlowBlocks * kFlowStride]: base
   std::uint64_t* edge = nullptr;   // symmetric, [0]: the last step the PE above's last block finished,
-                                   // [1]: the PE below's first block
+                                   // [kFlowStride]: the PE below's first block
 };
 
 // The host side: collective over a team (anything whose alloc<T>(count) returns symmetric,
@@ -46,8 +53,8 @@ class FlowAlloc {
  public:
   template <class Team>
   explicit FlowAlloc(Team& team) {
-    const auto flags = team.template alloc<std::uint64_t>(kMaxFlowBlocks + 1);
-    const auto edge = team.template alloc<std::uint64_t>(2);
+    const auto flags = team.template alloc<std::uint64_t>(kFlowFlagWords);
+    const auto edge = team.template alloc<std::uint64_t>(2 * kFlowStride);
     for (int pe = 0; pe < kMaxPes; ++pe) {
       flags_[pe] = flags.on(pe);
       edge_[pe] = edge.on(pe);
@@ -97,7 +104,7 @@ class DFlow {
     active_ = part.active;
     r0_ = part.begin;
     r1_ = part.end;
-    base_ = *static_cast<volatile std::uint64_t*>(&s_.flags[kMaxFlowBlocks]);
+    base_ = *static_cast<volatile std::uint64_t*>(&s_.flags[kMaxFlowBlocks * kFlowStride]);
   }
 
   __device__ bool active() const { return g_ < active_; }
@@ -114,9 +121,9 @@ class DFlow {
     __syncthreads();
     if (threadIdx.x != 0) return;
     const std::uint64_t v = base_ + step;
-    detail::store_release_sys(&s_.flags[g_], v);
-    if (g_ == 0 && up_ >= 0) detail::store_release_sys(pe_->remote(&s_.edge[1], up_), v);
+    if (g_ == 0 && up_ >= 0) detail::store_release_sys(pe_->remote(&s_.edge[kFlowStride], up_), v);
     if (g_ == active_ - 1 && down_ >= 0) detail::store_release_sys(pe_->remote(&s_.edge[0], down_), v);
+    detail::store_release_gpu(&s_.flags[g_ * kFlowStride], v);  // read by this GPU's blocks only
   }
 
   // Before step `step` + 1: the blocks whose rows it reads have finished `step`. Every thread of
@@ -125,10 +132,10 @@ class DFlow {
     if (!active()) return;
     if (threadIdx.x == 0) {
       const std::uint64_t v = base_ + step;
-      if (g_ > 0) wait_for(&s_.flags[g_ - 1], v, "block ", g_ - 1);
-      if (g_ + 1 < active_) wait_for(&s_.flags[g_ + 1], v, "block ", g_ + 1);
+      if (g_ > 0) wait_local(&s_.flags[(g_ - 1) * kFlowStride], v, "block ", g_ - 1);
+      if (g_ + 1 < active_) wait_local(&s_.flags[(g_ + 1) * kFlowStride], v, "block ", g_ + 1);
       if (g_ == 0 && up_ >= 0) wait_for(&s_.edge[0], v, "the last block of PE ", up_);
-      if (g_ == active_ - 1 && down_ >= 0) wait_for(&s_.edge[1], v, "the first block of PE ", down_);
+      if (g_ == active_ - 1 && down_ >= 0) wait_for(&s_.edge[kFlowStride], v, "the first block of PE ", down_);
     }
     __syncthreads();
   }
@@ -138,11 +145,22 @@ class DFlow {
   __device__ void finish(std::uint64_t steps) const {
     pe_->barrier_all("the dataflow loop's end");
     if (block_rank() == 0 && thread_rank() == 0) {
-      *static_cast<volatile std::uint64_t*>(&s_.flags[kMaxFlowBlocks]) = base_ + steps;
+      *static_cast<volatile std::uint64_t*>(&s_.flags[kMaxFlowBlocks * kFlowStride]) = base_ + steps;
     }
   }
 
  private:
+  // A flag of this PE's blocks: acquire at GPU scope (its writer released at GPU scope; no
+  // other GPU's data is read through it), polled with a short backoff for about a millisecond at
+  // most, then the PE's bounded wait (which also stops when another PE failed, and reports).
+  __device__ void wait_local(const std::uint64_t* sig, std::uint64_t v, const char* who, int which) const {
+    for (int spin = 0; spin < (1 << 11); ++spin) {
+      if (detail::load_acquire_gpu(sig) >= v) return;
+      if (spin >= 32) __nanosleep(128);
+    }
+    wait_for(sig, v, who, which);
+  }
+
   __device__ void wait_for(const std::uint64_t* sig, std::uint64_t v, const char* who, int which) const {
     pe_->wait_with(sig, Cmp::GE, v, [&](detail::Message& m) {
       m.str("dataflow step ").num(static_cast<long long>(v - base_)).str(": block ").num(g_);

@@ -186,6 +186,51 @@ struct DHaloExchange {
     }
   }
 
+  // The dataflow loop's face stores (flow.cuh), in place of store_through on every point: the
+  // calling block has written rows [row_lo, row_hi) of dimension 0 (local indices) of `block`
+  // and passed __syncthreads(); every thread of it then copies the cells of those rows that lie
+  // in a send channel's box into that neighbour's halo of the same buffer, as an exchange of the
+  // buffer would (plain stores, consecutive threads on consecutive cells of the last dimension;
+  // the caller's release orders them before its signal). The channel's geometry is read once
+  // per block and step, not per point.
+  __device__ void put_rows(const DevicePe& pe, const DBlock<T, N>& block, int row_lo, int row_hi) const {
+    constexpr int d0 = 3 - N;  // dimension 0 in the 3-D view
+    long step[3];
+    steps3(block, step);
+    for (int s = 0; s < n_send; ++s) {
+      const typename Plan::Channel c = plan->send[s];
+      const int lo = c.lo[d0] > row_lo ? c.lo[d0] : row_lo;
+      const int hi = c.lo[d0] + c.count[d0] < row_hi ? c.lo[d0] + c.count[d0] : row_hi;
+      if (lo >= hi) continue;
+      T* const base = pe.remote(block.data - block.data_offset(), c.peer);
+      if (base == nullptr) {
+        pe.fatal_with([&](detail::Message& m) {
+          m.str("the dataflow loop's face stores of grid '").str(plan->name).str("': PE ").num(c.peer);
+          m.str(" cannot be reached with loads and stores from PE ").num(pe.id);
+        });
+      }
+      int first[3] = {c.lo[0], c.lo[1], c.lo[2]}, count[3] = {c.count[0], c.count[1], c.count[2]};
+      first[d0] = lo;
+      count[d0] = hi - lo;
+      const FastDiv div2(static_cast<unsigned>(count[2])), div1(static_cast<unsigned>(count[1]));
+      const unsigned total = static_cast<unsigned>(count[0]) * count[1] * count[2];
+      long long theirs0 = c.peer_data_offset;
+      long mine0 = 0;
+      for (int k = 0; k < 3; ++k) {
+        theirs0 += static_cast<long long>(first[k] + c.shift[k]) * c.peer_step[k];
+        mine0 += first[k] * step[k];
+      }
+      for (unsigned i = static_cast<unsigned>(thread_rank()); i < total; i += static_cast<unsigned>(block_threads())) {
+        const unsigned q = div2.div(i);
+        const unsigned k2 = i - q * count[2];
+        const unsigned k0 = div1.div(q);
+        const unsigned k1 = q - k0 * count[1];
+        base[theirs0 + k0 * c.peer_step[0] + k1 * c.peer_step[1] + k2 * c.peer_step[2]] =
+            block.data[mine0 + k0 * step[0] + k1 * step[1] + k2 * step[2]];
+      }
+    }
+  }
+
   // send() then recv() (the same requirements).
   __device__ void exchange(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
                            int first_block = 0) const {
