@@ -181,6 +181,21 @@ std::string CppEmitter::grid_read(const GridRead* r) {
   return r->grid + "(" + idx + ")";
 }
 
+void CppEmitter::loop(const Stmt& s, int indent, const std::vector<std::string>& prologue) {
+  comment(indent, s);
+  if (auto* f = as<For>(s)) {
+    std::string t = cpp_type(f->type);
+    // The bound is evaluated once, as the IR says (the front end checked nothing changes it).
+    line(indent, "for (" + t + " " + f->var + " = " + expr(f->lo) + ", sc_end_" + f->var + " = " + expr(f->hi) +
+                     "; " + f->var + " < sc_end_" + f->var + "; " + f->var + " += " + std::to_string(f->step) + ") {");
+  } else {
+    line(indent, "while (" + expr(as<While>(s)->cond) + ") {");
+  }
+  for (const std::string& l : prologue) line(indent + 1, l);
+  body(s->kind == StmtKind::For ? as<For>(s)->body : as<While>(s)->body, indent + 1);
+  line(indent, "}");
+}
+
 void CppEmitter::store(const Store* s, int indent) {
   GridRead centre(ScalarType::F32, s->grid, std::vector<int>(loop_vars_.size(), 0));
   line(indent, grid_read(&centre) + " = " + expr(s->value) + ";");
@@ -224,25 +239,9 @@ void CppEmitter::stmt(const Stmt& s, int indent) {
       line(indent, "}");
       return;
     }
-    case StmtKind::For: {
-      auto* f = as<For>(s);
-      comment(indent, s);
-      std::string t = cpp_type(f->type);
-      // The bound is evaluated once, as the IR says (the front end checked nothing changes it).
-      line(indent, "for (" + t + " " + f->var + " = " + expr(f->lo) + ", sc_end_" + f->var + " = " + expr(f->hi) +
-                       "; " + f->var + " < sc_end_" + f->var + "; " + f->var + " += " + std::to_string(f->step) + ") {");
-      body(f->body, indent + 1);
-      line(indent, "}");
-      return;
-    }
-    case StmtKind::While: {
-      auto* w = as<While>(s);
-      comment(indent, s);
-      line(indent, "while (" + expr(w->cond) + ") {");
-      body(w->body, indent + 1);
-      line(indent, "}");
-      return;
-    }
+    case StmtKind::For:
+    case StmtKind::While:
+      return loop(s, indent);
     case StmtKind::Return: {
       auto* r = as<Return>(s);
       line(indent, r->value ? "return " + expr(r->value) + ";" : "return;");

@@ -55,6 +55,11 @@ class CppEmitter {
   /// A math intrinsic's spelling (`std::sqrt` on the host).
   virtual std::string math_function(const std::string& name) { return "std::" + name; }
 
+  /// A For or While loop: its header, then `prologue` (lines of the target's own at the top of
+  /// every iteration), then its body.
+  void loop(const ir::Stmt& s, int indent, const std::vector<std::string>& prologue);
+  virtual void loop(const ir::Stmt& s, int indent) { loop(s, indent, {}); }
+
   // Statements whose form depends on the target.
   virtual void for_each(const ir::Stmt& s, int indent) = 0;  // a ForEach
   virtual void reduce(const ir::Stmt& s, int indent) = 0;    // a Reduce

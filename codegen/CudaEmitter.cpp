@@ -22,6 +22,8 @@
 // coordinates with multiply-high divisions by the box's extents (FastDiv), not divide instructions.
 #include "codegen/CudaEmitter.h"
 
+#include <algorithm>
+
 #include "codegen/CppEmitter.h"
 #include "codegen/EmitUtil.h"
 #include "ir/IRPrinter.h"
@@ -36,6 +38,80 @@ const char* kRt = "::stencilc::rt::cuda::";
 
 std::string dblock_type(const Param& p) {
   return std::string(kRt) + "DBlock<" + cpp_type(p.type) + ", " + std::to_string(p.rank) + ">";
+}
+
+/// Statements a dataflow loop may hold besides its update: scalar ones, and reductions (every
+/// block takes part; the kernel puts a grid barrier before each, so every block's rows of the
+/// step are written), also under an `if` (jacobi2d's norm every k steps).
+bool scalar_or_reduction(const Stmt& s) {
+  if (!s) return true;
+  switch (s->kind) {
+    case StmtKind::Assign:
+    case StmtKind::VarDecl:
+    case StmtKind::Reduce:
+    case StmtKind::AllReduce:
+      return true;
+    case StmtKind::If:
+      return scalar_or_reduction(as<If>(s)->then_body) && scalar_or_reduction(as<If>(s)->else_body);
+    case StmtKind::Block:
+      for (const Stmt& t : as<Block>(s)->stmts)
+        if (!scalar_or_reduction(t)) return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// The loop the dataflow schedule may run (flow.cuh; docs/SCHEDULES.md, "Planned: the dataflow
+/// schedule"): a time loop at the top of a global-view program as store-through leaves it, i.e.
+/// its body is the two parts of one split foreach (the boundary part writing through), the
+/// barrier_all right after them, and otherwise only swaps, scalar statements and reductions. Such
+/// an update reads only within the grids' halos of the point it writes, so each block can wait
+/// for its neighbours instead of everyone. `radius`: the widest halo along dimension 0.
+struct FlowLoop {
+  const StmtNode* loop = nullptr;
+  std::string through;  // the grid its boundary part writes through (its exchange's neighbours)
+  int radius = 1;
+};
+
+FlowLoop find_flow_loop(const Program& p) {
+  FlowLoop found;
+  if (p.kind != ProgramKind::Global || !p.decomposed) return found;
+  auto* top = as<Block>(p.body);
+  if (!top) return found;
+  for (const Stmt& s : top->stmts) {
+    const Stmt* body = nullptr;
+    if (auto* f = as<For>(s)) body = &f->body;
+    if (auto* w = as<While>(s)) body = &w->body;
+    auto* b = body ? as<Block>(*body) : nullptr;
+    if (!b) continue;
+    std::vector<const ForEach*> parts;
+    int barriers = 0;
+    bool plain = true;
+    for (size_t k = 0; k < b->stmts.size() && plain; ++k) {
+      const Stmt& t = b->stmts[k];
+      if (auto* e = as<ForEach>(t)) {
+        plain = e->part != ForEachPart::All && e->role == WorkerRole::All && barriers == 0;
+        parts.push_back(e);
+      } else if (t->kind == StmtKind::BarrierAll) {
+        plain = parts.size() == 2 && k > 0 && b->stmts[k - 1]->kind == StmtKind::ForEach;
+        ++barriers;
+      } else {
+        plain = t->kind == StmtKind::Swap || scalar_or_reduction(t);
+      }
+    }
+    if (!plain || parts.size() != 2 || barriers != 1 || !are_split_parts(*parts[0], *parts[1])) continue;
+    const ForEach* boundary = parts[0]->part == ForEachPart::Boundary ? parts[0] : parts[1];
+    if (boundary->through.empty()) continue;
+    found.loop = s.get();
+    found.through = boundary->through;
+    for (const Param& g : p.params) {
+      if (g.kind != ParamKind::Grid || g.halo_lo.empty()) continue;
+      found.radius = std::max({found.radius, g.halo_lo[0], g.halo_hi[0]});
+    }
+    return found;  // one per program
+  }
+  return found;
 }
 
 const char* reduce_op_name(ReduceOp op) {
@@ -80,6 +156,7 @@ class CudaKernelEmitter : public CppEmitter {
     }
     for (const std::string& g : exchanged) line(1, "std::uint64_t " + g + "_epoch = 0;  // exchanges of %" + g + " so far");
     find_fused_reductions(program_->body);
+    flow_loop_ = spmd_ || roles_ ? FlowLoop{} : find_flow_loop(*program_);
     body(program_->body, 1);
     if (spmd_) {
       line(1, "pe.barrier_all(\"the end of " + program_->name + "\");  // no PE still puts into a block the host copies back");
@@ -100,6 +177,8 @@ class CudaKernelEmitter : public CppEmitter {
   bool walk_ = false;   // ... its boundary part, walked as one sequence of points (BoxWalk)
   std::set<const StmtNode*> fused_reduces_, fused_allreduces_;  // find_fused_reductions()
   std::string through_;  // the grid the foreach being emitted writes through ("" none)
+  FlowLoop flow_loop_;    // the loop the dataflow schedule may run (find_flow_loop)
+  bool flow_ = false;     // emitting that loop's dataflow form
   bool roles_ = false;  // the program has role(...) statements: the kernel has groups
   bool spmd_ = false;   // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
   bool defer_stores_ = false;        // inside a strip's first loop: stores go to sc_st_<grid>[sc_r]
@@ -256,6 +335,12 @@ class CudaKernelEmitter : public CppEmitter {
     }
     size_t n = indices.size();
     split_ = part && part->part != ForEachPart::All;
+    if (split_ && flow_) {
+      // The dataflow loop: this block's rows of the range, all of them (its face rows write
+      // through), walked by the block's own threads.
+      line(indent, "const auto sc_parts = " + std::string(kRt) + "flow_rows(sc_local, sc_flow);");
+      return open_walk(indent, point_body, "sc_mine", where);
+    }
     if (split_) {
       // split-boundary: the points within the widths of the block's faces, or the others. An
       // SPMD part is measured from the block it stores to.
@@ -693,8 +778,32 @@ class CudaKernelEmitter : public CppEmitter {
 
   bool emits_through() const override { return true; }
 
+  using CppEmitter::loop;
+  /// The dataflow loop twice: the form of flow.cuh where the launcher turned it on (each block
+  /// walks its own rows, waits for its neighbours' previous step, publishes its own, no barrier),
+  /// else the loop as the passes left it (barrier_all after each update).
+  void loop(const Stmt& s, int indent) override {
+    if (s.get() != flow_loop_.loop) return CppEmitter::loop(s, indent, {});
+    const std::string rt = kRt;
+    line(indent, "{  // the dataflow schedule where the launcher turned it on (flow.cuh), else barrier_all each step");
+    line(indent + 1, "const " + rt + "DFlow<" + rt + "DevicePe> sc_flow(pe, args.sc_flow, " + first_grid_ + ".extent[0], " +
+                         std::to_string(flow_loop_.radius) + ", args.sc_flow_up, args.sc_flow_down);");
+    line(indent + 1, "if (args.sc_flow_on) {");
+    line(indent + 2, "const " + rt + "Workers sc_mine{static_cast<int>(blockIdx.x), 1};  // a block walks its own rows");
+    line(indent + 2, "std::uint64_t sc_step = 0;  // steps done");
+    flow_ = true;
+    CppEmitter::loop(s, indent + 2, {"if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the step before",
+                                     "++sc_step;"});
+    flow_ = false;
+    line(indent + 2, "sc_flow.finish(sc_step);  // barrier_all: every block of every PE is done");
+    line(indent + 1, "} else {");
+    CppEmitter::loop(s, indent + 2, {});
+    line(indent + 1, "}");
+    line(indent, "}");
+  }
+
   void store(const Store* s, int indent) override {
-    if (!through_.empty() && s->grid == through_) {
+    if (!through_.empty() && s->grid == through_ && !flow_) {
       // store-through: the value into the owned cell, then into the neighbours' halos that hold
       // it (the walk's sc_l: a boundary part's point).
       GridRead centre(ScalarType::F32, s->grid, std::vector<int>(loop_vars_.size(), 0));
@@ -737,6 +846,10 @@ class CudaKernelEmitter : public CppEmitter {
       return error(self, "through(%" + s->through + ") on the cuda target needs a boundary part and an exchange of %" +
                              s->through + " in the program");
     }
+    if (flow_ && s->part == ForEachPart::Inner) {
+      line(indent, "// (the dataflow loop: the boundary part below walks all of the block's rows)");
+      return;
+    }
     through_ = s->through;
     int in_role = open_role(s->role, indent);
     const bool strip = s->indices.size() >= 2 && s->part != ForEachPart::Boundary;  // boundaries: one walk
@@ -747,9 +860,15 @@ class CudaKernelEmitter : public CppEmitter {
       body(s->body, inner);
     }
     close_points(inner, strip);
+    if (flow_ && !through_.empty()) {
+      // The dataflow loop: the face cells of the block's rows into the neighbours' halos at once
+      // (DHaloExchange::put_rows), not point by point.
+      line(indent, "__syncthreads();  // the block's rows are written");
+      line(indent, "args." + through_ + "_halo.put_rows(pe, " + through_ + ", sc_flow.row_begin(), sc_flow.row_end());  // into the neighbours' halos of this buffer");
+    }
     through_.clear();
     close_role(s->role, indent);
-    conservative_barrier(indent, "the update is complete before anything reads or overwrites it");
+    if (!flow_) conservative_barrier(indent, "the update is complete before anything reads or overwrites it");
   }
 
   /// The reductions directly followed by an allreduce of their result (the global-view lowering
@@ -780,6 +899,13 @@ class CudaKernelEmitter : public CppEmitter {
     auto* s = as<Reduce>(self);
     comment(indent, self);
     std::string t = cpp_type(s->type);
+    // The dataflow loop: every block's rows of this step written first. A grid barrier is
+    // enough even where the reduction reads halos: store-through folds a loop only if nothing
+    // reads the written grid's halos, and the read grid's came from the neighbour PEs' previous
+    // step, which this PE's face blocks waited for before they reached the barrier. Nor can a
+    // neighbour overwrite them before the reads end: its next step waits for this reduction's
+    // allreduce (every reduction of a global-view program has one).
+    if (flow_) line(indent, "pe.grid_barrier();  // the dataflow loop: every block's rows of this step are written");
     line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
     int inner = open_points(self, s->range, s->indices, s->body, indent, "sc_all");
     line(inner, "const " + t + " sc_value = [&]() -> " + t + " {");
@@ -869,6 +995,10 @@ class CudaKernelEmitter : public CppEmitter {
         return;
       case StmtKind::BarrierAll:
         comment(indent, s);
+        if (flow_) {
+          line(indent, "sc_flow.publish(sc_step);  // in place of barrier_all: this block's rows are done");
+          return;
+        }
         line(indent, "pe.barrier_all(\"barrier_all at " + where(s) + "\");");
         return;
       default:
@@ -1019,6 +1149,10 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
   }
   if (p.kind == ProgramKind::Spmd) l.push_back("  std::uint64_t* signals;  // the program's signals, symmetric, zero at launch");
   l.push_back("  std::uint64_t* scratch;  // reductions: one word per block, and the result");
+  if (!roles && find_flow_loop(p).loop) {
+    l.push_back("  " + std::string(kRt) + "FlowSignals sc_flow;  // the dataflow loop's flags (flow.cuh)");
+    l.push_back("  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::flow_plan: on, the PEs before and after along dimension 0");
+  }
   if (roles) {
     l.push_back("  int n_comm;  // blocks in the comm group (0: not specialised), from the cost model");
     l.push_back("  std::uint64_t* sync;  // the comm and compute groups' barrier counters");
@@ -1090,6 +1224,9 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   out.push_back("  " + std::string(kRt) + "LaunchConfig sc_config;");
   out.push_back("  sc_config.block_threads = STENCILC_BLOCK_THREADS;");
   out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
+  if (!model.roles && find_flow_loop(p).loop) {
+    out.push_back("  if (sc_flow_plan.on) sc_config.max_blocks = ::stencilc::compiled::max_blocks_set();  // the dataflow loop: every block that fits (DFlow uses a row's worth each), or STENCILC_MAX_BLOCKS");
+  }
   out.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
   out.push_back(std::string("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +
                 (nvshmem ? "  // nvshmemx_collective_launch of this PE's kernel" : ""));
@@ -1192,6 +1329,17 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   std::vector<std::string> swap_list, grid_names;
   for (const Param& g : p.params) {
     if (g.kind == ParamKind::Grid) grid_names.push_back(g.name);
+  }
+  if (const FlowLoop flow = find_flow_loop(p); flow.loop && !model.roles) {
+    const size_t k = std::find(grid_names.begin(), grid_names.end(), flow.through) - grid_names.begin();
+    l.push_back("  const ::stencilc::compiled::FlowPlan sc_flow_plan = ::stencilc::compiled::flow_plan(\"" + p.name +
+                "\", sc_plan.grid, ::stencilc::compiled::periodic_dims(sc_descs[" + std::to_string(k) + "])[0], " +
+                (nvshmem ? "false" : "true") + ");  // the dataflow loop");
+    l.push_back("  const " + std::string(kRt) + "FlowAlloc sc_flow_alloc(sc_team);  // its flags");
+    args.push_back("sc_args.sc_flow = sc_flow_alloc.on(sc_pe);");
+    args.push_back("sc_args.sc_flow_on = sc_flow_plan.on;");
+    args.push_back("sc_args.sc_flow_up = sc_flow_plan.up(sc_pe);");
+    args.push_back("sc_args.sc_flow_down = sc_flow_plan.down(sc_pe);");
   }
   for (const auto& s : swaps) {
     swap_list.push_back("{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "}");

@@ -29,7 +29,7 @@
 //              rows fit the GPU's shared memory (jacobi2d 2048^2 on 2 GPUs: 8 MiB per buffer).
 //   dataflow   store-lean's update with no barrier at all: every block owns rows of the PE's block
 //              and waits only for its two neighbouring blocks (or, at the PE's faces, the
-//              neighbour PE's face block) to have finished the previous step (flags, struct Flow).
+//              neighbour PE's face block) to have finished the previous step (the runtime's DFlow, flow.cuh).
 //   res-flow   resident with dataflow's flags instead of the one-pass barrier.
 // (dataflow and res-flow added in session 7, after the first four ran: store-lean took 6.1 us a
 // step at 256^2 on 1 GPU and 7.9 on 2, resident 5.1 and 6.3; the barrier, not the exchange, is
@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "../../tests/gpu/test_util.cuh"  // hash32, arg_int; includes the runtime's halo.cuh
+#include "stencilc/runtime/cuda/flow.cuh"
 
 using namespace stencilc::rt;
 using namespace stencilc::rt::cuda;
@@ -64,7 +65,6 @@ namespace {
 
 enum Schedule { kExchange = 0, kStoreAll = 1, kStoreLean = 2, kResident = 3, kDataflow = 4, kResidentFlow = 5 };
 const char* const kScheduleName[] = {"exchange", "store-all", "store-lean", "resident", "dataflow", "res-flow"};
-constexpr int kMaxFlowBlocks = 1024;  // the dataflow schedules' flags per GPU
 bool dataflow(int schedule) { return schedule == kDataflow || schedule == kResidentFlow; }
 bool resident(int schedule) { return schedule == kResident || schedule == kResidentFlow; }
 
@@ -80,68 +80,8 @@ struct Args {
   std::uint64_t* signal;            // store-lean: symmetric, [pe] = the last barrier PE pe reached
   unsigned long long* clock;        // start, end of the time loop
   int tile_rows;                    // resident: the most rows a block holds (shared memory)
-  std::uint64_t* flags;             // dataflow: [g] = the last step block g of this GPU finished
-  std::uint64_t* edge;              // dataflow, symmetric: [0] the last step the PE above finished
-                                    // (its last block), [1] the PE below (its first block)
+  FlowSignals flow;                 // dataflow, res-flow: the runtime's DFlow (flow.cuh)
 };
-
-// The dataflow schedules' synchronisation: no barrier at all. Block g owns rows [r0, r1) of the
-// PE's block (at least one: blocks <= rows), and its step reads only its own rows and one row of
-// each neighbour: block g - 1 and g + 1, or at the PE's faces the neighbour PE's face block
-// (whose row it finds in its halo, stored through). So a block waits only for those two to have
-// finished the previous step (RAW: their rows of the buffer it reads; WAR: they have read the
-// rows of the buffer it is about to overwrite, two steps old, before they finished that step).
-// Blocks drift at most one step from their neighbours, never more.
-struct Flow {
-  int g, blocks;     // this block, the GPU's blocks
-  bool top, bottom;  // owns the PE's first, last row
-  int up, down;      // the neighbour PEs (periodic)
-
-  // After a step's stores: every thread of the block.
-  __device__ void publish(const DevicePe& pe, const Args& args, std::uint64_t step) const {
-    __syncthreads();  // the block's stores before thread 0's release (cumulative)
-    if (threadIdx.x == 0) {
-      if (top || bottom) __threadfence_system();  // the face rows stored into the neighbours' halos
-      stencilc::rt::cuda::detail::store_release_sys(&args.flags[g], step);
-      if (top) stencilc::rt::cuda::detail::store_release_sys(pe.remote(&args.edge[1], up), step);
-      if (bottom) stencilc::rt::cuda::detail::store_release_sys(pe.remote(&args.edge[0], down), step);
-    }
-  }
-
-  // Before a step: the neighbours have finished `step`. Every thread of the block.
-  __device__ void wait(const DevicePe& pe, const Args& args, std::uint64_t step) const {
-    if (threadIdx.x == 0) {
-      auto describe = [&](const char* who) {
-        return [&, who](stencilc::rt::cuda::detail::Message& m) {
-          m.str("dataflow step ").num(static_cast<long long>(step)).str(": block ").num(g).str(" waits for ").str(who);
-        };
-      };
-      if (g > 0) pe.wait_with(&args.flags[g - 1], Cmp::GE, step, describe("the block above"));
-      if (g + 1 < blocks) pe.wait_with(&args.flags[g + 1], Cmp::GE, step, describe("the block below"));
-      if (top) pe.wait_with(&args.edge[0], Cmp::GE, step, describe("the PE above"));
-      if (bottom) pe.wait_with(&args.edge[1], Cmp::GE, step, describe("the PE below"));
-    }
-    __syncthreads();
-  }
-};
-
-__device__ Flow flow_of(const DevicePe& pe, int rows, int* r0, int* r1) {
-  Flow f;
-  f.g = static_cast<int>(blockIdx.x);
-  f.blocks = static_cast<int>(gridDim.x);
-  *r0 = static_cast<int>(static_cast<long>(rows) * f.g / f.blocks);
-  *r1 = static_cast<int>(static_cast<long>(rows) * (f.g + 1) / f.blocks);
-  f.top = *r0 == 0;
-  f.bottom = *r1 == rows;
-  f.up = (pe.id + pe.n - 1) % pe.n;
-  f.down = (pe.id + 1) % pe.n;
-  if (f.blocks > rows) {
-    pe.fatal_with([&](stencilc::rt::cuda::detail::Message& m) {
-      m.str("dataflow: ").num(f.blocks).str(" blocks for ").num(rows).str(" rows (every block needs one)");
-    });
-  }
-  return f;
-}
 
 // The one-pass barrier across every block of every PE (store-lean). Every thread of the grid.
 __device__ void pe_barrier(const DevicePe& pe, const Args& args, std::uint64_t epoch) {
@@ -219,14 +159,15 @@ __global__ void __launch_bounds__(256, 2) jacobi_kernel(const __grid_constant__ 
 }
 
 // The dataflow schedule: the point update of store-lean, each block on its own rows, and the
-// synchronisation of Flow instead of a barrier.
+// runtime's DFlow (flow.cuh) instead of a barrier: each block waits only for its two neighbours
+// (or, at the PE's faces, the neighbour PE's face block).
 __global__ void __launch_bounds__(256, 2) dataflow_kernel(const __grid_constant__ DevicePe pe,
                                                           const __grid_constant__ Args args) {
   DBlock<float, 2> a = args.a, b = args.b, up_a = args.up_a, up_b = args.up_b,
                    down_a = args.down_a, down_b = args.down_b;
   const int rows = a.extent[0], cols = a.extent[1] - 2;
-  int r0, r1;
-  const Flow flow = flow_of(pe, rows, &r0, &r1);
+  const DFlow<DevicePe> flow(pe, args.flow, rows, 1, (pe.id + pe.n - 1) % pe.n, (pe.id + 1) % pe.n);
+  const int r0 = flow.row_begin(), r1 = flow.row_end();
   for (long p = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; p < cols;
        p += static_cast<long>(gridDim.x) * blockDim.x) {
     const int j = 1 + static_cast<int>(p);
@@ -237,7 +178,7 @@ __global__ void __launch_bounds__(256, 2) dataflow_kernel(const __grid_constant_
   if (is_leader()) args.clock[0] = global_timer_ns();
   const long points = static_cast<long>(r1 - r0) * cols;
   for (int t = 0; t < args.iters; ++t) {
-    if (t > 0) flow.wait(pe, args, t);
+    if (t > 0) flow.wait(t);
     for (long p = threadIdx.x; p < points; p += blockDim.x) {
       const int i = r0 + static_cast<int>(p / cols);
       const int j = 1 + static_cast<int>(p % cols);
@@ -246,12 +187,12 @@ __global__ void __launch_bounds__(256, 2) dataflow_kernel(const __grid_constant_
       if (i == 0) up_b(up_b.extent[0], j) = v;
       if (i == rows - 1) down_b(-1, j) = v;
     }
-    flow.publish(pe, args, t + 1);
+    flow.publish(t + 1);
     swap(a, b);
     swap(up_a, up_b);
     swap(down_a, down_b);
   }
-  pe_barrier(pe, args, 2);  // every block of every PE done, for the clock
+  flow.finish(args.iters);  // every block of every PE done, for the clock
   if (is_leader()) args.clock[1] = global_timer_ns();
 }
 
@@ -268,15 +209,10 @@ __global__ void __launch_bounds__(256, 1) resident_kernel(const __grid_constant_
   DBlock<float, 2> a = args.a, b = args.b, up_b = args.up_b, down_b = args.down_b;
   DBlock<float, 2> up_a = args.up_a, down_a = args.down_a;
   const int rows = a.extent[0], width = a.extent[1], cols = width - 2;
-  const bool flowing = args.schedule == kResidentFlow;
-  int r0, r1;
-  Flow flow{};
-  if (flowing) {
-    flow = flow_of(pe, rows, &r0, &r1);
-  } else {
-    r0 = static_cast<int>(static_cast<long>(rows) * blockIdx.x / gridDim.x);
-    r1 = static_cast<int>(static_cast<long>(rows) * (blockIdx.x + 1) / gridDim.x);
-  }
+  const bool flowing = args.schedule == kResidentFlow;  // then every block has rows (run() caps the blocks)
+  const DFlow<DevicePe> flow(pe, args.flow, rows, 1, (pe.id + pe.n - 1) % pe.n, (pe.id + 1) % pe.n);
+  const int r0 = static_cast<int>(static_cast<long>(rows) * blockIdx.x / gridDim.x);
+  const int r1 = static_cast<int>(static_cast<long>(rows) * (blockIdx.x + 1) / gridDim.x);
   const int blocks = static_cast<int>(gridDim.x);
   const int mine = r1 - r0;
   if ((rows + blocks - 1) / blocks > args.tile_rows) {
@@ -320,8 +256,8 @@ __global__ void __launch_bounds__(256, 1) resident_kernel(const __grid_constant_
       }
     }
     if (flowing) {
-      flow.publish(pe, args, epoch);
-      flow.wait(pe, args, epoch);
+      flow.publish(epoch);
+      flow.wait(epoch);
     } else {
       pe_barrier(pe, args, epoch);
     }
@@ -338,7 +274,7 @@ __global__ void __launch_bounds__(256, 1) resident_kernel(const __grid_constant_
     swap(up_a, up_b);
     swap(down_a, down_b);
   }
-  if (flowing) pe_barrier(pe, args, ++epoch);  // every block of every PE done, for the clock
+  if (flowing) flow.finish(epoch);  // every block of every PE done, for the clock
   if (is_leader()) args.clock[1] = global_timer_ns();
   for (long p = threadIdx.x; p < static_cast<long>(mine) * cols; p += blockDim.x) {
     const int i = r0 + static_cast<int>(p / cols), j = 1 + static_cast<int>(p % cols);
@@ -380,8 +316,7 @@ double run(int n, int rows, int cols, int iters, Schedule schedule, const Launch
   Sym<std::uint64_t> release = team.alloc<std::uint64_t>(1);
   Sym<std::uint64_t> signal = team.alloc<std::uint64_t>(kMaxPes);
   Sym<unsigned long long> clock = team.alloc<unsigned long long>(2);
-  Sym<std::uint64_t> flags = team.alloc<std::uint64_t>(kMaxFlowBlocks);
-  Sym<std::uint64_t> edge = team.alloc<std::uint64_t>(2);
+  const FlowAlloc flow(team);
   for (int pe = 0; pe < n; ++pe) {  // owned cells from the initial state, halos NaN
     const DBlock<float, 2>& blk = a[pe];
     std::vector<float> host(static_cast<std::size_t>(blk.allocated()), std::nanf(""));
@@ -444,8 +379,7 @@ double run(int n, int rows, int cols, int iters, Schedule schedule, const Launch
         args.signal = signal.on(pe);
         args.clock = clock.on(pe);
         args.tile_rows = tile_rows;
-        args.flags = flags.on(pe);
-        args.edge = edge.on(pe);
+        args.flow = flow.on(pe);
         return std::make_tuple(team.device_pe(pe), args);
       },
       launch);

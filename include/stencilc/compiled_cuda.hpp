@@ -9,7 +9,9 @@
 #include <stencilc/runtime/cuda/halo.cuh>
 #include <stencilc/runtime/cuda/spmd.cuh>
 
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace stencilc::compiled {
@@ -83,7 +85,8 @@ void download_grid(rt::cuda::P2PTeam& team, const std::vector<rt::cuda::DBlock<T
 template <int N>
 std::size_t symmetric_bytes(const Plan<N>& plan, const std::vector<GridDesc<N>>& grids,
                             const std::vector<std::size_t>& element_bytes, const std::vector<bool>& exchanged) {
-  std::size_t total = (std::size_t{1} << 14) * sizeof(std::uint64_t) + (std::size_t{1} << 20);
+  // The small things, and the dataflow loop's flags (flow.cuh: 1025 + 2 of 128 bytes).
+  std::size_t total = (std::size_t{1} << 14) * sizeof(std::uint64_t) + (std::size_t{1} << 20) + (std::size_t{1} << 18);
   for (std::size_t k = 0; k < grids.size(); ++k) {
     std::array<int, N> largest{};
     for (int pe = 0; pe < plan.grid.size(); ++pe) {
@@ -103,21 +106,61 @@ std::size_t symmetric_bytes(const Plan<N>& plan, const std::vector<GridDesc<N>>&
   return total;
 }
 
+/// STENCILC_MAX_BLOCKS (blocks per GPU at most; 0: no cap) where set, else 0.
+inline int max_blocks_set() {
+  const char* text = std::getenv("STENCILC_MAX_BLOCKS");
+  if (text == nullptr || std::string(text) == "0") return 0;
+  long long n = 0;
+  if (!rt::parse_positive(text, 1 << 20, &n)) rt::fatal("STENCILC_MAX_BLOCKS='%s' is not a number of blocks", text);
+  return static_cast<int>(n);
+}
+
 /// The persistent kernel's grid size cap for `plan`'s largest block: about `points_per_thread`
 /// points per thread, so small grids run on few blocks (a grid barrier costs more the more blocks
 /// arrive) and large ones on as many as fit. STENCILC_MAX_BLOCKS overrides it (0: no cap).
 template <int N>
 int max_blocks_for(const Plan<N>& plan, int block_threads, int points_per_thread = 4) {
-  if (const char* text = std::getenv("STENCILC_MAX_BLOCKS")) {
-    long long n = 0;
-    if (std::string(text) == "0") return 0;
-    if (!rt::parse_positive(text, 1 << 20, &n)) rt::fatal("STENCILC_MAX_BLOCKS='%s' is not a number of blocks", text);
-    return static_cast<int>(n);
-  }
+  if (std::getenv("STENCILC_MAX_BLOCKS")) return max_blocks_set();
   double points = 1;
   for (int d = 0; d < N; ++d) points *= (plan.extent[d] + plan.grid.dims[d] - 1) / plan.grid.dims[d];
   const double blocks = points / (static_cast<double>(block_threads) * points_per_thread);
   return blocks >= (1 << 20) ? 0 : std::max(2, static_cast<int>(blocks + 0.999));
+}
+
+#ifndef STENCILC_DATAFLOW
+#define STENCILC_DATAFLOW 0  // the dataflow loop's default (flow_plan); STENCILC_DATAFLOW=0/1 at run time decides
+#endif
+
+/// Where a kernel with a dataflow loop (flow.cuh; the store-through pipeline's time loops) runs
+/// it: when asked for (STENCILC_DATAFLOW=1 in the environment, or built with
+/// -DSTENCILC_DATAFLOW=1), on the p2p backend (its face signals are plain stores to the peers),
+/// and when the process grid cuts dimension 0 only (blocks own whole rows). `up`/`down`: the PEs
+/// before the first and after the last row (-1 at a non-periodic edge).
+struct FlowPlan {
+  bool on = false;
+  rt::ProcessGrid grid;
+  bool periodic = false;  // along dimension 0
+  int up(int pe) const { return rt::neighbor(grid, pe, {-1, 0, 0}, {periodic, false, false}); }
+  int down(int pe) const { return rt::neighbor(grid, pe, {1, 0, 0}, {periodic, false, false}); }
+};
+
+inline FlowPlan flow_plan(const char* program, const rt::ProcessGrid& grid, bool periodic0, bool p2p) {
+  FlowPlan f;
+  f.grid = grid;
+  f.periodic = periodic0;
+  bool wanted = STENCILC_DATAFLOW != 0;
+  if (const char* text = std::getenv("STENCILC_DATAFLOW")) {
+    const std::string v(text);
+    if (v != "0" && v != "1") rt::fatal("STENCILC_DATAFLOW='%s': expected 0 or 1", text);
+    wanted = v == "1";
+  }
+  if (!wanted) return f;
+  f.on = p2p && grid.dims[1] == 1 && grid.dims[2] == 1;
+  if (!f.on) {
+    std::fprintf(stderr, "stencilc: %s: the dataflow loop needs %s; it keeps its barriers\n", program,
+                 p2p ? "a process grid that cuts dimension 0 only (STENCILC_DECOMP=Nx1)" : "the p2p backend");
+  }
+  return f;
 }
 
 template <int N>

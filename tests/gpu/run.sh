@@ -100,6 +100,7 @@ for n in "${pes_list[@]}"; do
   run_test "allreduce --pes=$n" "$BUILD/allreduce" --pes="$n"
   run_test "halo_check --pes=$n" "$BUILD/halo_check" --pes="$n"
   run_test "jacobi2d --pes=$n" "$BUILD/jacobi2d" --pes="$n"
+  run_test "flow --pes=$n" "$BUILD/flow" --pes="$n"
 done
 for n in "${pes_list[@]}"; do
   last=$((n - 1))
@@ -111,6 +112,13 @@ for n in "${pes_list[@]}"; do
     "for the halo of grid 'u' from PE $last" "waiting for >= 2" \
     "giving up after STENCILC_WAIT_TIMEOUT_MS=500 ms" -- \
     "$BUILD/timeout" --pes="$n" --mode=halo
+  # The blocks that wait for the stalled one (block 1 of PE $last; the last block of the PE
+  # before, or of PE 0 itself on one PE, through the periodic edge), then those behind them,
+  # time out within microseconds of each other: any of them may be the one a PE reports.
+  run_failure "timeout dataflow stall --pes=$n" 3 10 \
+    "PE $last of $n waited" "for dataflow step " " to finish it" \
+    "giving up after STENCILC_WAIT_TIMEOUT_MS=500 ms" -- \
+    "$BUILD/flow" --pes="$n" --mode=stall
   run_failure "device fatal: epoch out of order --pes=$n" 2 10 \
     "halo exchange of grid 'u' on PE" "send of epoch 3 after epoch 1" -- \
     "$BUILD/timeout" --pes="$n" --mode=epoch

@@ -10,20 +10,13 @@
 #include <string>
 #include <stencilc/runtime/cuda/dblock.cuh>
 
+#include "tally.h"
+
 namespace rc = stencilc::rt::cuda;
 
 namespace {
 
-int passed = 0, failed = 0;
-
-void check(bool ok, const std::string& what) {
-  if (ok) {
-    ++passed;
-    return;
-  }
-  ++failed;
-  if (failed < 20) std::printf("FAIL %s\n", what.c_str());
-}
+using tally::check;
 
 template <int N>
 void run_case(std::mt19937& rng, int seed) {
@@ -83,6 +76,5 @@ int main() {
     run_case<2>(rng, seed);
     run_case<3>(rng, seed);
   }
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  return tally::finish();
 }

@@ -94,6 +94,17 @@ __device__ __forceinline__ void store_release_sys(std::uint64_t* p, std::uint64_
   asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
+// The same at GPU scope: for flags written and read by blocks of one GPU only.
+__device__ __forceinline__ std::uint64_t load_acquire_gpu(const std::uint64_t* p) {
+  std::uint64_t v;
+  asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void store_release_gpu(std::uint64_t* p, std::uint64_t v) {
+  asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
 // A bounded string builder for the (cold) failure paths: device code cannot printf into the
 // host's stderr after a trap, so messages are assembled here and copied into the error record.
 struct Message {

@@ -11,6 +11,7 @@
 #include "stencilc/runtime/common.hpp"
 #include "stencilc/runtime/roles.hpp"
 #include "stencilc/runtime/cuda/dblock.cuh"
+#include "stencilc/runtime/cuda/flow.cuh"
 #include "stencilc/runtime/cuda/p2p.cuh"
 
 // The persistent kernel's block size and the fewest blocks per SM its registers must allow
@@ -154,6 +155,18 @@ struct PartBoxes {
   SBox<N> box[2 * N];
   int count;
 };
+
+/// The dataflow loop's part of `local` (the update's range on this PE's block, local indices) for
+/// this block: its rows along dimension 0 (flow.cuh's DFlow), one box, maybe empty.
+template <int N, class Flow>
+__device__ PartBoxes<N> flow_rows(const SBox<N>& local, const Flow& flow) {
+  PartBoxes<N> parts;
+  parts.box[0] = local;
+  parts.box[0].lo[0] = max(local.lo[0], flow.row_begin());
+  parts.box[0].hi[0] = max(parts.box[0].lo[0], min(local.hi[0], flow.row_end()));
+  parts.count = 1;
+  return parts;
+}
 
 /// A split point update's boundary widths where the exchanges act: a face of the block that
 /// neither receives halos nor has layers sent (`sides`: DHaloExchange::faces of the exchanged

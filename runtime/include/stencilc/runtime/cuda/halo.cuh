@@ -23,9 +23,11 @@
 //   pe.grid_barrier();                 // the halos of `b` are visible to every block
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -121,6 +123,12 @@ struct DHaloExchange {
   static_assert(Plan::kMaxPieces < 256, "pieces per channel are kept in a byte");
   unsigned char send_pieces[kCodes] = {};
   unsigned char recv_pieces[kCodes] = {};
+  // store_through's first test, also in the parameter: an owned cell can be in a send channel's
+  // box only if in some dimension d it lies below send_below[d] (the deepest layer sent from the
+  // face below) or at or above send_above[d] (the shallowest sent from the face above); the
+  // others (the dataflow loop stores every cell through) skip the channels and their plan loads.
+  int send_below[N] = {};
+  int send_above[N] = {};
 
   __host__ __device__ int blocks_needed() const { return send_items + recv_items; }
 
@@ -155,6 +163,9 @@ struct DHaloExchange {
   // of every PE's heap). Any thread, for its own cells; no ordering of its own: the caller's
   // barrier across PEs (barrier_all) makes the stores visible before the halos are read.
   __device__ void store_through(const DevicePe& pe, const DBlock<T, N>& block, const int* l, T value) const {
+    bool near_a_sent_face = false;
+    for (int d = 0; d < N; ++d) near_a_sent_face = near_a_sent_face || l[d] < send_below[d] || l[d] >= send_above[d];
+    if (!near_a_sent_face) return;
     long l3[3] = {0, 0, 0};
     for (int d = 0; d < N; ++d) l3[3 - N + d] = l[d];
     for (int s = 0; s < n_send; ++s) {
@@ -172,6 +183,51 @@ struct DHaloExchange {
       long long offset = c.peer_data_offset;
       for (int k = 0; k < 3; ++k) offset += (l3[k] + c.shift[k]) * c.peer_step[k];
       base[offset] = value;
+    }
+  }
+
+  // The dataflow loop's face stores (flow.cuh), in place of store_through on every point: the
+  // calling block has written rows [row_lo, row_hi) of dimension 0 (local indices) of `block`
+  // and passed __syncthreads(); every thread of it then copies the cells of those rows that lie
+  // in a send channel's box into that neighbour's halo of the same buffer, as an exchange of the
+  // buffer would (plain stores, consecutive threads on consecutive cells of the last dimension;
+  // the caller's release orders them before its signal). The channel's geometry is read once
+  // per block and step, not per point.
+  __device__ void put_rows(const DevicePe& pe, const DBlock<T, N>& block, int row_lo, int row_hi) const {
+    constexpr int d0 = 3 - N;  // dimension 0 in the 3-D view
+    long step[3];
+    steps3(block, step);
+    for (int s = 0; s < n_send; ++s) {
+      const typename Plan::Channel c = plan->send[s];
+      const int lo = c.lo[d0] > row_lo ? c.lo[d0] : row_lo;
+      const int hi = c.lo[d0] + c.count[d0] < row_hi ? c.lo[d0] + c.count[d0] : row_hi;
+      if (lo >= hi) continue;
+      T* const base = pe.remote(block.data - block.data_offset(), c.peer);
+      if (base == nullptr) {
+        pe.fatal_with([&](detail::Message& m) {
+          m.str("the dataflow loop's face stores of grid '").str(plan->name).str("': PE ").num(c.peer);
+          m.str(" cannot be reached with loads and stores from PE ").num(pe.id);
+        });
+      }
+      int first[3] = {c.lo[0], c.lo[1], c.lo[2]}, count[3] = {c.count[0], c.count[1], c.count[2]};
+      first[d0] = lo;
+      count[d0] = hi - lo;
+      const FastDiv div2(static_cast<unsigned>(count[2])), div1(static_cast<unsigned>(count[1]));
+      const unsigned total = static_cast<unsigned>(count[0]) * count[1] * count[2];
+      long long theirs0 = c.peer_data_offset;
+      long mine0 = 0;
+      for (int k = 0; k < 3; ++k) {
+        theirs0 += static_cast<long long>(first[k] + c.shift[k]) * c.peer_step[k];
+        mine0 += first[k] * step[k];
+      }
+      for (unsigned i = static_cast<unsigned>(thread_rank()); i < total; i += static_cast<unsigned>(block_threads())) {
+        const unsigned q = div2.div(i);
+        const unsigned k2 = i - q * count[2];
+        const unsigned k0 = div1.div(q);
+        const unsigned k1 = q - k0 * count[1];
+        base[theirs0 + k0 * c.peer_step[0] + k1 * c.peer_step[1] + k2 * c.peer_step[2]] =
+            block.data[mine0 + k0 * step[0] + k1 * step[1] + k2 * step[2]];
+      }
     }
   }
 
@@ -442,6 +498,19 @@ class HaloExchange {
     handle.recv_items = items(plans_[pe].recv, plans_[pe].n_recv);
     handle.faces = faces(pe);
     for (int s = 0; s < plans_[pe].n_send; ++s) handle.send_pieces[s] = static_cast<unsigned char>(plans_[pe].send[s].pieces);
+    for (int d = 0; d < N; ++d) {
+      handle.send_below[d] = 0;
+      handle.send_above[d] = std::numeric_limits<int>::max();
+    }
+    for (int s = 0; s < plans_[pe].n_send; ++s) {
+      const typename Plan::Channel& c = plans_[pe].send[s];
+      const Dir dir = dir_of(c.code);
+      for (int d = 0; d < N; ++d) {
+        const int lo = c.lo[3 - N + d], hi = lo + c.count[3 - N + d];
+        if (dir[d] < 0) handle.send_below[d] = std::max(handle.send_below[d], hi);
+        if (dir[d] > 0) handle.send_above[d] = std::min(handle.send_above[d], lo);
+      }
+    }
     for (int r = 0; r < plans_[pe].n_recv; ++r) handle.recv_pieces[r] = static_cast<unsigned char>(plans_[pe].recv[r].pieces);
     return handle;
   }

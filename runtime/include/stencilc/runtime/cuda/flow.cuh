@@ -1,0 +1,180 @@
+// The dataflow schedule's synchronisation: a time loop with no barrier in it (docs/SCHEDULES.md,
+// "Planned: the dataflow schedule"; measured in bench/experiments/storethrough.cu, schedules
+// dataflow and res-flow: 3.6 us a step for jacobi2d 256^2 on 2 GPUs, where a barrier of all
+// blocks alone costs 4-5 us).
+//
+// The PE's block is cut along dimension 0 into row ranges, one per *active* block (the grid's
+// first `active()` blocks; the others take no part in the loop). Each range holds at least
+// `radius` rows, so a step of block g, which reads its own rows and `radius` rows on each side,
+// reads only rows of blocks g - 1 and g + 1, or at the PE's faces rows of the neighbour PE's face
+// block (found in its halo: that block stores its face rows through, DHaloExchange::store_through).
+// So before step s + 1 block g waits only for those two to have finished step s, and after its
+// stores of step s it says so:
+//   RAW: step s + 1 reads the neighbours' rows of step s (their flag >= s);
+//   WAR: with two buffers swapped every step, step s + 1 overwrites the buffer the neighbours
+//        read in step s, which they finished before publishing s.
+// A block therefore runs at most one step ahead of its neighbours. The caller keeps a barrier
+// across the PEs before the loop (initial halos) and after it (DFlow::finish).
+//
+// Steps are numbered across launches like the halo exchange's epochs: a launch's step s is
+// base + s, where base (FlowSignals::base, in the PE's memory) counts the steps of the launches
+// before; finish() advances it. Every wait is bounded (the PE's wait_with: a diagnostic, status 3).
+//
+//   flow.cuh only needs a PE type with remote(), wait_with() and barrier_all() (P2PDevicePe,
+//   NvshmemDevicePe). Host side: FlowAlloc (a team's symmetric flags), .on(pe) per PE.
+#pragma once
+
+#include <cstdint>
+
+#include "stencilc/runtime/common.hpp"
+#include "stencilc/runtime/cuda/common.cuh"
+
+namespace stencilc::rt::cuda {
+
+inline constexpr int kMaxFlowBlocks = 1024;  // active blocks per PE, at most
+// Flags a line apart (128 bytes: words kFlowStride apart), so that a flag's writer and its two
+// readers are all that touch its line. Packed flags (16 to a line, each polled by two blocks)
+// made the loop collapse now and then: one step in hundreds took milliseconds, as publishes
+// queued behind 32 polls of their line (session 8, docs/BENCHMARKS.md).
+inline constexpr int kFlowStride = 16;
+inline constexpr std::size_t kFlowFlagWords = static_cast<std::size_t>(kMaxFlowBlocks + 1) * kFlowStride;
+
+// One PE's flow memory (a kernel argument; trivially copyable).
+struct FlowSignals {
+  std::uint64_t* flags = nullptr;  // [g * kFlowStride]: the last step block g of this PE finished;
+                                   // [kMaxFlowBlocks * kFlowStride]: base
+  std::uint64_t* edge = nullptr;   // symmetric, [0]: the last step the PE above's last block finished,
+                                   // [kFlowStride]: the PE below's first block
+};
+
+// The host side: collective over a team (anything whose alloc<T>(count) returns symmetric,
+// zero-filled memory with .on(pe), e.g. P2PTeam).
+class FlowAlloc {
+ public:
+  template <class Team>
+  explicit FlowAlloc(Team& team) {
+    const auto flags = team.template alloc<std::uint64_t>(kFlowFlagWords);
+    const auto edge = team.template alloc<std::uint64_t>(2 * kFlowStride);
+    for (int pe = 0; pe < kMaxPes; ++pe) {
+      flags_[pe] = flags.on(pe);
+      edge_[pe] = edge.on(pe);
+    }
+  }
+  FlowSignals on(int pe) const { return FlowSignals{flags_[pe], edge_[pe]}; }
+
+ private:
+  std::uint64_t* flags_[kMaxPes] = {};
+  std::uint64_t* edge_[kMaxPes] = {};
+};
+
+// The partition of a PE's `rows` (along dimension 0) over `grid_blocks` blocks for a stencil of
+// `radius`: the active blocks, min(grid_blocks, rows / radius, kMaxFlowBlocks) but at least 1, and
+// block g's rows [begin, end) (empty for an inactive block). Every active block holds at least
+// `radius` rows when rows >= radius, and the ranges cover [0, rows) once, in order.
+struct FlowPart {
+  int active = 1, begin = 0, end = 0;
+};
+
+__host__ __device__ inline FlowPart flow_part(int rows, int radius, int grid_blocks, int g) {
+  FlowPart f;
+  const int by_rows = radius > 0 ? rows / radius : rows;
+  int active = grid_blocks < kMaxFlowBlocks ? grid_blocks : kMaxFlowBlocks;
+  if (by_rows < active) active = by_rows;
+  f.active = active > 1 ? active : 1;
+  if (g < f.active) {
+    f.begin = static_cast<int>(static_cast<long long>(rows) * g / f.active);
+    f.end = static_cast<int>(static_cast<long long>(rows) * (g + 1) / f.active);
+  }
+  return f;
+}
+
+#if defined(__CUDACC__)
+
+// Device side: every thread of the grid constructs one (block-uniform values).
+template <class Pe>
+class DFlow {
+ public:
+  // `rows`: this PE's rows along dimension 0; `radius`: the stencil's reach along it (>= 1);
+  // `up`, `down`: the PEs holding the rows before the first and after the last (-1: none, a
+  // non-periodic edge; this PE itself on one periodic PE).
+  __device__ DFlow(const Pe& pe, const FlowSignals& s, int rows, int radius, int up, int down)
+      : pe_(&pe), s_(s), up_(up), down_(down) {
+    g_ = static_cast<int>(blockIdx.x);
+    const FlowPart part = flow_part(rows, radius, static_cast<int>(gridDim.x), g_);
+    active_ = part.active;
+    r0_ = part.begin;
+    r1_ = part.end;
+    base_ = *static_cast<volatile std::uint64_t*>(&s_.flags[kMaxFlowBlocks * kFlowStride]);
+  }
+
+  __device__ bool active() const { return g_ < active_; }
+  __device__ int blocks() const { return active_; }
+  __device__ int row_begin() const { return r0_; }
+  __device__ int row_end() const { return r1_; }
+
+  // After block g's stores of step `step` (1, 2, ... in this launch). Every thread of the block
+  // (nothing in an inactive one). The release is cumulative over the block's stores
+  // (__syncthreads, then thread 0), and st.release.sys orders the face rows stored into the
+  // neighbour PE's halo before its signal.
+  __device__ void publish(std::uint64_t step) const {
+    if (!active()) return;
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    const std::uint64_t v = base_ + step;
+    if (g_ == 0 && up_ >= 0) detail::store_release_sys(pe_->remote(&s_.edge[kFlowStride], up_), v);
+    if (g_ == active_ - 1 && down_ >= 0) detail::store_release_sys(pe_->remote(&s_.edge[0], down_), v);
+    detail::store_release_gpu(&s_.flags[g_ * kFlowStride], v);  // read by this GPU's blocks only
+  }
+
+  // Before step `step` + 1: the blocks whose rows it reads have finished `step`. Every thread of
+  // the block (nothing in an inactive one); bounded.
+  __device__ void wait(std::uint64_t step) const {
+    if (!active()) return;
+    if (threadIdx.x == 0) {
+      const std::uint64_t v = base_ + step;
+      if (g_ > 0) wait_local(&s_.flags[(g_ - 1) * kFlowStride], v, "block ", g_ - 1);
+      if (g_ + 1 < active_) wait_local(&s_.flags[(g_ + 1) * kFlowStride], v, "block ", g_ + 1);
+      if (g_ == 0 && up_ >= 0) wait_for(&s_.edge[0], v, "the last block of PE ", up_);
+      if (g_ == active_ - 1 && down_ >= 0) wait_for(&s_.edge[kFlowStride], v, "the first block of PE ", down_);
+    }
+    __syncthreads();
+  }
+
+  // After the loop, every thread of the grid: a barrier across the PEs (every block of every PE
+  // is done with this launch's steps), then the leader counts them into the base.
+  __device__ void finish(std::uint64_t steps) const {
+    pe_->barrier_all("the dataflow loop's end");
+    if (block_rank() == 0 && thread_rank() == 0) {
+      *static_cast<volatile std::uint64_t*>(&s_.flags[kMaxFlowBlocks * kFlowStride]) = base_ + steps;
+    }
+  }
+
+ private:
+  // A flag of this PE's blocks: acquire at GPU scope (its writer released at GPU scope; no
+  // other GPU's data is read through it), polled with a short backoff for about a millisecond at
+  // most, then the PE's bounded wait (which also stops when another PE failed, and reports).
+  __device__ void wait_local(const std::uint64_t* sig, std::uint64_t v, const char* who, int which) const {
+    for (int spin = 0; spin < (1 << 11); ++spin) {
+      if (detail::load_acquire_gpu(sig) >= v) return;
+      if (spin >= 32) __nanosleep(128);
+    }
+    wait_for(sig, v, who, which);
+  }
+
+  __device__ void wait_for(const std::uint64_t* sig, std::uint64_t v, const char* who, int which) const {
+    pe_->wait_with(sig, Cmp::GE, v, [&](detail::Message& m) {
+      m.str("dataflow step ").num(static_cast<long long>(v - base_)).str(": block ").num(g_);
+      m.str(" waits for ").str(who).num(which).str(" to finish it");
+    });
+  }
+
+  const Pe* pe_;
+  FlowSignals s_;
+  int up_, down_;
+  int active_ = 1, g_ = 0, r0_ = 0, r1_ = 0;
+  std::uint64_t base_ = 0;
+};
+
+#endif  // __CUDACC__
+
+}  // namespace stencilc::rt::cuda

@@ -1,0 +1,75 @@
+// The dataflow loop's host-side and partition logic, on the host (no GPU): flow_part (flow.cuh)
+// must give every active block at least `radius` rows, cover a PE's rows once and in order, and
+// never more blocks than the grid has; compiled::flow_plan must turn the loop on only where asked,
+// on p2p and a process grid that cuts dimension 0 only, with the right neighbours along it.
+// Built with nvcc, run on the host. Prints a line per failure and `N passed, M failed`.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <stencilc/compiled_cuda.hpp>
+
+#include "tally.h"
+
+namespace rc = stencilc::rt::cuda;
+
+namespace {
+
+using tally::check;
+
+void partition(int rows, int radius, int grid_blocks) {
+  const std::string c = "rows " + std::to_string(rows) + ", radius " + std::to_string(radius) + ", " +
+                        std::to_string(grid_blocks) + " blocks";
+  const rc::FlowPart first = rc::flow_part(rows, radius, grid_blocks, 0);
+  check(first.active >= 1 && first.active <= grid_blocks && first.active <= rc::kMaxFlowBlocks, c + ": active in range");
+  int next = 0;
+  bool wide = true, ordered = true;
+  for (int g = 0; g < grid_blocks; ++g) {
+    const rc::FlowPart p = rc::flow_part(rows, radius, grid_blocks, g);
+    ordered = ordered && p.active == first.active;
+    if (g >= p.active) {
+      ordered = ordered && p.begin == p.end;
+      continue;
+    }
+    ordered = ordered && p.begin == next && p.end >= p.begin;
+    if (rows >= radius) wide = wide && p.end - p.begin >= radius;
+    next = p.end;
+  }
+  check(ordered && next == rows, c + ": the ranges cover the rows once, in order");
+  check(wide, c + ": every active block holds at least the radius");
+}
+
+void plan(const char* decomp, bool periodic, bool p2p, const char* env, bool want_on, int pe, int want_up, int want_down) {
+  stencilc::rt::ProcessGrid grid;
+  std::sscanf(decomp, "%dx%dx%d", &grid.dims[0], &grid.dims[1], &grid.dims[2]);
+  grid.rank = 3;
+  if (env) setenv("STENCILC_DATAFLOW", env, 1); else unsetenv("STENCILC_DATAFLOW");
+  const stencilc::compiled::FlowPlan f = stencilc::compiled::flow_plan("test", grid, periodic, p2p);
+  const std::string c = std::string(decomp) + (periodic ? " periodic" : " fixed") + (p2p ? " p2p" : " nvshmem") +
+                        " STENCILC_DATAFLOW=" + (env ? env : "(unset)") + " PE " + std::to_string(pe);
+  check(f.on == want_on, c + ": on " + std::to_string(f.on));
+  if (want_on) {
+    check(f.up(pe) == want_up, c + ": up " + std::to_string(f.up(pe)) + ", expected " + std::to_string(want_up));
+    check(f.down(pe) == want_down, c + ": down " + std::to_string(f.down(pe)) + ", expected " + std::to_string(want_down));
+  }
+}
+
+}  // namespace
+
+int main() {
+  for (int rows : {1, 2, 3, 7, 64, 128, 129, 1000, 5000})
+    for (int radius : {1, 2, 3})
+      for (int blocks : {1, 3, 32, 132, 264, 2000}) partition(rows, radius, blocks);
+  // Off unless asked for; on p2p with an N x 1 x 1 grid only.
+  plan("2x1x1", true, true, nullptr, false, 0, 0, 0);
+  plan("2x1x1", true, true, "0", false, 0, 0, 0);
+  plan("2x1x1", true, true, "1", true, 0, 1, 1);
+  plan("3x1x1", true, true, "1", true, 0, 2, 1);
+  plan("3x1x1", false, true, "1", true, 0, -1, 1);
+  plan("3x1x1", false, true, "1", true, 2, 1, -1);
+  plan("1x1x1", true, true, "1", true, 0, 0, 0);   // one periodic PE: its own neighbour
+  plan("1x1x1", false, true, "1", true, 0, -1, -1);
+  plan("2x2x1", true, true, "1", false, 0, 0, 0);  // cuts dimension 1 too: keeps its barriers
+  plan("2x1x1", true, false, "1", false, 0, 0, 0); // nvshmem
+  return tally::finish();
+}
