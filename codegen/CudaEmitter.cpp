@@ -23,6 +23,7 @@
 #include "codegen/CudaEmitter.h"
 
 #include <algorithm>
+#include <map>
 
 #include "codegen/CppEmitter.h"
 #include "codegen/EmitUtil.h"
@@ -62,19 +63,117 @@ bool scalar_or_reduction(const Stmt& s) {
   }
 }
 
-/// The loop the dataflow schedule may run (flow.cuh; docs/SCHEDULES.md, "Planned: the dataflow
-/// schedule"): a time loop at the top of a global-view program as store-through leaves it, i.e.
-/// its body is the two parts of one split foreach (the boundary part writing through), the
-/// barrier_all right after them, and otherwise only swaps, scalar statements and reductions. Such
-/// an update reads only within the grids' halos of the point it writes, so each block can wait
-/// for its neighbours instead of everyone. `radius`: the widest halo along dimension 0.
+/// The loop the dataflow schedule may run (flow.cuh; docs/SCHEDULES.md, "The dataflow
+/// schedule"): a time loop at the top of a global-view program whose step is one split point
+/// update, the barrier that closes it, and otherwise only swaps, scalar statements and
+/// reductions. Such an update reads only within the grids' halos of the point it writes, so each
+/// block can wait for its neighbours instead of everyone. Two forms of the step qualify:
+///  - as store-through leaves it: the two parts (the boundary part writing %g through) and a
+///    barrier_all;
+///  - as the default pipeline leaves it: halo_send %x, the two parts with the halo_recv %x
+///    before the second and phase barriers anywhere in between, and after them swaps that make
+///    the grid the update writes the next step's %x. Its dataflow form puts the written grid's faces into
+///    the neighbours' halos at the end of each step (what the next step's exchange would bring),
+///    after one exchange of %x before the loop.
+/// `radius`: the widest halo along dimension 0.
 struct FlowLoop {
   const StmtNode* loop = nullptr;
-  std::string through;  // the grid its boundary part writes through (its exchange's neighbours)
+  std::string put_handle;  // whose exchange's channels put_rows follows (args.<put_handle>_halo)
+  std::string put_grid;    // the grid each step writes, put into the neighbours' halos
+  std::string exchanged;   // the default form: the grid exchanged at the top of each step ("": store-through's)
   int radius = 1;
 };
 
-FlowLoop find_flow_loop(const Program& p) {
+/// The grids a statement stores to.
+std::set<std::string> stored_grids(const Stmt& s) {
+  struct Stores : IRVisitor {
+    using IRVisitor::visit;
+    std::set<std::string> grids;
+    void visit(const Store* st) override {
+      grids.insert(st->grid);
+      IRVisitor::visit(st);
+    }
+  } stores;
+  stores.visit(s);
+  return stores.grids;
+}
+
+/// Store-through's form of a step (see FlowLoop); fills `found` and returns true if `b` is one.
+bool store_through_step(const Block& b, FlowLoop& found) {
+  std::vector<const ForEach*> parts;
+  const StmtNode* barrier = nullptr;
+  for (size_t k = 0; k < b.stmts.size(); ++k) {
+    const Stmt& t = b.stmts[k];
+    if (auto* e = as<ForEach>(t)) {
+      if (e->part == ForEachPart::All || e->role != WorkerRole::All || barrier) return false;
+      parts.push_back(e);
+    } else if (t->kind == StmtKind::BarrierAll) {
+      if (barrier || parts.size() != 2 || b.stmts[k - 1]->kind != StmtKind::ForEach) return false;
+      barrier = t.get();
+    } else if (t->kind != StmtKind::Swap && !scalar_or_reduction(t)) {
+      return false;
+    }
+  }
+  if (!barrier || parts.size() != 2 || !are_split_parts(*parts[0], *parts[1])) return false;
+  const ForEach* boundary = parts[0]->part == ForEachPart::Boundary ? parts[0] : parts[1];
+  if (boundary->through.empty()) return false;
+  found.put_handle = found.put_grid = boundary->through;
+  return true;
+}
+
+/// The default pipeline's form of a step (see FlowLoop); fills `found` and returns true if `b`
+/// is one.
+bool exchange_step(const Block& b, FlowLoop& found) {
+  const HaloSend* send = nullptr;
+  const HaloRecv* recv = nullptr;
+  std::vector<const ForEach*> parts;
+  size_t k = 0;
+  const size_t n = b.stmts.size();
+  for (; k < n && parts.size() < 2; ++k) {  // the update, up to its second part
+    const Stmt& t = b.stmts[k];
+    if (t->kind == StmtKind::PhaseBarrier) continue;
+    if (auto* h = as<HaloSend>(t)) {
+      if (send || !parts.empty()) return false;
+      send = h;
+    } else if (auto* h = as<HaloRecv>(t)) {
+      if (!send || recv || h->grid != send->grid) return false;
+      recv = h;
+    } else if (auto* e = as<ForEach>(t)) {
+      if (e->part == ForEachPart::All || !e->through.empty()) return false;
+      parts.push_back(e);
+    } else {
+      return false;
+    }
+  }
+  if (!recv || parts.size() != 2 || !are_split_parts(*parts[0], *parts[1])) return false;
+  if (k < n && b.stmts[k]->kind == StmtKind::PhaseBarrier) ++k;  // the barrier closing the update
+  std::vector<const Swap*> swaps;
+  for (; k < n; ++k) {  // then swaps, scalar work, reductions
+    if (auto* w = as<Swap>(b.stmts[k])) {
+      swaps.push_back(w);
+    } else if (!scalar_or_reduction(b.stmts[k])) {
+      return false;
+    }
+  }
+  const std::set<std::string> written = stored_grids(parts[0]->body);
+  if (written.size() != 1 || written.count(send->grid)) return false;
+  // The swaps must hand the written buffer to the next step's exchanged name.
+  std::map<std::string, std::string> holds;  // name -> the buffer it holds after the swaps
+  auto held = [&](const std::string& name) { return holds.count(name) ? holds[name] : name; };
+  for (const Swap* w : swaps) {
+    const std::string a = held(w->a), c = held(w->b);
+    holds[w->a] = c;
+    holds[w->b] = a;
+  }
+  if (held(send->grid) != *written.begin()) return false;
+  found.put_handle = found.exchanged = send->grid;
+  found.put_grid = *written.begin();
+  return true;
+}
+
+/// The program's dataflow loop (one at most), or none. Store-through's form needs a kernel
+/// without role groups (the pass leaves none); the default form ignores the groups.
+FlowLoop find_flow_loop(const Program& p, bool roles) {
   FlowLoop found;
   if (p.kind != ProgramKind::Global || !p.decomposed) return found;
   auto* top = as<Block>(p.body);
@@ -85,31 +184,14 @@ FlowLoop find_flow_loop(const Program& p) {
     if (auto* w = as<While>(s)) body = &w->body;
     auto* b = body ? as<Block>(*body) : nullptr;
     if (!b) continue;
-    std::vector<const ForEach*> parts;
-    int barriers = 0;
-    bool plain = true;
-    for (size_t k = 0; k < b->stmts.size() && plain; ++k) {
-      const Stmt& t = b->stmts[k];
-      if (auto* e = as<ForEach>(t)) {
-        plain = e->part != ForEachPart::All && e->role == WorkerRole::All && barriers == 0;
-        parts.push_back(e);
-      } else if (t->kind == StmtKind::BarrierAll) {
-        plain = parts.size() == 2 && k > 0 && b->stmts[k - 1]->kind == StmtKind::ForEach;
-        ++barriers;
-      } else {
-        plain = t->kind == StmtKind::Swap || scalar_or_reduction(t);
-      }
-    }
-    if (!plain || parts.size() != 2 || barriers != 1 || !are_split_parts(*parts[0], *parts[1])) continue;
-    const ForEach* boundary = parts[0]->part == ForEachPart::Boundary ? parts[0] : parts[1];
-    if (boundary->through.empty()) continue;
-    found.loop = s.get();
-    found.through = boundary->through;
+    FlowLoop form;
+    if (!(store_through_step(*b, form) && !roles) && !exchange_step(*b, form)) continue;
+    form.loop = s.get();
     for (const Param& g : p.params) {
       if (g.kind != ParamKind::Grid || g.halo_lo.empty()) continue;
-      found.radius = std::max({found.radius, g.halo_lo[0], g.halo_hi[0]});
+      form.radius = std::max({form.radius, g.halo_lo[0], g.halo_hi[0]});
     }
-    return found;  // one per program
+    return form;  // one per program
   }
   return found;
 }
@@ -156,7 +238,7 @@ class CudaKernelEmitter : public CppEmitter {
     }
     for (const std::string& g : exchanged) line(1, "std::uint64_t " + g + "_epoch = 0;  // exchanges of %" + g + " so far");
     find_fused_reductions(program_->body);
-    flow_loop_ = spmd_ || roles_ ? FlowLoop{} : find_flow_loop(*program_);
+    flow_loop_ = spmd_ ? FlowLoop{} : find_flow_loop(*program_, roles_);
     body(program_->body, 1);
     if (spmd_) {
       line(1, "pe.barrier_all(\"the end of " + program_->name + "\");  // no PE still puts into a block the host copies back");
@@ -789,6 +871,14 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent + 1, "const " + rt + "DFlow<" + rt + "DevicePe> sc_flow(pe, args.sc_flow, " + first_grid_ + ".extent[0], " +
                          std::to_string(flow_loop_.radius) + ", args.sc_flow_up, args.sc_flow_down);");
     line(indent + 1, "if (args.sc_flow_on) {");
+    if (const std::string& x = flow_loop_.exchanged; !x.empty()) {
+      // The halos of the first step; after it each step's put_rows brings the next step's.
+      line(indent + 2, "pe.grid_barrier();  // %" + x + "'s cells are written before they are sent");
+      line(indent + 2, "++" + x + "_epoch;");
+      line(indent + 2, "args." + x + "_halo.send(pe, " + x + ", " + x + "_epoch);");
+      line(indent + 2, "args." + x + "_halo.recv(pe, " + x + ", " + x + "_epoch);");
+      line(indent + 2, "pe.barrier_all(\"the dataflow loop's first halos\");  // and no PE puts into a halo its recv still unpacks");
+    }
     line(indent + 2, "const " + rt + "Workers sc_mine{static_cast<int>(blockIdx.x), 1};  // a block walks its own rows");
     line(indent + 2, "std::uint64_t sc_step = 0;  // steps done");
     flow_ = true;
@@ -800,6 +890,12 @@ class CudaKernelEmitter : public CppEmitter {
     CppEmitter::loop(s, indent + 2, {});
     line(indent + 1, "}");
     line(indent, "}");
+  }
+
+  /// A barrier in the dataflow loop's step: none (DFlow's wait and publish take their place).
+  void flow_barrier(const Stmt& s, int indent) {
+    comment(indent, s);
+    line(indent, "// (the dataflow loop: no barrier; the neighbours' flags instead)");
   }
 
   void store(const Store* s, int indent) override {
@@ -851,7 +947,7 @@ class CudaKernelEmitter : public CppEmitter {
       return;
     }
     through_ = s->through;
-    int in_role = open_role(s->role, indent);
+    int in_role = flow_ ? indent : open_role(s->role, indent);  // the dataflow loop has no groups
     const bool strip = s->indices.size() >= 2 && s->part != ForEachPart::Boundary;  // boundaries: one walk
     int inner = open_points(self, s->range, s->indices, s->body, in_role, group(s->role), s, strip);
     if (strip) {
@@ -860,14 +956,17 @@ class CudaKernelEmitter : public CppEmitter {
       body(s->body, inner);
     }
     close_points(inner, strip);
-    if (flow_ && !through_.empty()) {
+    if (flow_) {
       // The dataflow loop: the face cells of the block's rows into the neighbours' halos at once
       // (DHaloExchange::put_rows), not point by point.
+      const std::string& h = flow_loop_.put_handle;
+      const std::string& g = flow_loop_.put_grid;
       line(indent, "__syncthreads();  // the block's rows are written");
-      line(indent, "args." + through_ + "_halo.put_rows(pe, " + through_ + ", sc_flow.row_begin(), sc_flow.row_end());  // into the neighbours' halos of this buffer");
+      line(indent, "args." + h + "_halo.put_rows(pe, " + g + ", sc_flow.row_begin(), sc_flow.row_end());  // into the neighbours' halos of this buffer");
+      line(indent, "sc_flow.publish(sc_step);  // in place of the barriers: this block's rows are done");
     }
     through_.clear();
-    close_role(s->role, indent);
+    if (!flow_) close_role(s->role, indent);
     if (!flow_) conservative_barrier(indent, "the update is complete before anything reads or overwrites it");
   }
 
@@ -928,6 +1027,10 @@ class CudaKernelEmitter : public CppEmitter {
         auto* h = as<HaloSend>(s);
         const std::string& g = h->grid;
         comment(indent, s);
+        if (flow_) {
+          line(indent, "// (the dataflow loop: the step before put these halos, or the exchange before the loop)");
+          return;
+        }
         line(indent, "++" + g + "_epoch;");
         transfer(h->role, "args." + g + "_halo.send(pe, " + g + ", " + g + "_epoch", "designated blocks put over NVLink", indent);
         return;
@@ -936,6 +1039,7 @@ class CudaKernelEmitter : public CppEmitter {
         auto* h = as<HaloRecv>(s);
         const std::string& g = h->grid;
         comment(indent, s);
+        if (flow_) return;
         transfer(h->role, "args." + g + "_halo.recv(pe, " + g + ", " + g + "_epoch", "wait, unpack, acknowledge", indent);
         conservative_barrier(indent, "the halos are in place before any block reads them");
         return;
@@ -953,6 +1057,10 @@ class CudaKernelEmitter : public CppEmitter {
       }
       case StmtKind::PhaseBarrier: {
         WorkerRole role = as<PhaseBarrier>(s)->role;
+        if (flow_) {
+          flow_barrier(s, indent);
+          return;
+        }
         if (group(role) == "sc_all") {
           line(indent, "pe.grid_barrier();  // phase_barrier");
           return;
@@ -994,11 +1102,11 @@ class CudaKernelEmitter : public CppEmitter {
         line(indent, std::string(kRt) + "quiet_all(pe);  // every block: this PE's puts are complete");
         return;
       case StmtKind::BarrierAll:
-        comment(indent, s);
         if (flow_) {
-          line(indent, "sc_flow.publish(sc_step);  // in place of barrier_all: this block's rows are done");
+          flow_barrier(s, indent);
           return;
         }
+        comment(indent, s);
         line(indent, "pe.barrier_all(\"barrier_all at " + where(s) + "\");");
         return;
       default:
@@ -1149,7 +1257,7 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
   }
   if (p.kind == ProgramKind::Spmd) l.push_back("  std::uint64_t* signals;  // the program's signals, symmetric, zero at launch");
   l.push_back("  std::uint64_t* scratch;  // reductions: one word per block, and the result");
-  if (!roles && find_flow_loop(p).loop) {
+  if (find_flow_loop(p, roles).loop) {
     l.push_back("  " + std::string(kRt) + "FlowSignals sc_flow;  // the dataflow loop's flags (flow.cuh)");
     l.push_back("  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::flow_plan: on, the PEs before and after along dimension 0");
   }
@@ -1224,7 +1332,7 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   out.push_back("  " + std::string(kRt) + "LaunchConfig sc_config;");
   out.push_back("  sc_config.block_threads = STENCILC_BLOCK_THREADS;");
   out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
-  if (!model.roles && find_flow_loop(p).loop) {
+  if (find_flow_loop(p, model.roles).loop) {
     out.push_back("  if (sc_flow_plan.on) sc_config.max_blocks = ::stencilc::compiled::max_blocks_set();  // the dataflow loop: every block that fits (DFlow uses a row's worth each), or STENCILC_MAX_BLOCKS");
   }
   out.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
@@ -1330,11 +1438,13 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   for (const Param& g : p.params) {
     if (g.kind == ParamKind::Grid) grid_names.push_back(g.name);
   }
-  if (const FlowLoop flow = find_flow_loop(p); flow.loop && !model.roles) {
-    const size_t k = std::find(grid_names.begin(), grid_names.end(), flow.through) - grid_names.begin();
+  if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop) {
+    const size_t k = std::find(grid_names.begin(), grid_names.end(), flow.put_handle) - grid_names.begin();
+    l.push_back("  const ::stencilc::compiled::FlowSize sc_flow_size = ::stencilc::compiled::flow_size<" + std::to_string(rank) + ">(sc_plan, " +
+                std::to_string(flow.radius) + ", STENCILC_BLOCK_THREADS);  // for the cost model");
     l.push_back("  const ::stencilc::compiled::FlowPlan sc_flow_plan = ::stencilc::compiled::flow_plan(\"" + p.name +
                 "\", sc_plan.grid, ::stencilc::compiled::periodic_dims(sc_descs[" + std::to_string(k) + "])[0], " +
-                (nvshmem ? "false" : "true") + ");  // the dataflow loop");
+                (nvshmem ? "false" : "true") + ", &sc_flow_size);  // the dataflow loop, or not");
     l.push_back("  const " + std::string(kRt) + "FlowAlloc sc_flow_alloc(sc_team);  // its flags");
     args.push_back("sc_args.sc_flow = sc_flow_alloc.on(sc_pe);");
     args.push_back("sc_args.sc_flow_on = sc_flow_plan.on;");

@@ -128,13 +128,54 @@ int max_blocks_for(const Plan<N>& plan, int block_threads, int points_per_thread
 }
 
 #ifndef STENCILC_DATAFLOW
-#define STENCILC_DATAFLOW 0  // the dataflow loop's default (flow_plan); STENCILC_DATAFLOW=0/1 at run time decides
+#define STENCILC_DATAFLOW 2  // the dataflow loop's default (flow_plan): 0 off, 1 on, 2 the cost model's choice
 #endif
 
-/// Where a kernel with a dataflow loop (flow.cuh; the store-through pipeline's time loops) runs
-/// it: when asked for (STENCILC_DATAFLOW=1 in the environment, or built with
-/// -DSTENCILC_DATAFLOW=1), on the p2p backend (its face signals are plain stores to the peers),
-/// and when the process grid cuts dimension 0 only (blocks own whole rows). `up`/`down`: the PEs
+/// What the cost model knows of a dataflow loop's launch: the largest PE's rows (dimension 0)
+/// and points, the loop's radius along dimension 0, and the blocks and threads a launch has.
+struct FlowSize {
+  long long rows = 0, points = 0;
+  int radius = 1, blocks = 0, block_threads = 0;
+};
+
+/// The loop's size on `plan`'s PEs; the blocks as the cooperative launch gives them with no cap
+/// (STENCILC_MIN_BLOCKS_PER_SM on every SM of GPU 0; STENCILC_MAX_BLOCKS caps them).
+template <int N>
+FlowSize flow_size(const Plan<N>& plan, int radius, int block_threads) {
+  FlowSize f;
+  f.rows = (plan.extent[0] + plan.grid.dims[0] - 1) / plan.grid.dims[0];
+  f.points = 1;
+  for (int d = 0; d < N; ++d) f.points *= (plan.extent[d] + plan.grid.dims[d] - 1) / plan.grid.dims[d];
+  f.radius = radius;
+  int sms = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) sms = 0;
+  f.blocks = sms * STENCILC_MIN_BLOCKS_PER_SM;
+  if (const int cap = max_blocks_set(); cap > 0 && cap < f.blocks) f.blocks = cap;
+  f.block_threads = block_threads;
+  return f;
+}
+
+/// The cost model's choice (docs/BENCHMARKS.md, session 8): the dataflow loop where each active
+/// block holds at most 8 points per thread (a step is then latency-bound, and the default loop's
+/// barriers and exchange protocol cost more than the flags), on 2 or more PEs, or on one PE whose
+/// loop exchanges with itself along dimension 0 (periodic; otherwise the default kernel's
+/// few-block form of a small grid is faster on one GPU).
+inline bool flow_pays(const FlowSize& s, int pes, bool periodic0) {
+  if (s.blocks <= 0 || s.block_threads <= 0 || s.rows <= 0) return false;
+  long long active = s.rows / (s.radius > 0 ? s.radius : 1);
+  if (active > s.blocks) active = s.blocks;
+  if (active > rt::cuda::kMaxFlowBlocks) active = rt::cuda::kMaxFlowBlocks;
+  if (active < 1) active = 1;
+  const double per_thread = static_cast<double>(s.points) / static_cast<double>(active * s.block_threads);
+  return (pes >= 2 || periodic0) && per_thread <= 8.0;
+}
+
+/// Where a kernel with a dataflow loop (flow.cuh: the default loop's second form, or a
+/// store-through loop's) runs it: STENCILC_DATAFLOW=1 in the environment (or built with
+/// -DSTENCILC_DATAFLOW=1) asks for it, 0 turns it off, `auto` (the default, 2) leaves it to the
+/// cost model (flow_pays, given `size`; off without one). It runs only on the p2p backend (its
+/// face signals are plain stores to the peers) with a process grid that cuts dimension 0 only
+/// (blocks own whole rows); asked for elsewhere, it says so on stderr. `up`/`down`: the PEs
 /// before the first and after the last row (-1 at a non-periodic edge).
 struct FlowPlan {
   bool on = false;
@@ -144,21 +185,26 @@ struct FlowPlan {
   int down(int pe) const { return rt::neighbor(grid, pe, {1, 0, 0}, {periodic, false, false}); }
 };
 
-inline FlowPlan flow_plan(const char* program, const rt::ProcessGrid& grid, bool periodic0, bool p2p) {
+inline FlowPlan flow_plan(const char* program, const rt::ProcessGrid& grid, bool periodic0, bool p2p,
+                          const FlowSize* size = nullptr) {
   FlowPlan f;
   f.grid = grid;
   f.periodic = periodic0;
-  bool wanted = STENCILC_DATAFLOW != 0;
+  int mode = STENCILC_DATAFLOW;
   if (const char* text = std::getenv("STENCILC_DATAFLOW")) {
     const std::string v(text);
-    if (v != "0" && v != "1") rt::fatal("STENCILC_DATAFLOW='%s': expected 0 or 1", text);
-    wanted = v == "1";
+    if (v != "0" && v != "1" && v != "auto") rt::fatal("STENCILC_DATAFLOW='%s': expected 0, 1 or auto", text);
+    mode = v == "auto" ? 2 : v == "1" ? 1 : 0;
   }
-  if (!wanted) return f;
-  f.on = p2p && grid.dims[1] == 1 && grid.dims[2] == 1;
-  if (!f.on) {
-    std::fprintf(stderr, "stencilc: %s: the dataflow loop needs %s; it keeps its barriers\n", program,
-                 p2p ? "a process grid that cuts dimension 0 only (STENCILC_DECOMP=Nx1)" : "the p2p backend");
+  const bool possible = p2p && grid.dims[1] == 1 && grid.dims[2] == 1;
+  if (mode == 1) {
+    f.on = possible;
+    if (!possible) {
+      std::fprintf(stderr, "stencilc: %s: the dataflow loop needs %s; it keeps its barriers\n", program,
+                   p2p ? "a process grid that cuts dimension 0 only (STENCILC_DECOMP=Nx1)" : "the p2p backend");
+    }
+  } else if (mode == 2) {
+    f.on = possible && size != nullptr && flow_pays(*size, grid.size(), periodic0);
   }
   return f;
 }

@@ -4,7 +4,8 @@
 # and checks every grid element by element against it (tests/e2e/run_host.py), on a size that
 # splits evenly and one that does not, on 1 and 2 GPUs (1 to 4 when 4 are visible; PES=1,2 to choose).
 # The variants (VARIANTS="..." to choose some):
-#   - cpu-free:        <name>.cu, one persistent kernel per GPU, p2p backend, one process;
+#   - cpu-free:        <name>.cu, one persistent kernel per GPU, p2p backend, one process, its
+#                      time loop's default form (STENCILC_DATAFLOW=0: not the cost model's choice);
 #   - cpu-free-roles:  the same binary with STENCILC_COMM_BLOCKS=2 (block roles forced on, so
 #                      both the specialised and the unspecialised kernels are checked);
 #   - host-controlled: <name>.hc.cu, the CPU-controlled baseline (global-view samples only: the
@@ -14,6 +15,9 @@
 #   - dataflow:        the same binary with STENCILC_DATAFLOW=1: its time loop without barriers
 #                      (flow.cuh) where the process grid cuts dimension 0 only (elsewhere, e.g. a
 #                      2-D sample's 2x2 grid on 4 GPUs, it says so and keeps its barriers);
+#   - cpu-free-dataflow: <name>.cu with STENCILC_DATAFLOW=1: the default pipeline's dataflow
+#                      form (an exchange before the loop, put_rows each step; global-view samples
+#                      whose loop is one such step, the others run as cpu-free);
 #   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
 #                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output
 #                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
@@ -30,7 +34,7 @@ gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/generated"
 gpus_visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,3,4 || echo 1,2)}"
-variants="${VARIANTS:-cpu-free cpu-free-roles host-controlled nvshmem store-through dataflow}"
+variants="${VARIANTS:-cpu-free cpu-free-roles cpu-free-dataflow host-controlled nvshmem store-through dataflow}"
 backends=p2p
 [[ " $variants " == *" nvshmem "* ]] && backends=p2p,nvshmem
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
@@ -95,7 +99,7 @@ build() {  # log exe nvcc-arguments...
   if [ "$jobs" -ge "$(nproc)" ]; then wait -n; jobs=$((jobs - 1)); fi
 }
 for name in $samples; do
-  if has cpu-free || has cpu-free-roles; then build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"; fi
+  if has cpu-free || has cpu-free-roles || has cpu-free-dataflow; then build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"; fi
   if has_hc "$name"; then build "$out/$name.hc.nvcc.log" "$out/$name.hc.cuda" "${common[@]}" "$gen/$name.hc.cu"; fi
   if has_st "$name"; then build "$out/$name.st.nvcc.log" "$out/$name.st.cuda" "${common[@]}" "$gen/$name.st.cu"; fi
   if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
@@ -121,12 +125,15 @@ for name in $samples; do
   IFS='|' read -r -a sets <<< "${sizes[$name]}"
   args=()
   for s in "${sets[@]}"; do args+=(--args "$s"); done
-  if has cpu-free; then run "$name.cpu-free" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"; fi
+  if has cpu-free; then STENCILC_DATAFLOW=0 run "$name.cpu-free" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"; fi
   if has cpu-free-roles; then
-    STENCILC_COMM_BLOCKS=2 run "$name.cpu-free-roles" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
+    STENCILC_DATAFLOW=0 STENCILC_COMM_BLOCKS=2 run "$name.cpu-free-roles" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
+  fi
+  if has cpu-free-dataflow && [[ "$name" != spmd_* ]]; then
+    STENCILC_DATAFLOW=1 run "$name.cpu-free-dataflow" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
   fi
   if has_hc "$name"; then run "$name.host-controlled" "$out/$name.hc.cuda" "$out/$name.hc.nvcc.log" "$pes"; fi
-  if has_st "$name" && has store-through; then run "$name.store-through" "$out/$name.st.cuda" "$out/$name.st.nvcc.log" "$pes"; fi
+  if has_st "$name" && has store-through; then STENCILC_DATAFLOW=0 run "$name.store-through" "$out/$name.st.cuda" "$out/$name.st.nvcc.log" "$pes"; fi
   if has_st "$name" && has dataflow; then
     STENCILC_DATAFLOW=1 run "$name.dataflow" "$out/$name.st.cuda" "$out/$name.st.nvcc.log" "$pes"
   fi

@@ -1,7 +1,8 @@
 // The dataflow loop's host-side and partition logic, on the host (no GPU): flow_part (flow.cuh)
 // must give every active block at least `radius` rows, cover a PE's rows once and in order, and
-// never more blocks than the grid has; compiled::flow_plan must turn the loop on only where asked,
-// on p2p and a process grid that cuts dimension 0 only, with the right neighbours along it.
+// never more blocks than the grid has; compiled::flow_plan must turn the loop on only where asked
+// or where the cost model (flow_pays) says it pays, on p2p and a process grid that cuts dimension
+// 0 only, with the right neighbours along it.
 // Built with nvcc, run on the host. Prints a line per failure and `N passed, M failed`.
 #include <cstdio>
 #include <cstdlib>
@@ -39,14 +40,16 @@ void partition(int rows, int radius, int grid_blocks) {
   check(wide, c + ": every active block holds at least the radius");
 }
 
-void plan(const char* decomp, bool periodic, bool p2p, const char* env, bool want_on, int pe, int want_up, int want_down) {
+void plan(const char* decomp, bool periodic, bool p2p, const char* env, bool want_on, int pe, int want_up, int want_down,
+          const stencilc::compiled::FlowSize* size = nullptr) {
   stencilc::rt::ProcessGrid grid;
   std::sscanf(decomp, "%dx%dx%d", &grid.dims[0], &grid.dims[1], &grid.dims[2]);
   grid.rank = 3;
   if (env) setenv("STENCILC_DATAFLOW", env, 1); else unsetenv("STENCILC_DATAFLOW");
-  const stencilc::compiled::FlowPlan f = stencilc::compiled::flow_plan("test", grid, periodic, p2p);
+  const stencilc::compiled::FlowPlan f = stencilc::compiled::flow_plan("test", grid, periodic, p2p, size);
   const std::string c = std::string(decomp) + (periodic ? " periodic" : " fixed") + (p2p ? " p2p" : " nvshmem") +
-                        " STENCILC_DATAFLOW=" + (env ? env : "(unset)") + " PE " + std::to_string(pe);
+                        " STENCILC_DATAFLOW=" + (env ? env : "(unset)") + " PE " + std::to_string(pe) +
+                        (size ? " points " + std::to_string(size->points) : "");
   check(f.on == want_on, c + ": on " + std::to_string(f.on));
   if (want_on) {
     check(f.up(pe) == want_up, c + ": up " + std::to_string(f.up(pe)) + ", expected " + std::to_string(want_up));
@@ -60,7 +63,36 @@ int main() {
   for (int rows : {1, 2, 3, 7, 64, 128, 129, 1000, 5000})
     for (int radius : {1, 2, 3})
       for (int blocks : {1, 3, 32, 132, 264, 2000}) partition(rows, radius, blocks);
-  // Off unless asked for; on p2p with an N x 1 x 1 grid only.
+  // The cost model: at most 8 points per thread of an active block (min(blocks, rows / radius)),
+  // on 2 or more PEs or one periodic PE. 264 blocks of 256 threads (an H200 at 2 per SM).
+  namespace sc = stencilc::compiled;
+  auto size = [](long long rows, long long cols, int radius) {
+    sc::FlowSize f;
+    f.rows = rows;
+    f.points = rows * cols;
+    f.radius = radius;
+    f.blocks = 264;
+    f.block_threads = 256;
+    return f;
+  };
+  check(sc::flow_pays(size(128, 256, 1), 2, false), "jacobi2d 256^2 on 2 PEs: 1 point a thread");
+  check(sc::flow_pays(size(512, 1024, 1), 2, false), "1024^2 on 2 PEs: 7.8 points a thread");
+  check(!sc::flow_pays(size(1024, 2048, 1), 2, false), "2048^2 on 2 PEs: 31 points a thread");
+  check(sc::flow_pays(size(512, 1024, 2), 2, false), "radius 2, 512 rows: 256 active blocks, 8 points a thread");
+  check(!sc::flow_pays(size(32, 64 * 64, 1), 2, false), "heat3d 64^3 on 2 PEs: 32 planes, 16 points a thread");
+  check(sc::flow_pays(size(16, 32 * 32, 1), 2, false), "heat3d 32^3 on 2 PEs: 4 points a thread");
+  check(!sc::flow_pays(size(256, 256, 1), 1, false), "one PE, not periodic: the few-block default form");
+  check(sc::flow_pays(size(256, 256, 1), 1, true), "one periodic PE: it exchanges with itself");
+  check(!sc::flow_pays(sc::FlowSize{}, 2, false), "no size known: off");
+  const sc::FlowSize small = size(128, 256, 1), large = size(1024, 2048, 1);
+  plan("2x1x1", false, true, nullptr, true, 0, -1, 1, &small);  // unset: the cost model
+  plan("2x1x1", false, true, "auto", true, 1, 0, -1, &small);
+  plan("2x1x1", false, true, "auto", false, 0, 0, 0, &large);
+  plan("2x1x1", false, true, "0", false, 0, 0, 0, &small);
+  plan("2x1x1", false, true, "1", true, 0, -1, 1, &large);        // asked for: on whatever the size
+  plan("2x2x1", false, true, "auto", false, 0, 0, 0, &small);      // cuts dimension 1 too
+  plan("2x1x1", false, false, "auto", false, 0, 0, 0, &small);     // nvshmem
+  // Without a size the cost model keeps it off; asked for, on p2p with an N x 1 x 1 grid only.
   plan("2x1x1", true, true, nullptr, false, 0, 0, 0);
   plan("2x1x1", true, true, "0", false, 0, 0, 0);
   plan("2x1x1", true, true, "1", true, 0, 1, 1);
