@@ -32,23 +32,32 @@ def instrument(lines):
     out.append('  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(scx_ns0));')
     out.append("  const bool scx_me = threadIdx.x == 0 && (blockIdx.x == 0 || blockIdx.x == gridDim.x - 1);")
     i += 1
-    while i < len(lines) and not re.match(r"^  for \(int \w+ = ", lines[i]):
+    # A kernel with a dataflow loop (flow.cuh) has the loop twice: the barrier form, after
+    # `} else {`, is the one timed here.
+    flow = any("if (args.sc_flow_on) {" in line for line in lines[i:])
+    pattern = r"^( +)for \(int \w+ = " if flow else r"^(  )for \(int \w+ = "
+    seen_else = not flow
+    while i < len(lines):
+        seen_else = seen_else or lines[i].strip() == "} else {"
+        if seen_else and re.match(pattern, lines[i]):
+            break
         out.append(lines[i])
         i += 1
     if i == len(lines):
         sys.exit("phases.py: the kernel has no time loop")
+    indent = re.match(pattern, lines[i]).group(1)
     out.append(lines[i])
     i += 1
     names = []
 
     def stamp(k):
         accumulate = f"scx_acc[{k - 1}] += n - scx_prev; " if k > 0 else ""
-        return f"    if (scx_me) {{ const long long n = clock64(); {accumulate}scx_prev = n; }}"
+        return f"{indent}  if (scx_me) {{ const long long n = clock64(); {accumulate}scx_prev = n; }}"
 
     out.append(stamp(0))
-    while i < len(lines) and lines[i] != "  }":
+    while i < len(lines) and lines[i] != indent + "}":
         line = lines[i]
-        if (line.startswith("    // ") or line.startswith("    pe.grid_barrier();")) and len(names) < 63:
+        if (line.startswith(indent + "  // ") or line.startswith(indent + "  pe.grid_barrier();")) and len(names) < 63:
             if names:  # the previous phase ends here
                 out.append(stamp(len(names)))
             text = line.strip().lstrip("/ ").replace('"', "'")
@@ -56,10 +65,10 @@ def instrument(lines):
         out.append(line)
         i += 1
     out.append(stamp(len(names)) if names else "")
-    out.append("    if (scx_me) ++scx_steps;")
+    out.append(indent + "  if (scx_me) ++scx_steps;")
     out.append(lines[i])  # the loop's closing brace
     i += 1
-    out.append("  if (scx_me && scx_steps > 0) {")
+    out.append(indent + "if (scx_me && scx_steps > 0) {")
     out.append("    unsigned long long scx_ns1 = 0;")
     out.append('    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(scx_ns1));')
     out.append("    const double ghz = static_cast<double>(clock64() - scx_cycles0) / static_cast<double>(scx_ns1 - scx_ns0);")
