@@ -870,7 +870,7 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent, "{  // the dataflow schedule where the launcher turned it on (flow.cuh), else barrier_all each step");
     line(indent + 1, "const " + rt + "DFlow<" + rt + "DevicePe> sc_flow(pe, args.sc_flow, " + first_grid_ + ".extent[0], " +
                          std::to_string(flow_loop_.radius) + ", args.sc_flow_up, args.sc_flow_down);");
-    line(indent + 1, "if (args.sc_flow_on) {");
+    line(indent + 1, "if (STENCILC_DATAFLOW_FORM && args.sc_flow_on) {");
     if (const std::string& x = flow_loop_.exchanged; !x.empty()) {
       // The halos of the first step; after it each step's put_rows brings the next step's.
       line(indent + 2, "pe.grid_barrier();  // %" + x + "'s cells are written before they are sent");

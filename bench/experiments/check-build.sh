@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CI (no GPU): the experiments still build. pointloop.cu and storethrough.cu compile (the latter
-# against the runtime), phases.py instruments the CUDA
+# against the runtime), phases.py instruments the CUDA (both forms of a loop with a dataflow form)
 # stencilc emits for a benchmark program into code nvcc compiles, and ab.py builds a variant of it
 # (so none of them rots between the device sessions that run them).
 #   bash bench/experiments/check-build.sh STENCILC NVCC WORKDIR [program]
@@ -16,6 +16,10 @@ python3 "$root/bench/experiments/phases.py" "$work/$program.cpu-free.cu" "$work/
 grep -q 'printf("phases block' "$work/$program.phases.cu"
 "$nvcc" -std=c++17 -O1 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
   -c "$work/$program.phases.cu" -o "$work/$program.phases.o"
+# Its dataflow form too (jacobi2d's loop has one).
+python3 "$root/bench/experiments/phases.py" --dataflow "$work/$program.cpu-free.cu" "$work/$program.flow-phases.cu"
+"$nvcc" -std=c++17 -O1 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
+  -c "$work/$program.flow-phases.cu" -o "$work/$program.flow-phases.o"
 NVCC="$nvcc" python3 "$root/bench/experiments/ab.py" --gen "$work" --out "$work/ab" --case "$program:256" \
   --variant inline=-DSTENCILC_RUNTIME_INLINE --build-only
 echo "experiments build: pointloop, storethrough, phases and ab of $program"

@@ -10,14 +10,17 @@ against %globaltimer:
   python3 bench/experiments/phases.py bench-gen/jacobi2d.cpu-free.cu /tmp/jacobi2d.phases.cu
   nvcc ... /tmp/jacobi2d.phases.cu -o j && STENCILC_PES=2 ./j 256 256 3000 0 1
 
-Session 4 (docs/BENCHMARKS.md) measured the 256^2 Jacobi step with it. The stamps cost a few
+Session 4 (docs/BENCHMARKS.md) measured the 256^2 Jacobi step with it. A kernel with a
+dataflow form of its loop (flow.cuh) has the loop twice: the barrier form is instrumented, or with
+`--dataflow` the dataflow form (run it with STENCILC_DATAFLOW=1), stamped also at its wait,
+`__syncthreads`, `put_rows` and `publish`. The stamps cost a few
 cycles each; the phases of one block are sequential, so they add up to its step.
 """
 import re
 import sys
 
 
-def instrument(lines):
+def instrument(lines, dataflow=False):
     out = []
     i = 0
     # The kernel, then its first loop at the body's indentation: the time loop.
@@ -33,13 +36,16 @@ def instrument(lines):
     out.append("  const bool scx_me = threadIdx.x == 0 && (blockIdx.x == 0 || blockIdx.x == gridDim.x - 1);")
     i += 1
     # A kernel with a dataflow loop (flow.cuh) has the loop twice: the barrier form, after
-    # `} else {`, is the one timed here.
-    flow = any("if (args.sc_flow_on) {" in line for line in lines[i:])
+    # `} else {`, is the one timed here, or with --dataflow the dataflow form before it.
+    flow = any("args.sc_flow_on) {" in line for line in lines[i:])
+    if dataflow and not flow:
+        sys.exit("phases.py: --dataflow, but the kernel has no dataflow form")
     pattern = r"^( +)for \(int \w+ = " if flow else r"^(  )for \(int \w+ = "
-    seen_else = not flow
+    marker = "args.sc_flow_on) {" if dataflow else "} else {"
+    seen = not flow
     while i < len(lines):
-        seen_else = seen_else or lines[i].strip() == "} else {"
-        if seen_else and re.match(pattern, lines[i]):
+        seen = seen or lines[i].strip().endswith(marker)
+        if seen and re.match(pattern, lines[i]):
             break
         out.append(lines[i])
         i += 1
@@ -57,7 +63,9 @@ def instrument(lines):
     out.append(stamp(0))
     while i < len(lines) and lines[i] != indent + "}":
         line = lines[i]
-        if (line.startswith(indent + "  // ") or line.startswith(indent + "  pe.grid_barrier();")) and len(names) < 63:
+        starts = ("// ", "pe.grid_barrier();", "if (sc_step > 0) sc_flow.wait", "__syncthreads();", "sc_flow.publish",
+                  "args.") if dataflow else ("// ", "pe.grid_barrier();")
+        if any(line.startswith(indent + "  " + t) for t in starts) and len(names) < 63:
             if names:  # the previous phase ends here
                 out.append(stamp(len(names)))
             text = line.strip().lstrip("/ ").replace('"', "'")
@@ -82,7 +90,8 @@ def instrument(lines):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: phases.py GENERATED.cu OUT.cu")
-    text = open(sys.argv[1]).read().split("\n")
-    open(sys.argv[2], "w").write("\n".join(instrument(text)))
+    argv = [a for a in sys.argv[1:] if a != "--dataflow"]
+    if len(argv) != 2:
+        sys.exit("usage: phases.py [--dataflow] GENERATED.cu OUT.cu")
+    text = open(argv[0]).read().split("\n")
+    open(argv[1], "w").write("\n".join(instrument(text, "--dataflow" in sys.argv[1:])))

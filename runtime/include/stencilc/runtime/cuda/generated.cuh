@@ -26,6 +26,12 @@
 #ifndef STENCILC_MIN_BLOCKS_PER_SM
 #define STENCILC_MIN_BLOCKS_PER_SM 2
 #endif
+// 0 compiles a kernel's dataflow form of its time loop away (flow.cuh; the launcher may still
+// choose it, the kernel then runs the barrier form): for timing the barrier form without the
+// other in the same kernel (the A/B of docs/BENCHMARKS.md, session 8, plan item 1).
+#ifndef STENCILC_DATAFLOW_FORM
+#define STENCILC_DATAFLOW_FORM 1
+#endif
 // How many iterations of a point loop the compiler unrolls (their loads can be in flight together).
 #ifndef STENCILC_POINT_UNROLL
 #define STENCILC_POINT_UNROLL 4
