@@ -1333,7 +1333,7 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   out.push_back("  sc_config.block_threads = STENCILC_BLOCK_THREADS;");
   out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
   if (find_flow_loop(p, model.roles).loop) {
-    out.push_back("  if (sc_flow_plan.on) sc_config.max_blocks = ::stencilc::compiled::max_blocks_set();  // the dataflow loop: every block that fits (DFlow uses a row's worth each), or STENCILC_MAX_BLOCKS");
+    out.push_back("  if (sc_flow_plan.on) sc_config.max_blocks = ::stencilc::compiled::flow_blocks(sc_flow_size);  // the dataflow loop: a block per radius of rows at most (no idle blocks)");
   }
   out.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
   out.push_back(std::string("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +

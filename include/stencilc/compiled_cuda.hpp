@@ -155,6 +155,19 @@ FlowSize flow_size(const Plan<N>& plan, int radius, int block_threads) {
   return f;
 }
 
+/// The dataflow loop's grid: a block for each `radius` rows of the largest PE's (DFlow's active
+/// blocks; a PE with fewer rows leaves some idle), at most kMaxFlowBlocks and STENCILC_MAX_BLOCKS;
+/// the cooperative launch caps it by what is resident. Idle blocks would only spin in the loop's
+/// end barrier next to the working ones. Session 7's experiment launched none (3.3 us a step at
+/// 256^2 on 2 GPUs); the generated loop, with 136 idle blocks of 264, took 6.4 even without its
+/// face stores (session 8): the idle blocks are one suspect, to be measured.
+inline int flow_blocks(const FlowSize& s) {
+  long long blocks = s.rows / (s.radius > 0 ? s.radius : 1);
+  if (blocks > rt::cuda::kMaxFlowBlocks) blocks = rt::cuda::kMaxFlowBlocks;
+  if (const int cap = max_blocks_set(); cap > 0 && cap < blocks) blocks = cap;
+  return blocks < 1 ? 1 : static_cast<int>(blocks);
+}
+
 /// The cost model's choice (docs/BENCHMARKS.md, session 8): the dataflow loop where each active
 /// block holds at most 8 points per thread (a step is then latency-bound, and the default loop's
 /// barriers and exchange protocol cost more than the flags), on 2 or more PEs, or on one PE whose

@@ -84,6 +84,15 @@ int main() {
   check(!sc::flow_pays(size(256, 256, 1), 1, false), "one PE, not periodic: the few-block default form");
   check(sc::flow_pays(size(256, 256, 1), 1, true), "one periodic PE: it exchanges with itself");
   check(!sc::flow_pays(sc::FlowSize{}, 2, false), "no size known: off");
+  // The grid: a block per radius of rows, at most 1024 (and STENCILC_MAX_BLOCKS).
+  unsetenv("STENCILC_MAX_BLOCKS");
+  check(sc::flow_blocks(size(128, 256, 1)) == 128, "128 rows, radius 1: 128 blocks");
+  check(sc::flow_blocks(size(129, 256, 2)) == 64, "129 rows, radius 2: 64 blocks");
+  check(sc::flow_blocks(size(5000, 64, 1)) == rc::kMaxFlowBlocks, "5000 rows: the flags' 1024");
+  check(sc::flow_blocks(size(1, 64, 2)) == 1, "fewer rows than the radius: 1 block");
+  setenv("STENCILC_MAX_BLOCKS", "32", 1);
+  check(sc::flow_blocks(size(128, 256, 1)) == 32, "STENCILC_MAX_BLOCKS=32 caps it");
+  unsetenv("STENCILC_MAX_BLOCKS");
   const sc::FlowSize small = size(128, 256, 1), large = size(1024, 2048, 1);
   plan("2x1x1", false, true, nullptr, true, 0, -1, 1, &small);  // unset: the cost model
   plan("2x1x1", false, true, "auto", true, 1, 0, -1, &small);
