@@ -22,4 +22,5 @@ python3 "$root/bench/experiments/phases.py" --dataflow "$work/$program.cpu-free.
   -c "$work/$program.flow-phases.cu" -o "$work/$program.flow-phases.o"
 NVCC="$nvcc" python3 "$root/bench/experiments/ab.py" --gen "$work" --out "$work/ab" --case "$program:256" \
   --variant inline=-DSTENCILC_RUNTIME_INLINE --build-only
+bash -n "$root/bench/experiments/flow-check.sh"  # a device call's script: at least it parses
 echo "experiments build: pointloop, storethrough, phases and ab of $program"
