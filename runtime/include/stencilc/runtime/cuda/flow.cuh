@@ -1,13 +1,13 @@
 // The dataflow schedule's synchronisation: a time loop with no barrier in it (docs/SCHEDULES.md,
-// "Planned: the dataflow schedule"; measured in bench/experiments/storethrough.cu, schedules
-// dataflow and res-flow: 3.6 us a step for jacobi2d 256^2 on 2 GPUs, where a barrier of all
-// blocks alone costs 4-5 us).
+// "The dataflow schedule"; used by the CUDA emitter's dataflow form of a time loop, and by
+// bench/experiments/storethrough.cu, schedules dataflow and res-flow: 3.3-3.6 us a step for
+// jacobi2d 256^2 on 2 GPUs, where a barrier of all blocks alone costs 4-5 us).
 //
 // The PE's block is cut along dimension 0 into row ranges, one per *active* block (the grid's
 // first `active()` blocks; the others take no part in the loop). Each range holds at least
 // `radius` rows, so a step of block g, which reads its own rows and `radius` rows on each side,
 // reads only rows of blocks g - 1 and g + 1, or at the PE's faces rows of the neighbour PE's face
-// block (found in its halo: that block stores its face rows through, DHaloExchange::store_through).
+// block (found in its halo: that block puts its face rows there, DHaloExchange::put_rows).
 // So before step s + 1 block g waits only for those two to have finished step s, and after its
 // stores of step s it says so:
 //   RAW: step s + 1 reads the neighbours' rows of step s (their flag >= s);
@@ -17,7 +17,7 @@
 // across the PEs before the loop (initial halos) and after it (DFlow::finish).
 //
 // Steps are numbered across launches like the halo exchange's epochs: a launch's step s is
-// base + s, where base (FlowSignals::base, in the PE's memory) counts the steps of the launches
+// base + s, where base (in the PE's flags, after the blocks') counts the steps of the launches
 // before; finish() advances it. Every wait is bounded (the PE's wait_with: a diagnostic, status 3).
 //
 //   flow.cuh only needs a PE type with remote(), wait_with() and barrier_all() (P2PDevicePe,
@@ -113,9 +113,10 @@ class DFlow {
   __device__ int row_end() const { return r1_; }
 
   // After block g's stores of step `step` (1, 2, ... in this launch). Every thread of the block
-  // (nothing in an inactive one). The release is cumulative over the block's stores
-  // (__syncthreads, then thread 0), and st.release.sys orders the face rows stored into the
-  // neighbour PE's halo before its signal.
+  // (nothing in an inactive one). The releases are cumulative over the block's stores
+  // (__syncthreads, then thread 0): at a face st.release.sys of the neighbour PE's edge signal
+  // orders the face rows put into its halo before the signal; then st.release.gpu of the block's
+  // own flag, which only this GPU's blocks read.
   __device__ void publish(std::uint64_t step) const {
     if (!active()) return;
     __syncthreads();
