@@ -18,7 +18,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 gen="${1:-$root/gpu-gen}"
 bgen="${2:-$root/bench-gen}"
 out="${OUT:-/tmp/flow-check}"
-mkdir -p "$out"
+mkdir -p "$out" || exit 1
 t0=$(date +%s)
 stage() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
 left() { echo $(( $1 - ($(date +%s) - t0) )); }  # seconds left of a budget counted from the start
