@@ -62,7 +62,7 @@ bool scalar_or_reduction(const Stmt& s) {
   }
 }
 
-/// The loop the dataflow schedule may run (flow.cuh; docs/SCHEDULES.md, "Planned: the dataflow
+/// The loop the dataflow schedule may run (flow.cuh; docs/SCHEDULES.md, "The dataflow
 /// schedule"): a time loop at the top of a global-view program as store-through leaves it, i.e.
 /// its body is the two parts of one split foreach (the boundary part writing through), the
 /// barrier_all right after them, and otherwise only swaps, scalar statements and reductions. Such
@@ -336,8 +336,8 @@ class CudaKernelEmitter : public CppEmitter {
     size_t n = indices.size();
     split_ = part && part->part != ForEachPart::All;
     if (split_ && flow_) {
-      // The dataflow loop: this block's rows of the range, all of them (its face rows write
-      // through), walked by the block's own threads.
+      // The dataflow loop: this block's rows of the range, all of them, walked by the block's
+      // own threads (its face rows go to the neighbours after the walk: put_rows).
       line(indent, "const auto sc_parts = " + std::string(kRt) + "flow_rows(sc_local, sc_flow);");
       return open_walk(indent, point_body, "sc_mine", where);
     }
