@@ -65,16 +65,16 @@ bool scalar_or_reduction(const Stmt& s) {
 
 /// The loop the dataflow schedule may run (flow.cuh; docs/SCHEDULES.md, "The dataflow
 /// schedule"): a time loop at the top of a global-view program whose step is one split point
-/// update, the barrier that closes it, and otherwise only swaps, scalar statements and
+/// update, the barriers around it, and otherwise only swaps, scalar statements and
 /// reductions. Such an update reads only within the grids' halos of the point it writes, so each
 /// block can wait for its neighbours instead of everyone. Two forms of the step qualify:
 ///  - as store-through leaves it: the two parts (the boundary part writing %g through) and a
 ///    barrier_all;
 ///  - as the default pipeline leaves it: halo_send %x, the two parts with the halo_recv %x
 ///    before the second and phase barriers anywhere in between, and after them swaps that make
-///    the grid the update writes the next step's %x. Its dataflow form puts the written grid's faces into
-///    the neighbours' halos at the end of each step (what the next step's exchange would bring),
-///    after one exchange of %x before the loop.
+///    the grid the update writes the next step's %x. Its dataflow form puts the written grid's
+///    faces into the neighbours' halos at the end of each step (what the next step's exchange
+///    would bring), after one exchange of %x before the loop.
 /// `radius`: the widest halo along dimension 0.
 struct FlowLoop {
   const StmtNode* loop = nullptr;
@@ -418,8 +418,8 @@ class CudaKernelEmitter : public CppEmitter {
     size_t n = indices.size();
     split_ = part && part->part != ForEachPart::All;
     if (split_ && flow_) {
-      // The dataflow loop: this block's rows of the range, all of them (its face rows write
-      // through), walked by the block's own threads.
+      // The dataflow loop: this block's rows of the range, all of them, walked by the block's
+      // own threads (its face rows go to the neighbours after the walk: put_rows).
       line(indent, "const auto sc_parts = " + std::string(kRt) + "flow_rows(sc_local, sc_flow);");
       return open_walk(indent, point_body, "sc_mine", where);
     }
@@ -999,11 +999,12 @@ class CudaKernelEmitter : public CppEmitter {
     comment(indent, self);
     std::string t = cpp_type(s->type);
     // The dataflow loop: every block's rows of this step written first. A grid barrier is
-    // enough even where the reduction reads halos: store-through folds a loop only if nothing
-    // reads the written grid's halos, and the read grid's came from the neighbour PEs' previous
-    // step, which this PE's face blocks waited for before they reached the barrier. Nor can a
-    // neighbour overwrite them before the reads end: its next step waits for this reduction's
-    // allreduce (every reduction of a global-view program has one).
+    // enough even where the reduction reads halos. The written grid's: reading them would need
+    // an exchange of it in the step, which neither form of find_flow_loop admits (store-through
+    // folds a loop only if nothing reads them). The read grid's came from the neighbour PEs'
+    // previous step, which this PE's face blocks waited for before they reached the barrier.
+    // Nor can a neighbour overwrite them before the reads end: its next step waits for this
+    // reduction's allreduce (every reduction of a global-view program has one).
     if (flow_) line(indent, "pe.grid_barrier();  // the dataflow loop: every block's rows of this step are written");
     line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
     int inner = open_points(self, s->range, s->indices, s->body, indent, "sc_all");

@@ -126,7 +126,7 @@ struct DHaloExchange {
   // store_through's first test, also in the parameter: an owned cell can be in a send channel's
   // box only if in some dimension d it lies below send_below[d] (the deepest layer sent from the
   // face below) or at or above send_above[d] (the shallowest sent from the face above); the
-  // others (the dataflow loop stores every cell through) skip the channels and their plan loads.
+  // others (most of a boundary walk's cells in 3-D) skip the channels and their plan loads.
   int send_below[N] = {};
   int send_above[N] = {};
 
