@@ -78,8 +78,9 @@ bool scalar_or_reduction(const Stmt& s) {
 /// `radius`: the widest halo along dimension 0.
 struct FlowLoop {
   const StmtNode* loop = nullptr;
-  std::string put_handle;  // whose exchange's channels put_rows follows (args.<put_handle>_halo)
-  std::string put_grid;    // the grid each step writes, put into the neighbours' halos
+  const ForEach* update = nullptr;  // the step's boundary part (the dataflow form walks all of the block's rows with it)
+  std::string put_handle;  // whose exchange's send channels the face stores follow (args.<put_handle>_halo)
+  std::string put_grid;    // the grid each step writes, stored into the neighbours' halos as it is written
   std::string exchanged;   // the default form: the grid exchanged at the top of each step ("": store-through's)
   int radius = 1;
 };
@@ -117,6 +118,7 @@ bool store_through_step(const Block& b, FlowLoop& found) {
   if (!barrier || parts.size() != 2 || !are_split_parts(*parts[0], *parts[1])) return false;
   const ForEach* boundary = parts[0]->part == ForEachPart::Boundary ? parts[0] : parts[1];
   if (boundary->through.empty()) return false;
+  found.update = boundary;
   found.put_handle = found.put_grid = boundary->through;
   return true;
 }
@@ -166,6 +168,7 @@ bool exchange_step(const Block& b, FlowLoop& found) {
     holds[w->b] = a;
   }
   if (held(send->grid) != *written.begin()) return false;
+  found.update = parts[0]->part == ForEachPart::Boundary ? parts[0] : parts[1];
   found.put_handle = found.exchanged = send->grid;
   found.put_grid = *written.begin();
   return true;
@@ -412,14 +415,19 @@ class CudaKernelEmitter : public CppEmitter {
         line(indent, "}");
       }
       line(indent, "const auto sc_local = sc_range;");
+    } else if (part && part == flow_loop_.update && flow_ && flow_walk_hoisted()) {
+      // The dataflow loop: this block's rows of the range, all of them, walked by the block's
+      // own threads; the walk was set up before the loop (flow_walk_hoisted).
+      split_ = true;
+      line(indent, "(void)sc_range;");
+      return open_walk(indent, point_body, "sc_mine", where, "sc_flow_walk");
     } else {
       line(indent, "const auto sc_local = " + std::string(kRt) + "clip(sc_range, " + first_grid_ + ");");
     }
     size_t n = indices.size();
     split_ = part && part->part != ForEachPart::All;
     if (split_ && flow_) {
-      // The dataflow loop: this block's rows of the range, all of them, walked by the block's
-      // own threads (its face rows go to the neighbours after the walk: put_rows).
+      // The dataflow loop: as above, where the range may change from step to step.
       line(indent, "const auto sc_parts = " + std::string(kRt) + "flow_rows(sc_local, sc_flow);");
       return open_walk(indent, point_body, "sc_mine", where);
     }
@@ -475,11 +483,17 @@ class CudaKernelEmitter : public CppEmitter {
   /// grid-stride loop of `group`'s threads, unrolled, so a thread's points of different slabs
   /// are in flight together (slab after slab, the thin slabs waited a load round trip each).
   /// Returns the body's indent.
-  int open_walk(int indent, const Stmt& point_body, const std::string& group, const std::string& where) {
+  /// `built`: the name of a walk set up (and checked) before, else one of sc_parts here.
+  int open_walk(int indent, const Stmt& point_body, const std::string& group, const std::string& where,
+                const std::string& built = "") {
     const size_t n = indices_.size();
     walk_ = true;
-    line(indent, "const " + std::string(kRt) + "BoxWalk<" + std::to_string(n) + "> sc_walk(sc_parts);");
-    line(indent, std::string(kRt) + "check_walk(pe, sc_walk, \"" + program_->name + " at " + where + "\");");
+    if (!built.empty()) {
+      line(indent, "const auto& sc_walk = " + built + ";");
+    } else {
+      line(indent, "const " + std::string(kRt) + "BoxWalk<" + std::to_string(n) + "> sc_walk(sc_parts);");
+      line(indent, std::string(kRt) + "check_walk(pe, sc_walk, \"" + program_->name + " at " + where + "\");");
+    }
     open_views(point_body, indent);
     loop_vars_.assign(n, "");
     for (size_t d = 0; d < n; ++d) loop_vars_[d] = "sc_l" + std::to_string(d);
@@ -872,7 +886,7 @@ class CudaKernelEmitter : public CppEmitter {
                          std::to_string(flow_loop_.radius) + ", args.sc_flow_up, args.sc_flow_down);");
     line(indent + 1, "if (STENCILC_DATAFLOW_FORM && args.sc_flow_on) {");
     if (const std::string& x = flow_loop_.exchanged; !x.empty()) {
-      // The halos of the first step; after it each step's put_rows brings the next step's.
+      // The halos of the first step; after it each step's face stores bring the next step's.
       line(indent + 2, "pe.grid_barrier();  // %" + x + "'s cells are written before they are sent");
       line(indent + 2, "++" + x + "_epoch;");
       line(indent + 2, "args." + x + "_halo.send(pe, " + x + ", " + x + "_epoch);");
@@ -880,6 +894,15 @@ class CudaKernelEmitter : public CppEmitter {
       line(indent + 2, "pe.barrier_all(\"the dataflow loop's first halos\");  // and no PE puts into a halo its recv still unpacks");
     }
     line(indent + 2, "const " + rt + "Workers sc_mine{static_cast<int>(blockIdx.x), 1};  // a block walks its own rows");
+    line(indent + 2, "const unsigned sc_faces = args." + flow_loop_.put_handle +
+                         "_halo.channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // the channels its rows feed (none: no face rows)");
+    if (flow_walk_hoisted()) {
+      const ForEach* u = flow_loop_.update;
+      const std::string where = module_->source + ":" + std::to_string(u->loc.line) + ":" + std::to_string(u->loc.col);
+      line(indent + 2, "const " + rt + "BoxWalk<" + std::to_string(u->indices.size()) + "> sc_flow_walk(" + rt + "flow_rows(" + rt +
+                           "clip(" + global_range(u->range) + ", " + first_grid_ + "), sc_flow));  // its rows of the update, the same every step");
+      line(indent + 2, rt + "check_walk(pe, sc_flow_walk, \"" + program_->name + " at " + where + "\");");
+    }
     line(indent + 2, "std::uint64_t sc_step = 0;  // steps done");
     flow_ = true;
     CppEmitter::loop(s, indent + 2, {"if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the step before",
@@ -892,6 +915,13 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent, "}");
   }
 
+  /// Whether the dataflow form sets up its walk of the update once, before the loop: where the
+  /// update's range is a grid's interior (its box cannot change from step to step; the buffers
+  /// the swaps trade have one shape).
+  bool flow_walk_hoisted() const {
+    return flow_loop_.update && flow_loop_.update->range.kind == Range::Kind::Interior;
+  }
+
   /// A barrier in the dataflow loop's step: none (DFlow's wait and publish take their place).
   void flow_barrier(const Stmt& s, int indent) {
     comment(indent, s);
@@ -899,17 +929,16 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   void store(const Store* s, int indent) override {
+    if (flow_ && walk_ && s->grid == flow_loop_.put_grid) {
+      // The dataflow loop: also into the neighbours' halos that hold the cell, only where the
+      // block's rows feed a channel (sc_faces); publish() releases them.
+      return store_forwarded(s, indent, "args." + flow_loop_.put_handle + "_halo.store_to(pe, " + s->grid +
+                                            ", sc_l, sc_through, sc_faces);  // into the neighbours' halos of this buffer");
+    }
     if (!through_.empty() && s->grid == through_ && !flow_) {
-      // store-through: the value into the owned cell, then into the neighbours' halos that hold
-      // it (the walk's sc_l: a boundary part's point).
-      GridRead centre(ScalarType::F32, s->grid, std::vector<int>(loop_vars_.size(), 0));
-      line(indent, "{");
-      line(indent + 1, "const auto sc_through = " + expr(s->value) + ";");
-      line(indent + 1, grid_read(&centre) + " = sc_through;");
-      line(indent + 1, "args." + s->grid + "_halo.store_through(pe, " + s->grid +
-                           ", sc_l, sc_through);  // into the neighbours' halos of this buffer");
-      line(indent, "}");
-      return;
+      // store-through: also into the neighbours' halos that hold the cell.
+      return store_forwarded(s, indent, "args." + s->grid + "_halo.store_through(pe, " + s->grid +
+                                            ", sc_l, sc_through);  // into the neighbours' halos of this buffer");
     }
     if (wide_r_ >= 0) {
       line(indent, "sc_st_" + s->grid + "[" + std::to_string(wide_r_) + "][" + std::to_string(wide_v_) + "] = " + expr(s->value) + ";");
@@ -920,6 +949,17 @@ class CudaKernelEmitter : public CppEmitter {
       return;
     }
     CppEmitter::store(s, indent);
+  }
+
+  /// A store of a boundary walk's point (sc_l) whose value also goes elsewhere: the value, into
+  /// the cell, then `forward` (a statement that reads it as sc_through).
+  void store_forwarded(const Store* s, int indent, const std::string& forward) {
+    GridRead centre(ScalarType::F32, s->grid, std::vector<int>(loop_vars_.size(), 0));
+    line(indent, "{");
+    line(indent + 1, "const auto sc_through = " + expr(s->value) + ";");
+    line(indent + 1, grid_read(&centre) + " = sc_through;");
+    line(indent + 1, forward);
+    line(indent, "}");
   }
 
   void close_points(int indent, bool strip = false) {
@@ -957,12 +997,8 @@ class CudaKernelEmitter : public CppEmitter {
     }
     close_points(inner, strip);
     if (flow_) {
-      // The dataflow loop: the face cells of the block's rows into the neighbours' halos at once
-      // (DHaloExchange::put_rows), not point by point.
-      const std::string& h = flow_loop_.put_handle;
-      const std::string& g = flow_loop_.put_grid;
-      line(indent, "__syncthreads();  // the block's rows are written");
-      line(indent, "args." + h + "_halo.put_rows(pe, " + g + ", sc_flow.row_begin(), sc_flow.row_end());  // into the neighbours' halos of this buffer");
+      // The dataflow loop: the block's rows, and its face cells in the neighbours' halos (store()),
+      // are written.
       line(indent, "sc_flow.publish(sc_step);  // in place of the barriers: this block's rows are done");
     }
     through_.clear();

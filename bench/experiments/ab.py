@@ -15,6 +15,8 @@ cf@cpu-free= --variant hc@host-controlled=`); a setting NAME=VAR=VALUE[,VAR=VALU
 E.g. what the padded GPU layout costs the host-controlled baseline:
   ab.py --gen bench-gen --schedule host-controlled --case jacobi2d:1024 --variant padded= \
       --variant unpadded=-DSTENCILC_UNALIGNED_ROWS
+--gen-of NAME=DIR builds variant NAME from the CUDA in DIR instead of --gen's (two versions of the
+compiler side by side: generate each into its own folder).
 --build-only stops after building (checks the flags where there is no GPU).
 """
 import argparse
@@ -68,6 +70,7 @@ def main():
     ap.add_argument("--gpus", default="1,2")
     ap.add_argument("--variant", action="append", default=[], help="NAME=NVCC FLAGS")
     ap.add_argument("--setting", action="append", default=[], help="NAME=VAR=VALUE[,VAR=VALUE]")
+    ap.add_argument("--gen-of", action="append", default=[], help="NAME=DIR: variant NAME's CUDA from DIR")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--build-only", action="store_true")
     a = ap.parse_args()
@@ -75,6 +78,10 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     variants = pairs(a.variant) or [("base", "")]
     schedule_of = {v: v.partition("@")[2] or a.schedule for v, _ in variants}
+    gen_of = dict(pairs(a.gen_of))
+    for v in gen_of:
+        if v not in schedule_of:
+            sys.exit(f"ab.py: --gen-of {v}: no such variant")
     for v, schedule in schedule_of.items():
         if schedule not in schedules:
             sys.exit(f"ab.py: variant {v}: unknown schedule '{schedule}' (one of {', '.join(schedules)})")
@@ -85,7 +92,7 @@ def main():
         if program not in measure.PROGRAMS or "+" in program:
             sys.exit(f"ab.py: {program}: a benchmark program (bench/programs/) is expected")
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
-        jobs = {(p, v): pool.submit(build, root, a.gen, a.out, p, v.partition("@")[0], f, schedule_of[v]) for p, _ in cases for v, f in variants}
+        jobs = {(p, v): pool.submit(build, root, gen_of.get(v, a.gen), a.out, p, v.partition("@")[0], f, schedule_of[v]) for p, _ in cases for v, f in variants}
         exes = {key: job.result() for key, job in jobs.items()}
     print(f"built {len(exes)} executables in {a.out}", flush=True)
     if a.build_only:

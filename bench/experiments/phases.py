@@ -12,8 +12,8 @@ against %globaltimer:
 
 Session 4 (docs/BENCHMARKS.md) measured the 256^2 Jacobi step with it. A kernel with a
 dataflow form of its loop (flow.cuh) has the loop twice: the barrier form is instrumented, or with
-`--dataflow` the dataflow form (run it with STENCILC_DATAFLOW=1), stamped also at its wait,
-`__syncthreads`, `put_rows` and `publish`. The stamps cost a few
+`--dataflow` the dataflow form (run it with STENCILC_DATAFLOW=1), stamped also at its wait
+and `publish`. The stamps cost a few
 cycles each; the phases of one block are sequential, so they add up to its step.
 """
 import re

@@ -158,9 +158,7 @@ FlowSize flow_size(const Plan<N>& plan, int radius, int block_threads) {
 /// The dataflow loop's grid: a block for each `radius` rows of the largest PE's (DFlow's active
 /// blocks; a PE with fewer rows leaves some idle), at most kMaxFlowBlocks and STENCILC_MAX_BLOCKS;
 /// the cooperative launch caps it by what is resident. Idle blocks would only spin in the loop's
-/// end barrier next to the working ones. Session 7's experiment launched none (3.3 us a step at
-/// 256^2 on 2 GPUs); the generated loop, with 136 idle blocks of 264, took 6.4 even without its
-/// face stores (session 8): the idle blocks are one suspect, to be measured.
+/// end barrier next to the working ones (session 7's experiment launched none either).
 inline int flow_blocks(const FlowSize& s) {
   long long blocks = s.rows / (s.radius > 0 ? s.radius : 1);
   if (blocks > rt::cuda::kMaxFlowBlocks) blocks = rt::cuda::kMaxFlowBlocks;
@@ -168,19 +166,20 @@ inline int flow_blocks(const FlowSize& s) {
   return blocks < 1 ? 1 : static_cast<int>(blocks);
 }
 
-/// The cost model's choice (docs/BENCHMARKS.md, session 8): the dataflow loop where each active
-/// block holds at most 8 points per thread (a step is then latency-bound, and the default loop's
-/// barriers and exchange protocol cost more than the flags), on 2 or more PEs, or on one PE whose
-/// loop exchanges with itself along dimension 0 (periodic; otherwise the default kernel's
-/// few-block form of a small grid is faster on one GPU).
-inline bool flow_pays(const FlowSize& s, int pes, bool periodic0) {
+/// The cost model's choice (docs/BENCHMARKS.md, sessions 8 and 9): the dataflow loop where each
+/// active block holds at most 16 points per thread. A step is then latency-bound, and the
+/// default loop's barriers and exchange protocol cost more than the flags; with more, the one
+/// block per few rows is too few to stream the grid (jacobi2d 2048^2: 31 points a thread, 1.35x
+/// slower on 2 GPUs, 2.3x on 1). The same on one PE as on several (session 9: with the face stores
+/// made per point, 1 GPU wins from 1.2x (wave2d 512^2) to 2.3x (heat3d 32^3)).
+inline bool flow_pays(const FlowSize& s) {
   if (s.blocks <= 0 || s.block_threads <= 0 || s.rows <= 0) return false;
   long long active = s.rows / (s.radius > 0 ? s.radius : 1);
   if (active > s.blocks) active = s.blocks;
   if (active > rt::cuda::kMaxFlowBlocks) active = rt::cuda::kMaxFlowBlocks;
   if (active < 1) active = 1;
   const double per_thread = static_cast<double>(s.points) / static_cast<double>(active * s.block_threads);
-  return (pes >= 2 || periodic0) && per_thread <= 8.0;
+  return per_thread <= 16.0;
 }
 
 /// Where a kernel with a dataflow loop (flow.cuh: the default loop's second form, or a
@@ -217,7 +216,7 @@ inline FlowPlan flow_plan(const char* program, const rt::ProcessGrid& grid, bool
                    p2p ? "a process grid that cuts dimension 0 only (STENCILC_DECOMP=Nx1)" : "the p2p backend");
     }
   } else if (mode == 2) {
-    f.on = possible && size != nullptr && flow_pays(*size, grid.size(), periodic0);
+    f.on = possible && size != nullptr && flow_pays(*size);
   }
   return f;
 }

@@ -16,7 +16,7 @@
 #                      (flow.cuh) where the process grid cuts dimension 0 only (elsewhere, e.g. a
 #                      2-D sample's 2x2 grid on 4 GPUs, it says so and keeps its barriers);
 #   - cpu-free-dataflow: <name>.cu with STENCILC_DATAFLOW=1: the default pipeline's dataflow
-#                      form (an exchange before the loop, put_rows each step; global-view samples
+#                      form (an exchange before the loop, face stores each step; global-view samples
 #                      whose loop is one such step, the others run as cpu-free);
 #   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
 #                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output

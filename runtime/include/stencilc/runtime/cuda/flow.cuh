@@ -7,7 +7,8 @@
 // first `active()` blocks; the others take no part in the loop). Each range holds at least
 // `radius` rows, so a step of block g, which reads its own rows and `radius` rows on each side,
 // reads only rows of blocks g - 1 and g + 1, or at the PE's faces rows of the neighbour PE's face
-// block (found in its halo: that block puts its face rows there, DHaloExchange::put_rows).
+// block (found in its halo: that block stores its face cells there as it writes them,
+// DHaloExchange::store_to).
 // So before step s + 1 block g waits only for those two to have finished step s, and after its
 // stores of step s it says so:
 //   RAW: step s + 1 reads the neighbours' rows of step s (their flag >= s);

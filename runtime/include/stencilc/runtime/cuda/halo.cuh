@@ -165,10 +165,35 @@ struct DHaloExchange {
   __device__ void store_through(const DevicePe& pe, const DBlock<T, N>& block, const int* l, T value) const {
     bool near_a_sent_face = false;
     for (int d = 0; d < N; ++d) near_a_sent_face = near_a_sent_face || l[d] < send_below[d] || l[d] >= send_above[d];
-    if (!near_a_sent_face) return;
+    if (near_a_sent_face) store_to(pe, block, l, value, (1u << n_send) - 1u);
+  }
+
+  // The dataflow loop's face stores (flow.cuh): the send channels whose boxes hold cells of rows
+  // [row_lo, row_hi) of dimension 0 (local indices), as a mask over send[]. A block works this
+  // out once, before the loop, for the rows it owns; then store_to() with it on each point it
+  // writes puts the point's value into the neighbours' halos as it goes (a block without face
+  // rows has an empty mask and does nothing per point).
+  __device__ unsigned channels_of_rows(int row_lo, int row_hi) const {
+    constexpr int d0 = 3 - N;  // dimension 0 in the 3-D view
+    unsigned mask = 0;
+    for (int s = 0; s < n_send; ++s) {
+      const typename Plan::Channel& c = plan->send[s];
+      if (c.lo[d0] < row_hi && c.lo[d0] + c.count[d0] > row_lo) mask |= 1u << s;
+    }
+    return mask;
+  }
+
+  // Cell `l` (local indices) of `block` has just been given `value`: into the halo of the same
+  // buffer of each neighbour whose channel, among `channels` (a mask over send[]), holds it.
+  // Any thread, for its own cells; plain stores: the caller's release (flow.cuh's publish) or
+  // barrier orders them before the neighbour reads.
+  __device__ void store_to(const DevicePe& pe, const DBlock<T, N>& block, const int* l, T value,
+                           unsigned channels) const {
+    if (channels == 0) return;
     long l3[3] = {0, 0, 0};
     for (int d = 0; d < N; ++d) l3[3 - N + d] = l[d];
-    for (int s = 0; s < n_send; ++s) {
+    for (; channels != 0; channels &= channels - 1) {
+      const int s = __ffs(channels) - 1;
       const typename Plan::Channel& c = plan->send[s];
       bool inside = true;
       for (int k = 0; k < 3; ++k) inside = inside && l3[k] >= c.lo[k] && l3[k] < c.lo[k] + c.count[k];
@@ -176,58 +201,13 @@ struct DHaloExchange {
       T* const base = pe.remote(block.data - block.data_offset(), c.peer);
       if (base == nullptr) {
         pe.fatal_with([&](detail::Message& m) {
-          m.str("store-through of grid '").str(plan->name).str("': PE ").num(c.peer);
+          m.str("the face stores of grid '").str(plan->name).str("': PE ").num(c.peer);
           m.str(" cannot be reached with loads and stores from PE ").num(pe.id);
         });
       }
       long long offset = c.peer_data_offset;
       for (int k = 0; k < 3; ++k) offset += (l3[k] + c.shift[k]) * c.peer_step[k];
       base[offset] = value;
-    }
-  }
-
-  // The dataflow loop's face stores (flow.cuh), in place of store_through on every point: the
-  // calling block has written rows [row_lo, row_hi) of dimension 0 (local indices) of `block`
-  // and passed __syncthreads(); every thread of it then copies the cells of those rows that lie
-  // in a send channel's box into that neighbour's halo of the same buffer, as an exchange of the
-  // buffer would (plain stores, consecutive threads on consecutive cells of the last dimension;
-  // the caller's release orders them before its signal). The channel's geometry is read once
-  // per block and step, not per point.
-  __device__ void put_rows(const DevicePe& pe, const DBlock<T, N>& block, int row_lo, int row_hi) const {
-    constexpr int d0 = 3 - N;  // dimension 0 in the 3-D view
-    long step[3];
-    steps3(block, step);
-    for (int s = 0; s < n_send; ++s) {
-      const typename Plan::Channel c = plan->send[s];
-      const int lo = c.lo[d0] > row_lo ? c.lo[d0] : row_lo;
-      const int hi = c.lo[d0] + c.count[d0] < row_hi ? c.lo[d0] + c.count[d0] : row_hi;
-      if (lo >= hi) continue;
-      T* const base = pe.remote(block.data - block.data_offset(), c.peer);
-      if (base == nullptr) {
-        pe.fatal_with([&](detail::Message& m) {
-          m.str("the dataflow loop's face stores of grid '").str(plan->name).str("': PE ").num(c.peer);
-          m.str(" cannot be reached with loads and stores from PE ").num(pe.id);
-        });
-      }
-      int first[3] = {c.lo[0], c.lo[1], c.lo[2]}, count[3] = {c.count[0], c.count[1], c.count[2]};
-      first[d0] = lo;
-      count[d0] = hi - lo;
-      const FastDiv div2(static_cast<unsigned>(count[2])), div1(static_cast<unsigned>(count[1]));
-      const unsigned total = static_cast<unsigned>(count[0]) * count[1] * count[2];
-      long long theirs0 = c.peer_data_offset;
-      long mine0 = 0;
-      for (int k = 0; k < 3; ++k) {
-        theirs0 += static_cast<long long>(first[k] + c.shift[k]) * c.peer_step[k];
-        mine0 += first[k] * step[k];
-      }
-      for (unsigned i = static_cast<unsigned>(thread_rank()); i < total; i += static_cast<unsigned>(block_threads())) {
-        const unsigned q = div2.div(i);
-        const unsigned k2 = i - q * count[2];
-        const unsigned k0 = div1.div(q);
-        const unsigned k1 = q - k0 * count[1];
-        base[theirs0 + k0 * c.peer_step[0] + k1 * c.peer_step[1] + k2 * c.peer_step[2]] =
-            block.data[mine0 + k0 * step[0] + k1 * step[1] + k2 * step[2]];
-      }
     }
   }
 
