@@ -35,6 +35,19 @@
 // step at 256^2 on 1 GPU and 7.9 on 2, resident 5.1 and 6.3; the barrier, not the exchange, is
 // the cost. Prediction: one flag round trip instead of the 264-block barrier, so dataflow at
 // 256^2 about 3 us on 1 and 2 GPUs.)
+//   ll-flow    dataflow with no fence between the GPUs (session 9; not yet run on a GPU): the
+//              flags stay for this GPU's blocks, but the PEs meet in "LL" words (NCCL's
+//              low-latency protocol): a face cell goes to the neighbour PE as one 8-byte store
+//              of its value and the step that wrote it, into one of two word rows by step
+//              parity, and the neighbour's thread that needs it polls that word until it holds
+//              its step. No release, no edge signal: the value is its own flag, so nothing waits
+//              for the NVLink stores' acknowledgements. Two parities suffice: the thread that
+//              reads word j of step t writes word j of step t + 1 from it (a 5-point stencil's
+//              face cell reads only its own column across the face), and the neighbour writes
+//              word j of step t + 2 only after reading that. Prediction (the generated dataflow
+//              form's phases at 256^2 on 2 GPUs, session 9: wait 0.7, update 1.5, publish 1.5 us,
+//              3.9 a step): the publish's 1.5 goes, the update gains one NVLink one-way trip
+//              where it polls (~0.8): about 2.3-2.5 us, the issue's target.
 // Each schedule's result is compared bit for bit with a serial CPU reference first (uneven rows
 // on 2-4 GPUs), then timed (the leader's global timer around the loop, median of 3 runs).
 // Prediction (session 5's phases of the generated kernel at 256^2: send 4.2, recv 0.6, group
@@ -63,9 +76,10 @@ using namespace stencilc::rt::cuda;
 
 namespace {
 
-enum Schedule { kExchange = 0, kStoreAll = 1, kStoreLean = 2, kResident = 3, kDataflow = 4, kResidentFlow = 5 };
-const char* const kScheduleName[] = {"exchange", "store-all", "store-lean", "resident", "dataflow", "res-flow"};
-bool dataflow(int schedule) { return schedule == kDataflow || schedule == kResidentFlow; }
+enum Schedule { kExchange = 0, kStoreAll = 1, kStoreLean = 2, kResident = 3, kDataflow = 4, kResidentFlow = 5, kLlFlow = 6 };
+constexpr int kLastSchedule = kLlFlow;
+const char* const kScheduleName[] = {"exchange", "store-all", "store-lean", "resident", "dataflow", "res-flow", "ll-flow"};
+bool dataflow(int schedule) { return schedule == kDataflow || schedule == kResidentFlow || schedule == kLlFlow; }
 bool resident(int schedule) { return schedule == kResident || schedule == kResidentFlow; }
 
 struct Args {
@@ -80,8 +94,43 @@ struct Args {
   std::uint64_t* signal;            // store-lean: symmetric, [pe] = the last barrier PE pe reached
   unsigned long long* clock;        // start, end of the time loop
   int tile_rows;                    // resident: the most rows a block holds (shared memory)
-  FlowSignals flow;                 // dataflow, res-flow: the runtime's DFlow (flow.cuh)
+  FlowSignals flow;                 // dataflow, res-flow, ll-flow: the runtime's DFlow (flow.cuh)
+  std::uint64_t* ll;                // ll-flow: symmetric, the LL words (ll_index)
 };
+
+// ll-flow's words on each PE: [parity][side][column], side 0 the row above my first (the PE
+// above's last), side 1 the row below my last (the PE below's first); `width` the block's
+// columns, edges included.
+__host__ __device__ inline long ll_index(unsigned parity, int side, int width, int j) {
+  return (static_cast<long>(parity & 1u) * 2 + side) * width + j;
+}
+
+// An LL word: the value's bits low, the step that wrote it high (from 1: zero-filled memory
+// holds no step). One aligned 8-byte store, so a reader sees both halves or neither.
+__device__ void ll_put(std::uint64_t* word, float v, unsigned step) {
+  *static_cast<volatile std::uint64_t*>(word) = (std::uint64_t{step} << 32) | __float_as_uint(v);
+}
+
+// The value of word `word` once it holds step `step`: polled, then the PE's bounded wait (a
+// diagnostic and status 3 where it never comes). A later step there means the parities were
+// overrun: a fatal error, never a wrong value.
+__device__ float ll_get(const DevicePe& pe, const std::uint64_t* word, unsigned step, int from, int j) {
+  std::uint64_t w = *static_cast<const volatile std::uint64_t*>(word);
+  for (int spin = 0; (w >> 32) < step && spin < (1 << 12); ++spin) w = *static_cast<const volatile std::uint64_t*>(word);
+  if ((w >> 32) < step) {
+    pe.wait_with(word, Cmp::GE, std::uint64_t{step} << 32, [&](stencilc::rt::cuda::detail::Message& m) {
+      m.str("ll-flow step ").num(step).str(": column ").num(j).str(" from PE ").num(from);
+    });
+    w = *static_cast<const volatile std::uint64_t*>(word);
+  }
+  if ((w >> 32) != step) {
+    pe.fatal_with([&](stencilc::rt::cuda::detail::Message& m) {
+      m.str("ll-flow step ").num(step).str(": column ").num(j).str(" from PE ").num(from).str(" holds step ");
+      m.num(static_cast<long long>(w >> 32));
+    });
+  }
+  return __uint_as_float(static_cast<unsigned>(w));
+}
 
 // The one-pass barrier across every block of every PE (store-lean). Every thread of the grid.
 __device__ void pe_barrier(const DevicePe& pe, const Args& args, std::uint64_t epoch) {
@@ -191,6 +240,48 @@ __global__ void __launch_bounds__(256, 2) dataflow_kernel(const __grid_constant_
     swap(a, b);
     swap(up_a, up_b);
     swap(down_a, down_b);
+  }
+  flow.finish(args.iters);  // every block of every PE done, for the clock
+  if (is_leader()) args.clock[1] = global_timer_ns();
+}
+
+// The ll-flow schedule: dataflow's update and this GPU's flags; across the PEs, LL words.
+__global__ void __launch_bounds__(256, 2) ll_flow_kernel(const __grid_constant__ DevicePe pe,
+                                                         const __grid_constant__ Args args) {
+  DBlock<float, 2> a = args.a, b = args.b;
+  const int rows = a.extent[0], width = a.extent[1], cols = width - 2;
+  const int up = (pe.id + pe.n - 1) % pe.n, down = (pe.id + 1) % pe.n;
+  // No neighbour PEs for the flags (-1): the faces wait on the words instead.
+  const DFlow<DevicePe> flow(pe, args.flow, rows, 1, -1, -1);
+  const int r0 = flow.row_begin(), r1 = flow.row_end();
+  std::uint64_t* const to_up = pe.remote(args.ll, up);      // its side 1: my first row
+  std::uint64_t* const to_down = pe.remote(args.ll, down);  // its side 0: my last row
+  if (to_up == nullptr || to_down == nullptr) pe.fatal("ll-flow: a neighbour PE cannot be reached with stores");
+  // The initial faces: step 1 (what step 0 of the loop reads), parity 1.
+  for (long p = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; p < cols;
+       p += static_cast<long>(gridDim.x) * blockDim.x) {
+    const int j = 1 + static_cast<int>(p);
+    ll_put(&to_up[ll_index(1, 1, width, j)], a(0, j), 1);
+    ll_put(&to_down[ll_index(1, 0, width, j)], a(rows - 1, j), 1);
+  }
+  pe_barrier(pe, args, 1);  // the words need none; the clock starts as in the other schedules
+  if (is_leader()) args.clock[0] = global_timer_ns();
+  const long points = static_cast<long>(r1 - r0) * cols;
+  for (int t = 0; t < args.iters; ++t) {
+    const unsigned step = static_cast<unsigned>(t) + 1;  // the words this step reads
+    if (t > 0) flow.wait(t);
+    for (long p = threadIdx.x; p < points; p += blockDim.x) {
+      const int i = r0 + static_cast<int>(p / cols);
+      const int j = 1 + static_cast<int>(p % cols);
+      const float above = i == 0 ? ll_get(pe, &args.ll[ll_index(step, 0, width, j)], step, up, j) : a(i - 1, j);
+      const float below = i == rows - 1 ? ll_get(pe, &args.ll[ll_index(step, 1, width, j)], step, down, j) : a(i + 1, j);
+      const float v = 0.25f * (a(i, j + 1) + a(i, j - 1) + below + above);
+      b(i, j) = v;
+      if (i == 0) ll_put(&to_up[ll_index(step + 1, 1, width, j)], v, step + 1);
+      if (i == rows - 1) ll_put(&to_down[ll_index(step + 1, 0, width, j)], v, step + 1);
+    }
+    flow.publish(t + 1);
+    swap(a, b);
   }
   flow.finish(args.iters);  // every block of every PE done, for the clock
   if (is_leader()) args.clock[1] = global_timer_ns();
@@ -317,6 +408,7 @@ double run(int n, int rows, int cols, int iters, Schedule schedule, const Launch
   Sym<std::uint64_t> signal = team.alloc<std::uint64_t>(kMaxPes);
   Sym<unsigned long long> clock = team.alloc<unsigned long long>(2);
   const FlowAlloc flow(team);
+  Sym<std::uint64_t> ll = team.alloc<std::uint64_t>(static_cast<std::size_t>(4) * cols);  // zero: no step
   for (int pe = 0; pe < n; ++pe) {  // owned cells from the initial state, halos NaN
     const DBlock<float, 2>& blk = a[pe];
     std::vector<float> host(static_cast<std::size_t>(blk.allocated()), std::nanf(""));
@@ -361,7 +453,10 @@ double run(int n, int rows, int cols, int iters, Schedule schedule, const Launch
     if (tile_rows == 0) return -1;  // the rows do not fit on chip
   }
   const LaunchResult launched = team.launch_cooperative(
-      resident(schedule) ? resident_kernel : schedule == kDataflow ? dataflow_kernel : jacobi_kernel,
+      resident(schedule)         ? resident_kernel
+      : schedule == kDataflow ? dataflow_kernel
+      : schedule == kLlFlow   ? ll_flow_kernel
+                              : jacobi_kernel,
       [&](int pe) {
         Args args{};
         const int up = (pe + n - 1) % n, down = (pe + 1) % n;
@@ -380,6 +475,7 @@ double run(int n, int rows, int cols, int iters, Schedule schedule, const Launch
         args.clock = clock.on(pe);
         args.tile_rows = tile_rows;
         args.flow = flow.on(pe);
+        args.ll = ll.on(pe);
         return std::make_tuple(team.device_pe(pe), args);
       },
       launch);
@@ -416,7 +512,7 @@ int main(int argc, char** argv) {
   const int n = gputest::arg_int(argc, argv, "--pes", 2);
   const bool perf = gputest::arg_int(argc, argv, "--perf", 1) != 0;
   int failures = 0;
-  for (int s = kExchange; s <= kResidentFlow; ++s) {
+  for (int s = kExchange; s <= kLastSchedule; ++s) {
     for (const int max_blocks : {0, 3}) {  // every block resident; 3 blocks (long point loops)
       LaunchConfig config;
       config.blocks_per_sm = 2;
@@ -438,7 +534,7 @@ int main(int argc, char** argv) {
       for (const int max_blocks : {0, 32}) {
         std::printf("perf %5d^2 on %d GPU%s, %s:", size.n, n, n > 1 ? "s" : "",
                     max_blocks ? "32 blocks" : "2 blocks per SM");
-        for (int s = kExchange; s <= kResidentFlow; ++s) {
+        for (int s = kExchange; s <= kLastSchedule; ++s) {
           LaunchConfig config;
           config.blocks_per_sm = 2;
           config.max_blocks = max_blocks;
