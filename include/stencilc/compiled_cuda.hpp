@@ -160,10 +160,8 @@ FlowSize flow_size(const Plan<N>& plan, int radius, int block_threads) {
 /// the cooperative launch caps it by what is resident. Idle blocks would only spin in the loop's
 /// end barrier next to the working ones (session 7's experiment launched none either).
 inline int flow_blocks(const FlowSize& s) {
-  long long blocks = s.rows / (s.radius > 0 ? s.radius : 1);
-  if (blocks > rt::cuda::kMaxFlowBlocks) blocks = rt::cuda::kMaxFlowBlocks;
-  if (const int cap = max_blocks_set(); cap > 0 && cap < blocks) blocks = cap;
-  return blocks < 1 ? 1 : static_cast<int>(blocks);
+  const int cap = max_blocks_set();
+  return rt::cuda::flow_part(static_cast<int>(s.rows), s.radius, cap > 0 ? cap : rt::cuda::kMaxFlowBlocks, 0).active;
 }
 
 /// The cost model's choice (docs/BENCHMARKS.md, sessions 8 and 9): the dataflow loop where each
@@ -174,10 +172,7 @@ inline int flow_blocks(const FlowSize& s) {
 /// made per point, 1 GPU wins from 1.2x (wave2d 512^2) to 2.3x (heat3d 32^3)).
 inline bool flow_pays(const FlowSize& s) {
   if (s.blocks <= 0 || s.block_threads <= 0 || s.rows <= 0) return false;
-  long long active = s.rows / (s.radius > 0 ? s.radius : 1);
-  if (active > s.blocks) active = s.blocks;
-  if (active > rt::cuda::kMaxFlowBlocks) active = rt::cuda::kMaxFlowBlocks;
-  if (active < 1) active = 1;
+  const long long active = rt::cuda::flow_part(static_cast<int>(s.rows), s.radius, s.blocks, 0).active;
   const double per_thread = static_cast<double>(s.points) / static_cast<double>(active * s.block_threads);
   return per_thread <= 16.0;
 }
