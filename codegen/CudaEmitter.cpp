@@ -83,6 +83,7 @@ struct FlowLoop {
   std::string put_grid;    // the grid each step writes, stored into the neighbours' halos as it is written
   std::string exchanged;   // the default form: the grid exchanged at the top of each step ("": store-through's)
   int radius = 1;
+  Stmt body;               // the loop's body
 };
 
 /// The grids a statement stores to.
@@ -190,6 +191,7 @@ FlowLoop find_flow_loop(const Program& p, bool roles) {
     FlowLoop form;
     if (!(store_through_step(*b, form) && !roles) && !exchange_step(*b, form)) continue;
     form.loop = s.get();
+    form.body = *body;
     for (const Param& g : p.params) {
       if (g.kind != ParamKind::Grid || g.halo_lo.empty()) continue;
       form.radius = std::max({form.radius, g.halo_lo[0], g.halo_hi[0]});
@@ -197,6 +199,44 @@ FlowLoop find_flow_loop(const Program& p, bool roles) {
     return form;  // one per program
   }
   return found;
+}
+
+/// The reductions of the dataflow loop's step that its dataflow form combines with no barrier
+/// (flow.cuh and generated.cuh's DFlowReduce), in the order of the kernel's arguments: those its
+/// allreduce directly follows (every global-view reduction) that read the grid the step writes
+/// only in their own rows along dimension 0. A block walks its own rows of the range after its
+/// update (its own stores; the halos the neighbours write in the step are not read), and no
+/// block begins the next step, which overwrites the other grid, before every block has given
+/// its value, so any read of that grid is in place.
+std::vector<const Reduce*> flow_reductions(const FlowLoop& f) {
+  if (!f.loop || !f.body) return {};
+  struct Find : IRVisitor {
+    using IRVisitor::visit;
+    const FlowLoop* f = nullptr;
+    std::vector<const Reduce*> found;
+    void visit(const Block* b) override {
+      for (size_t i = 0; i + 1 < b->stmts.size(); ++i) {
+        auto* r = as<Reduce>(b->stmts[i]);
+        auto* a = as<AllReduce>(b->stmts[i + 1]);
+        if (!r || !a || a->var != r->result || a->op != r->op) continue;
+        struct Reads : IRVisitor {
+          using IRVisitor::visit;
+          const std::string* written = nullptr;
+          bool own_rows = true;
+          void visit(const GridRead* g) override {
+            if (g->grid == *written && !g->offsets.empty() && g->offsets[0] != 0) own_rows = false;
+          }
+        } reads;
+        reads.written = &f->put_grid;
+        reads.visit(r->body);
+        if (reads.own_rows) found.push_back(r);
+      }
+      IRVisitor::visit(b);
+    }
+  } find;
+  find.f = &f;
+  find.visit(f.body);
+  return find.found;
 }
 
 const char* reduce_op_name(ReduceOp op) {
@@ -242,6 +282,8 @@ class CudaKernelEmitter : public CppEmitter {
     for (const std::string& g : exchanged) line(1, "std::uint64_t " + g + "_epoch = 0;  // exchanges of %" + g + " so far");
     find_fused_reductions(program_->body);
     flow_loop_ = spmd_ ? FlowLoop{} : find_flow_loop(*program_, roles_);
+    flow_reductions_.clear();
+    for (const Reduce* r : flow_reductions(flow_loop_)) flow_reductions_.emplace(r, static_cast<int>(flow_reductions_.size()));
     body(program_->body, 1);
     if (spmd_) {
       line(1, "pe.barrier_all(\"the end of " + program_->name + "\");  // no PE still puts into a block the host copies back");
@@ -264,6 +306,8 @@ class CudaKernelEmitter : public CppEmitter {
   std::string through_;  // the grid the foreach being emitted writes through ("" none)
   FlowLoop flow_loop_;    // the loop the dataflow schedule may run (find_flow_loop)
   bool flow_ = false;     // emitting that loop's dataflow form
+  std::map<const StmtNode*, int> flow_reductions_;  // its flow_reductions, by argument index
+  bool flow_rows_ = false;  // open_points: walk this block's rows of the range only (a flow reduction)
   bool roles_ = false;  // the program has role(...) statements: the kernel has groups
   bool spmd_ = false;   // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
   bool defer_stores_ = false;        // inside a strip's first loop: stores go to sc_st_<grid>[sc_r]
@@ -454,7 +498,8 @@ class CudaKernelEmitter : public CppEmitter {
       ++indent;
       line(indent, "const auto& sc_box = sc_parts.box[sc_b];");
     } else {
-      line(indent, "const auto& sc_box = sc_local;");
+      line(indent, flow_rows_ ? "const auto sc_box = " + std::string(kRt) + "flow_rows(sc_local, sc_flow).box[0];  // this block's rows"
+                              : "const auto& sc_box = sc_local;");
     }
     // Chunks of whole slices along dimension 0 keep the flat index below 2^31 (one chunk unless
     // the block is huge); in a chunk, point p of the group's threads is row-major.
@@ -903,12 +948,22 @@ class CudaKernelEmitter : public CppEmitter {
                            "clip(" + global_range(u->range) + ", " + first_grid_ + "), sc_flow));  // its rows of the update, the same every step");
       line(indent + 2, rt + "check_walk(pe, sc_flow_walk, \"" + program_->name + " at " + where + "\");");
     }
+    if (!flow_reductions_.empty()) {
+      // The reductions of the step, with no barrier (DFlowReduce): each PE's block count first.
+      for (size_t k = 0; k < flow_reductions_.size(); ++k) {
+        const std::string r = "sc_red" + std::to_string(k);
+        line(indent + 2, rt + "DFlowReduce<" + rt + "DevicePe> " + r + "(pe, args.sc_flow_red" + std::to_string(k) + ");");
+        line(indent + 2, r + ".setup();");
+      }
+      line(indent + 2, "pe.barrier_all(\"the dataflow loop's reductions\");  // every PE's block count is in place");
+    }
     line(indent + 2, "std::uint64_t sc_step = 0;  // steps done");
     flow_ = true;
     CppEmitter::loop(s, indent + 2, {"if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the step before",
                                      "++sc_step;"});
     flow_ = false;
     line(indent + 2, "sc_flow.finish(sc_step);  // barrier_all: every block of every PE is done");
+    for (size_t k = 0; k < flow_reductions_.size(); ++k) line(indent + 2, "sc_red" + std::to_string(k) + ".finish();");
     line(indent + 1, "} else {");
     CppEmitter::loop(s, indent + 2, {});
     line(indent + 1, "}");
@@ -1034,6 +1089,23 @@ class CudaKernelEmitter : public CppEmitter {
     auto* s = as<Reduce>(self);
     comment(indent, self);
     std::string t = cpp_type(s->type);
+    if (auto k = flow_reductions_.find(s); flow_ && k != flow_reductions_.end()) {
+      // The dataflow loop's barrier-free reduction (flow_reductions): this block's rows (its
+      // update's stores are in place: publish() synchronised the block), then every block's
+      // value on every PE.
+      line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
+      flow_rows_ = true;
+      int inner = open_points(self, s->range, s->indices, s->body, indent, "sc_mine");
+      flow_rows_ = false;
+      line(inner, "const " + t + " sc_value = [&]() -> " + t + " {");
+      body(s->body, inner + 1);
+      line(inner, "}();");
+      line(inner, reduce_combine(s->op, s->result, "sc_value"));
+      close_points(inner);
+      line(indent, s->result + " = sc_red" + std::to_string(k->second) + ".reduce(" + s->result + ", " + reduce_op_name(s->op) +
+                       ");  // every block of every PE, in one order, with no barrier (the allreduce below)");
+      return;
+    }
     // The dataflow loop: every block's rows of this step written first. A grid barrier is
     // enough even where the reduction reads halos. The written grid's: reading them would need
     // an exchange of it in the step, which neither form of find_flow_loop admits (store-through
@@ -1085,7 +1157,10 @@ class CudaKernelEmitter : public CppEmitter {
         auto* a = as<AllReduce>(s);
         comment(indent, s);
         if (fused_allreduces_.count(a)) {
-          line(indent, "// (done by the grid_reduce above)");
+          const bool flow_reduction = flow_ && std::any_of(flow_reductions_.begin(), flow_reductions_.end(), [&](const auto& r) {
+                                        return static_cast<const Reduce*>(r.first)->result == a->var;
+                                      });
+          line(indent, flow_reduction ? "// (done by the reduction above)" : "// (done by the grid_reduce above)");
           return;
         }
         line(indent, a->var + " = " + kRt + "team_allreduce(pe, " + a->var + ", " + reduce_op_name(a->op) +
@@ -1297,6 +1372,9 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
   if (find_flow_loop(p, roles).loop) {
     l.push_back("  " + std::string(kRt) + "FlowSignals sc_flow;  // the dataflow loop's flags (flow.cuh)");
     l.push_back("  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::flow_plan: on, the PEs before and after along dimension 0");
+    const size_t reductions = flow_reductions(find_flow_loop(p, roles)).size();
+    for (size_t k = 0; k < reductions; ++k)
+      l.push_back("  std::uint64_t* sc_flow_red" + std::to_string(k) + ";  // its reduction " + std::to_string(k) + "'s words (DFlowReduce)");
   }
   if (roles) {
     l.push_back("  int n_comm;  // blocks in the comm group (0: not specialised), from the cost model");
@@ -1475,6 +1553,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   for (const Param& g : p.params) {
     if (g.kind == ParamKind::Grid) grid_names.push_back(g.name);
   }
+  std::string flow_reductions_bytes;  // the heap the dataflow loop's reductions take
   if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop) {
     const size_t k = std::find(grid_names.begin(), grid_names.end(), flow.put_handle) - grid_names.begin();
     l.push_back("  const ::stencilc::compiled::FlowSize sc_flow_size = ::stencilc::compiled::flow_size<" + std::to_string(rank) + ">(sc_plan, " +
@@ -1487,6 +1566,13 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
     args.push_back("sc_args.sc_flow_on = sc_flow_plan.on;");
     args.push_back("sc_args.sc_flow_up = sc_flow_plan.up(sc_pe);");
     args.push_back("sc_args.sc_flow_down = sc_flow_plan.down(sc_pe);");
+    if (const size_t reductions = flow_reductions(flow).size(); reductions > 0) {
+      flow_reductions_bytes = " + " + std::string(kRt) + "FlowReduceAlloc::bytes(" + std::to_string(reductions) + ")";
+      l.push_back("  const " + std::string(kRt) + "FlowReduceAlloc sc_flow_red_alloc(sc_team, " + std::to_string(reductions) +
+                  ");  // its reductions' words");
+      for (size_t k = 0; k < reductions; ++k)
+        args.push_back("sc_args.sc_flow_red" + std::to_string(k) + " = sc_flow_red_alloc.on(sc_pe, " + std::to_string(k) + ");");
+    }
   }
   for (const auto& s : swaps) {
     swap_list.push_back("{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "}");
@@ -1506,7 +1592,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" +
                 join(swap_list) + "}" + (nvshmem ? ", sc_pes" : "") + ");");
   const std::string heap = "::stencilc::compiled::symmetric_bytes<" + r + ">(sc_plan, sc_descs, {" + join(element_bytes) +
-                           "}, {" + join(exchanged_flags) + "})";
+                           "}, {" + join(exchanged_flags) + "})" + flow_reductions_bytes;
   for (const auto& line : team_and_launch(p, model, rank, nvshmem, heap, "blocks and exchanges", l, args)) out.push_back(line);
   out.insert(out.end(), after.begin(), after.end());
   out.push_back("}");

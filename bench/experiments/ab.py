@@ -32,6 +32,7 @@ import measure  # noqa: E402  (PROGRAMS, kernel_ms, steps_for)
 
 def build(root, gen, out, program, name, flags, schedule):
     exe = os.path.join(out, f"{program}.{schedule}.{name}")
+    program = measure.source_of(program)  # jacobi2d+norm: jacobi2d's CUDA
     nvcc = os.environ.get("NVCC", "nvcc")
     cmd = [nvcc, "-std=c++17", "-O3", "-arch=sm_90", "--expt-relaxed-constexpr", "-x", "cu",
            "-I", os.path.join(root, "include"), "-I", os.path.join(root, "runtime/include"), *flags.split(),
@@ -89,8 +90,8 @@ def main():
     settings = settings or [("default", {})]
     cases = [(c.split(":")[0], [int(n) for n in c.split(":")[1].split(",")]) for c in a.case]
     for program, _ in cases:
-        if program not in measure.PROGRAMS or "+" in program:
-            sys.exit(f"ab.py: {program}: a benchmark program (bench/programs/) is expected")
+        if program not in measure.PROGRAMS:
+            sys.exit(f"ab.py: {program}: a benchmark program (bench/programs/, or a form of one: measure.PROGRAMS) is expected")
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
         jobs = {(p, v): pool.submit(build, root, gen_of.get(v, a.gen), a.out, p, v.partition("@")[0], f, schedule_of[v]) for p, _ in cases for v, f in variants}
         exes = {key: job.result() for key, job in jobs.items()}

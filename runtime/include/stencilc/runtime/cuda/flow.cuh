@@ -68,6 +68,31 @@ class FlowAlloc {
   std::uint64_t* edge_[kMaxPes] = {};
 };
 
+// The reductions of the dataflow loop's step (DFlowReduce, generated.cuh): per reduction, its LL
+// words, two parities of kMaxPes x kMaxFlowBlocks entries of 2 words (a block's value as LL
+// words), then a header: each PE's block count, then the executions of the launches before.
+inline constexpr std::size_t kFlowReduceEntries = 2 * static_cast<std::size_t>(kMaxPes) * kMaxFlowBlocks;
+inline constexpr std::size_t kFlowReduceHeader = kFlowReduceEntries * 2;
+inline constexpr std::size_t kFlowReduceWords = kFlowReduceHeader + kMaxPes + 1;
+
+// The host side of `count` such reductions (symmetric, zero-filled: tags count from 1).
+class FlowReduceAlloc {
+ public:
+  template <class Team>
+  FlowReduceAlloc(Team& team, int count) {
+    if (count <= 0) return;
+    const auto words = team.template alloc<std::uint64_t>(kFlowReduceWords * static_cast<std::size_t>(count));
+    for (int pe = 0; pe < kMaxPes; ++pe) words_[pe] = words.on(pe);
+  }
+  // Reduction k's words on PE `pe`.
+  std::uint64_t* on(int pe, int k) const { return words_[pe] + kFlowReduceWords * static_cast<std::size_t>(k); }
+  // What `count` of them take of the symmetric heap.
+  static std::size_t bytes(int count) { return kFlowReduceWords * sizeof(std::uint64_t) * static_cast<std::size_t>(count); }
+
+ private:
+  std::uint64_t* words_[kMaxPes] = {};
+};
+
 // The partition of a PE's `rows` (along dimension 0) over `grid_blocks` blocks for a stencil of
 // `radius`: the active blocks, min(grid_blocks, rows / radius, kMaxFlowBlocks) but at least 1, and
 // block g's rows [begin, end) (empty for an inactive block). Every active block holds at least

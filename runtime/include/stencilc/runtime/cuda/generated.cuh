@@ -472,4 +472,138 @@ __device__ inline STENCILC_STEP_FN T team_allreduce(const DevicePe& pe, T value,
   return result;
 }
 
+/// A reduction and its allreduce in the dataflow loop's step (docs/SCHEDULES.md), with no barrier:
+/// grid_reduce takes three grid barriers and a round trip across the PEs (9.5 us a step of
+/// jacobi2d 256^2 on 2 GPUs, session 9). Each block combines its own rows' values (block_combine)
+/// and writes the result to every PE, this one too, as LL words (4 bytes of the value and the
+/// 4-byte tag of the execution in each 8-byte word, as halo.cuh's LL faces) at [its PE][its block];
+/// then every block of every PE polls all of them and combines them in one fixed order (thread t
+/// the entries t, t + blockDim, ... of PE 0, then of PE 1, ..., then block_combine), so every
+/// thread of every PE returns the same value. It ends the step for everyone, as a barrier would,
+/// but in one exchange of words and no fence.
+/// Tags count the executions (base, in the header, counts those of the launches before; finish()
+/// advances it), not the steps: a reduction that runs every k steps still gets consecutive tags.
+/// Two parities suffice: a block writes execution e + 2's words only after it has read all of
+/// e + 1's, which every block wrote after it had read all of e's. Every wait is bounded.
+/// Requires: every block of the grid calls reduce() the same number of times (blocks with no rows
+/// pass the identity); setup() on every PE, then a barrier_all, before the first.
+template <class Pe>
+class DFlowReduce {
+ public:
+  __device__ DFlowReduce(const Pe& pe, std::uint64_t* words) : pe_(&pe), w_(words) {
+    base_ = *static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + kMaxPes]);
+  }
+
+  /// Every thread: this PE's block count into every PE's header (thread 0 of block 0; the
+  /// caller's barrier_all then makes it visible).
+  __device__ void setup() const {
+    if (gridDim.x > static_cast<unsigned>(kMaxFlowBlocks)) {
+      pe_->fatal_with([&](detail::Message& m) {
+        m.str("the dataflow loop's reductions take at most ").num(kMaxFlowBlocks).str(" blocks a GPU, launched with ");
+        m.num(static_cast<long long>(gridDim.x));
+      });
+    }
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    for (int p = 0; p < pe_->n; ++p) {
+      *static_cast<volatile std::uint64_t*>(peer(&w_[kFlowReduceHeader + pe_->id], p)) = gridDim.x;
+    }
+  }
+
+  /// Every thread of every block: `value` combined over every thread of every PE.
+  template <class T>
+  __device__ T reduce(T value, ReduceOp op) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "LL words carry 4-byte parts of a value");
+    constexpr int kWords = static_cast<int>(sizeof(T) / 4);
+    ++done_;
+    const std::uint32_t tag = static_cast<std::uint32_t>(base_ + done_);
+    bool valid = true;
+    value = block_combine(value, valid, op, &valid);  // thread 0's
+    if (threadIdx.x == 0) {
+      std::uint32_t half[kWords];
+      memcpy(half, &value, sizeof(T));
+      for (int p = 0; p < pe_->n; ++p) {
+        std::uint64_t* const words = peer(entry(tag, pe_->id, static_cast<int>(blockIdx.x)), p);
+        for (int k = 0; k < kWords; ++k) {
+          *static_cast<volatile std::uint64_t*>(&words[k]) = (static_cast<std::uint64_t>(tag) << 32) | half[k];
+        }
+      }
+    }
+    T total{};
+    bool have = false;
+    for (int p = 0; p < pe_->n; ++p) {
+      const int blocks = static_cast<int>(*static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + p]));
+      for (int b = static_cast<int>(threadIdx.x); b < blocks; b += static_cast<int>(blockDim.x)) {
+        const T next = take<T>(entry(tag, p, b), tag, p, b);
+        total = have ? combine(total, next, op) : next;
+        have = true;
+      }
+    }
+    total = block_combine(total, have, op, &have);
+    __shared__ std::uint64_t result;
+    if (threadIdx.x == 0) memcpy(&result, &total, sizeof(T));
+    __syncthreads();
+    T out;
+    memcpy(&out, (const void*)&result, sizeof(T));
+    __syncthreads();  // every thread has read it before a later reduce() writes it
+    return out;
+  }
+
+  /// After the loop's last barrier_all: the executions so far, for the next launch's tags.
+  __device__ void finish() const {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+      *static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + kMaxPes]) = base_ + done_;
+    }
+  }
+
+ private:
+  // The entry of block b of PE p for tag `tag`'s parity (this PE's copy).
+  __device__ std::uint64_t* entry(std::uint32_t tag, int p, int b) const {
+    return w_ + ((static_cast<std::size_t>(tag & 1u) * kMaxPes + static_cast<std::size_t>(p)) * kMaxFlowBlocks +
+                 static_cast<std::size_t>(b)) * 2;
+  }
+  __device__ std::uint64_t* peer(std::uint64_t* mine, int p) const {
+    std::uint64_t* const there = pe_->remote(mine, p);
+    if (there == nullptr) {
+      pe_->fatal_with([&](detail::Message& m) {
+        m.str("the dataflow loop's reductions: PE ").num(p).str(" cannot be reached with loads and stores from PE ").num(pe_->id);
+      });
+    }
+    return there;
+  }
+  // Block b of PE p's value once each of its words holds `tag`: polled, then the PE's bounded
+  // wait; a later tag means the parities were overrun (a fatal error, never a wrong value).
+  template <class T>
+  __device__ T take(const std::uint64_t* words, std::uint32_t tag, int p, int b) const {
+    constexpr int kWords = static_cast<int>(sizeof(T) / 4);
+    std::uint32_t half[kWords];
+    for (int k = 0; k < kWords; ++k) {
+      const volatile std::uint64_t* word = &words[k];
+      std::uint64_t v = *word;
+      for (int spin = 0; (v >> 32) < tag && spin < (1 << 12); ++spin) v = *word;
+      if ((v >> 32) < tag) {
+        pe_->wait_with(&words[k], Cmp::GE, static_cast<std::uint64_t>(tag) << 32, [&](detail::Message& m) {
+          m.str("the dataflow loop's reduction #").num(static_cast<long long>(tag)).str(": the value of block ").num(b);
+          m.str(" of PE ").num(p);
+        });
+        v = *word;
+      }
+      if ((v >> 32) != tag) {
+        pe_->fatal_with([&](detail::Message& m) {
+          m.str("the dataflow loop's reduction #").num(static_cast<long long>(tag)).str(": block ").num(b).str(" of PE ");
+          m.num(p).str(" wrote #").num(static_cast<long long>(v >> 32)).str(" over it");
+        });
+      }
+      half[k] = static_cast<std::uint32_t>(v);
+    }
+    T value;
+    memcpy(&value, half, sizeof(T));
+    return value;
+  }
+
+  const Pe* pe_;
+  std::uint64_t* w_;
+  std::uint64_t base_ = 0;
+  std::uint64_t done_ = 0;  // reduce() calls in this launch
+};
+
 }  // namespace stencilc::rt::cuda
