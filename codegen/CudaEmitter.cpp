@@ -1589,8 +1589,16 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
     out.push_back("  const int sc_pes = ::stencilc::compiled::nvshmem_pes(\"" + p.name + "\");  // the MPI world's size");
   }
   out.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
-  out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" +
-                join(swap_list) + "}" + (nvshmem ? ", sc_pes" : "") + ");");
+  std::string plan = "::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" + join(swap_list) + "}" +
+                     (nvshmem ? ", sc_pes" : "") + ")";
+  if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop && !nvshmem) {
+    // The dataflow form needs a process grid that cuts dimension 0 only (compiled::flow_grid).
+    plan = "::stencilc::compiled::flow_grid<" + r + ">(" + plan + ", " + std::to_string(flow.radius) +
+           ", STENCILC_BLOCK_THREADS);  // the dataflow form's grid where it would run";
+  } else {
+    plan += ";";
+  }
+  out.push_back("  const auto sc_plan = " + plan);
   const std::string heap = "::stencilc::compiled::symmetric_bytes<" + r + ">(sc_plan, sc_descs, {" + join(element_bytes) +
                            "}, {" + join(exchanged_flags) + "})" + flow_reductions_bytes;
   for (const auto& line : team_and_launch(p, model, rank, nvshmem, heap, "blocks and exchanges", l, args)) out.push_back(line);
