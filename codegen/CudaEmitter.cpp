@@ -1172,21 +1172,30 @@ class CudaKernelEmitter : public CppEmitter {
     auto* s = as<Reduce>(self);
     comment(indent, self);
     std::string t = cpp_type(s->type);
-    if (auto k = flow_reductions_.find(s); flow_ && k != flow_reductions_.end()) {
-      // The dataflow loop's barrier-free reduction (flow_reductions): this block's rows (its
-      // update's stores are in place: publish() synchronised the block), then every block's
-      // value on every PE.
-      line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
-      flow_rows_ = true;
-      int inner = open_points(self, s->range, s->indices, s->body, indent, "sc_mine");
-      flow_rows_ = false;
-      line(inner, "const " + t + " sc_value = [&]() -> " + t + " {");
-      body(s->body, inner + 1);
-      line(inner, "}();");
-      line(inner, reduce_combine(s->op, s->result, "sc_value"));
-      close_points(inner);
-      const std::string r = "sc_red" + std::to_string(k->second);
-      if (flow_reduction_list_[k->second].deferred) {
+    // The dataflow loop's barrier-free reductions (flow_reductions): this block's rows (its
+    // update's stores are in place: publish() synchronised the block), then every block's value
+    // on every PE. Any other in that loop: every block's rows of this step written first. A grid
+    // barrier is enough even where the reduction reads halos. The written grid's: reading them
+    // would need an exchange of it in the step, which neither form of find_flow_loop admits
+    // (store-through folds a loop only if nothing reads them). The read grid's came from the
+    // neighbour PEs' previous step, which this PE's face blocks waited for before they reached the
+    // barrier. Nor can a neighbour overwrite them before the reads end: its next step waits for
+    // this reduction's allreduce (every reduction of a global-view program has one).
+    const auto flow_reduction = flow_ ? flow_reductions_.find(s) : flow_reductions_.end();
+    const bool barrier_free = flow_reduction != flow_reductions_.end();
+    if (flow_ && !barrier_free) line(indent, "pe.grid_barrier();  // the dataflow loop: every block's rows of this step are written");
+    line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
+    flow_rows_ = barrier_free;
+    int inner = open_points(self, s->range, s->indices, s->body, indent, barrier_free ? "sc_mine" : "sc_all");
+    flow_rows_ = false;
+    line(inner, "const " + t + " sc_value = [&]() -> " + t + " {");
+    body(s->body, inner + 1);
+    line(inner, "}();");
+    line(inner, reduce_combine(s->op, s->result, "sc_value"));
+    close_points(inner);
+    if (barrier_free) {
+      const std::string r = "sc_red" + std::to_string(flow_reduction->second);
+      if (flow_reduction_list_[flow_reduction->second].deferred) {
         line(indent, s->result + " = " + r + ".post(" + s->result + ", " + reduce_op_name(s->op) +
                          ");  // this execution's value posted; the one before's, of every block of every PE (deferred: not read in the loop)");
       } else {
@@ -1195,21 +1204,6 @@ class CudaKernelEmitter : public CppEmitter {
       }
       return;
     }
-    // The dataflow loop: every block's rows of this step written first. A grid barrier is
-    // enough even where the reduction reads halos. The written grid's: reading them would need
-    // an exchange of it in the step, which neither form of find_flow_loop admits (store-through
-    // folds a loop only if nothing reads them). The read grid's came from the neighbour PEs'
-    // previous step, which this PE's face blocks waited for before they reached the barrier.
-    // Nor can a neighbour overwrite them before the reads end: its next step waits for this
-    // reduction's allreduce (every reduction of a global-view program has one).
-    if (flow_) line(indent, "pe.grid_barrier();  // the dataflow loop: every block's rows of this step are written");
-    line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
-    int inner = open_points(self, s->range, s->indices, s->body, indent, "sc_all");
-    line(inner, "const " + t + " sc_value = [&]() -> " + t + " {");
-    body(s->body, inner + 1);
-    line(inner, "}();");
-    line(inner, reduce_combine(s->op, s->result, "sc_value"));
-    close_points(inner);
     if (fused_reduces_.count(s)) {
       line(indent, s->result + " = " + kRt + "grid_reduce(pe, " + s->result + ", " + reduce_op_name(s->op) +
                        ", args.scratch, true);  // over this GPU, then across the GPUs in PE order (the allreduce below)");
