@@ -378,7 +378,7 @@ class CudaKernelEmitter : public CppEmitter {
   std::string through_;  // the grid the foreach being emitted writes through ("" none)
   FlowLoop flow_loop_;    // the loop the dataflow schedule may run (find_flow_loop)
   bool flow_ = false;     // emitting that loop's dataflow form
-  std::map<const StmtNode*, int> flow_reductions_;  // its flow_reductions, by argument index
+  std::map<const Reduce*, int> flow_reductions_;  // its flow_reductions, by argument index
   std::vector<FlowReduction> flow_reduction_list_;   // the same, in that order
   bool flow_rows_ = false;  // open_points: walk this block's rows of the range only (a flow reduction)
   bool roles_ = false;  // the program has role(...) statements: the kernel has groups
@@ -1241,7 +1241,7 @@ class CudaKernelEmitter : public CppEmitter {
         comment(indent, s);
         if (fused_allreduces_.count(a)) {
           const bool flow_reduction = flow_ && std::any_of(flow_reductions_.begin(), flow_reductions_.end(), [&](const auto& r) {
-                                        return static_cast<const Reduce*>(r.first)->result == a->var;
+                                        return r.first->result == a->var;
                                       });
           line(indent, flow_reduction ? "// (done by the reduction above)" : "// (done by the grid_reduce above)");
           return;
@@ -1452,10 +1452,10 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
   }
   if (p.kind == ProgramKind::Spmd) l.push_back("  std::uint64_t* signals;  // the program's signals, symmetric, zero at launch");
   l.push_back("  std::uint64_t* scratch;  // reductions: one word per block, and the result");
-  if (find_flow_loop(p, roles).loop) {
+  if (const FlowLoop flow = find_flow_loop(p, roles); flow.loop) {
     l.push_back("  " + std::string(kRt) + "FlowSignals sc_flow;  // the dataflow loop's flags (flow.cuh)");
     l.push_back("  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::flow_plan: on, the PEs before and after along dimension 0");
-    const size_t reductions = flow_reductions(find_flow_loop(p, roles)).size();
+    const size_t reductions = flow_reductions(flow).size();
     for (size_t k = 0; k < reductions; ++k)
       l.push_back("  std::uint64_t* sc_flow_red" + std::to_string(k) + ";  // its reduction " + std::to_string(k) + "'s words (DFlowReduce)");
   }
