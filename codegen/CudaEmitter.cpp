@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "codegen/CppEmitter.h"
 #include "codegen/EmitUtil.h"
@@ -84,6 +85,7 @@ struct FlowLoop {
   std::string exchanged;   // the default form: the grid exchanged at the top of each step ("": store-through's)
   int radius = 1;
   Stmt body;               // the loop's body
+  Stmt stmt;               // the loop itself (a While's condition with it)
 };
 
 /// The grids a statement stores to.
@@ -192,6 +194,7 @@ FlowLoop find_flow_loop(const Program& p, bool roles) {
     if (!(store_through_step(*b, form) && !roles) && !exchange_step(*b, form)) continue;
     form.loop = s.get();
     form.body = *body;
+    form.stmt = s;
     for (const Param& g : p.params) {
       if (g.kind != ParamKind::Grid || g.halo_lo.empty()) continue;
       form.radius = std::max({form.radius, g.halo_lo[0], g.halo_hi[0]});
@@ -201,19 +204,68 @@ FlowLoop find_flow_loop(const Program& p, bool roles) {
   return found;
 }
 
-/// The reductions of the dataflow loop's step that its dataflow form combines with no barrier
-/// (flow.cuh and generated.cuh's DFlowReduce), in the order of the kernel's arguments: those its
-/// allreduce directly follows (every global-view reduction) that read the grid the step writes
-/// only in their own rows along dimension 0. A block walks its own rows of the range after its
-/// update (its own stores; the halos the neighbours write in the step are not read), and no
-/// block begins the next step, which overwrites the other grid, before every block has given
-/// its value, so any read of that grid is in place.
-std::vector<const Reduce*> flow_reductions(const FlowLoop& f) {
+/// A reduction of the dataflow loop's step that its dataflow form combines with no barrier
+/// (flow.cuh and generated.cuh's DFlowReduce). `deferred`: nothing in the loop reads its result
+/// or what the assignments right after its allreduce (`tail`: those that read only the result)
+/// make of it, and it reads every grid in the block's own rows, so each execution
+/// only posts its value and completes the one before (DFlowReduce::post; the tail then assigns
+/// values nothing reads), and the last completes after the loop, where the tail runs again on
+/// it: after the loop every variable holds what the serial program leaves.
+struct FlowReduction {
+  const Reduce* reduce = nullptr;
+  bool deferred = false;
+  std::vector<Stmt> tail;
+};
+
+/// The names the statement or expression reads as variables.
+struct VarReads : IRVisitor {
+  using IRVisitor::visit;
+  std::multiset<std::string> names;
+  void visit(const Var* v) override { names.insert(v->name); }
+};
+
+/// Whether nothing in `loop` but the assignments of `tail` reads `names` or assigns them (the
+/// reduction's result and what the tail makes of it).
+bool unread_in_loop(const Stmt& loop, const std::vector<Stmt>& tail, const std::set<std::string>& names) {
+  struct Uses : IRVisitor {
+    using IRVisitor::visit;
+    const std::set<const StmtNode*>* skip = nullptr;
+    const std::set<std::string>* names = nullptr;
+    bool used = false;
+    void visit(const Var* v) override { used = used || names->count(v->name); }
+    void visit(const Assign* a) override {
+      if (skip->count(a)) return;
+      used = used || names->count(a->name);
+      IRVisitor::visit(a);
+    }
+    void visit(const VarDecl* d) override {
+      used = used || names->count(d->name);
+      IRVisitor::visit(d);
+    }
+  } uses;
+  std::set<const StmtNode*> skip;
+  for (const Stmt& t : tail) skip.insert(t.get());
+  uses.skip = &skip;
+  uses.names = &names;
+  uses.visit(loop);
+  return !uses.used;
+}
+
+/// The reductions of the dataflow loop's step that its dataflow form combines with no barrier,
+/// in the order of the kernel's arguments: those its allreduce directly follows (every
+/// global-view reduction) that read the grid the step writes only in their own rows along
+/// dimension 0. A block walks its own rows of the range after its update (its own stores; the
+/// halos the neighbours write in the step are not read), and no block begins the next step,
+/// which overwrites the other grid, before every block has given its value, so any read of that
+/// grid is in place. Deferred, a block's neighbours may begin the next step before it has walked
+/// this one's rows (they wait only for the execution before), so a deferred reduction must read
+/// every grid in its own rows along dimension 0 (cells only its own block writes).
+std::vector<FlowReduction> flow_reductions(const FlowLoop& f) {
   if (!f.loop || !f.body) return {};
   struct Find : IRVisitor {
     using IRVisitor::visit;
     const FlowLoop* f = nullptr;
-    std::vector<const Reduce*> found;
+    std::vector<FlowReduction> found;
     void visit(const Block* b) override {
       for (size_t i = 0; i + 1 < b->stmts.size(); ++i) {
         auto* r = as<Reduce>(b->stmts[i]);
@@ -222,14 +274,30 @@ std::vector<const Reduce*> flow_reductions(const FlowLoop& f) {
         struct Reads : IRVisitor {
           using IRVisitor::visit;
           const std::string* written = nullptr;
-          bool own_rows = true;
+          bool own_rows = true, all_own_rows = true;  // the written grid's reads; every grid's
           void visit(const GridRead* g) override {
-            if (g->grid == *written && !g->offsets.empty() && g->offsets[0] != 0) own_rows = false;
+            const bool across = !g->offsets.empty() && g->offsets[0] != 0;
+            if (across && g->grid == *written) own_rows = false;
+            if (across) all_own_rows = false;
           }
         } reads;
         reads.written = &f->put_grid;
         reads.visit(r->body);
-        if (reads.own_rows) found.push_back(r);
+        if (!reads.own_rows) continue;
+        FlowReduction found_one{r, false, {}};
+        std::set<std::string> names{r->result};
+        for (size_t k = i + 2; k < b->stmts.size(); ++k) {  // the assignments right after it that read only it
+          auto* assign = as<Assign>(b->stmts[k]);
+          if (!assign) break;
+          VarReads value;
+          value.visit(assign->value);
+          if (std::any_of(value.names.begin(), value.names.end(), [&](const std::string& n) { return n != r->result; })) break;
+          names.insert(assign->name);
+          found_one.tail.push_back(b->stmts[k]);
+        }
+        found_one.deferred = reads.all_own_rows && unread_in_loop(f->stmt, found_one.tail, names);
+        if (!found_one.deferred) found_one.tail.clear();
+        found.push_back(std::move(found_one));
       }
       IRVisitor::visit(b);
     }
@@ -283,7 +351,11 @@ class CudaKernelEmitter : public CppEmitter {
     find_fused_reductions(program_->body);
     flow_loop_ = spmd_ ? FlowLoop{} : find_flow_loop(*program_, roles_);
     flow_reductions_.clear();
-    for (const Reduce* r : flow_reductions(flow_loop_)) flow_reductions_.emplace(r, static_cast<int>(flow_reductions_.size()));
+    flow_reduction_list_.clear();
+    for (const FlowReduction& r : flow_reductions(flow_loop_)) {
+      flow_reductions_.emplace(r.reduce, static_cast<int>(flow_reductions_.size()));
+      flow_reduction_list_.push_back(r);
+    }
     body(program_->body, 1);
     if (spmd_) {
       line(1, "pe.barrier_all(\"the end of " + program_->name + "\");  // no PE still puts into a block the host copies back");
@@ -307,6 +379,7 @@ class CudaKernelEmitter : public CppEmitter {
   FlowLoop flow_loop_;    // the loop the dataflow schedule may run (find_flow_loop)
   bool flow_ = false;     // emitting that loop's dataflow form
   std::map<const Reduce*, int> flow_reductions_;  // its flow_reductions, by argument index
+  std::vector<FlowReduction> flow_reduction_list_;   // the same, in that order
   bool flow_rows_ = false;  // open_points: walk this block's rows of the range only (a flow reduction)
   bool roles_ = false;  // the program has role(...) statements: the kernel has groups
   bool spmd_ = false;   // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
@@ -962,6 +1035,16 @@ class CudaKernelEmitter : public CppEmitter {
     CppEmitter::loop(s, indent + 2, {"if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the step before",
                                      "++sc_step;"});
     flow_ = false;
+    for (size_t k = 0; k < flow_reduction_list_.size(); ++k) {
+      // A deferred reduction's last execution, and the assignments after it on its value.
+      const FlowReduction& d = flow_reduction_list_[k];
+      if (!d.deferred) continue;
+      const std::string r = "sc_red" + std::to_string(k), t = cpp_type(d.reduce->type);
+      line(indent + 2, "if (" + r + ".pending()) {  // the last execution of %" + d.reduce->result + ", and what follows it in the loop");
+      line(indent + 3, t + " " + d.reduce->result + " = " + r + ".complete<" + t + ">(" + reduce_op_name(d.reduce->op) + ");");
+      for (const Stmt& a : d.tail) body(a, indent + 3);
+      line(indent + 2, "}");
+    }
     line(indent + 2, "sc_flow.finish(sc_step);  // barrier_all: every block of every PE is done");
     for (size_t k = 0; k < flow_reductions_.size(); ++k) line(indent + 2, "sc_red" + std::to_string(k) + ".finish();");
     line(indent + 1, "} else {");
@@ -1111,8 +1194,14 @@ class CudaKernelEmitter : public CppEmitter {
     line(inner, reduce_combine(s->op, s->result, "sc_value"));
     close_points(inner);
     if (barrier_free) {
-      line(indent, s->result + " = sc_red" + std::to_string(flow_reduction->second) + ".reduce(" + s->result + ", " +
-                       reduce_op_name(s->op) + ");  // every block of every PE, in one order, with no barrier (the allreduce below)");
+      const std::string r = "sc_red" + std::to_string(flow_reduction->second);
+      if (flow_reduction_list_[flow_reduction->second].deferred) {
+        line(indent, s->result + " = " + r + ".post(" + s->result + ", " + reduce_op_name(s->op) +
+                         ");  // this execution's value posted; the one before's, of every block of every PE (deferred: not read in the loop)");
+      } else {
+        line(indent, s->result + " = " + r + ".reduce(" + s->result + ", " + reduce_op_name(s->op) +
+                         ");  // every block of every PE, in one order, with no barrier (the allreduce below)");
+      }
       return;
     }
     if (fused_reduces_.count(s)) {
@@ -1583,8 +1672,16 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
     out.push_back("  const int sc_pes = ::stencilc::compiled::nvshmem_pes(\"" + p.name + "\");  // the MPI world's size");
   }
   out.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
-  out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" +
-                join(swap_list) + "}" + (nvshmem ? ", sc_pes" : "") + ");");
+  std::string plan = "::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" + join(swap_list) + "}" +
+                     (nvshmem ? ", sc_pes" : "") + ")";
+  if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop && !nvshmem) {
+    // The dataflow form needs a process grid that cuts dimension 0 only (compiled::flow_grid).
+    plan = "::stencilc::compiled::flow_grid<" + r + ">(" + plan + ", " + std::to_string(flow.radius) +
+           ", STENCILC_BLOCK_THREADS);  // the dataflow form's grid where it would run";
+  } else {
+    plan += ";";
+  }
+  out.push_back("  const auto sc_plan = " + plan);
   const std::string heap = "::stencilc::compiled::symmetric_bytes<" + r + ">(sc_plan, sc_descs, {" + join(element_bytes) +
                            "}, {" + join(exchanged_flags) + "})" + flow_reductions_bytes;
   for (const auto& line : team_and_launch(p, model, rank, nvshmem, heap, "blocks and exchanges", l, args)) out.push_back(line);

@@ -51,6 +51,7 @@ struct Plan {
   int pes = 1;
   rt::ProcessGrid grid;
   std::array<int, N> extent{};
+  std::array<int, 3> halo_lo{0, 0, 0}, halo_hi{0, 0, 0};  // the widest of the grids', per dimension
 };
 
 template <typename T, int N>
@@ -102,11 +103,25 @@ Plan<N> plan(const char* program, const std::vector<GridDesc<N>>& grids, const s
     }
   }
   for (int k = 0; k < N; ++k) extent3[k] = p.extent[k];
+  p.halo_lo = lo3;
+  p.halo_hi = hi3;
   std::string error;
   auto grid = rt::choose_process_grid(p.pes, N, extent3, lo3, hi3, configured_decomp(), &error);
   if (!grid) rt::fatal("program '%s': %s", program, error.c_str());
   p.grid = *grid;
   return p;
+}
+
+/// The process grid that cuts dimension 0 only ("Nx1"), for `p`'s PEs, grids and halos; nullopt
+/// where its blocks would be thinner than their halos.
+template <int N>
+std::optional<rt::ProcessGrid> rows_grid(const Plan<N>& p) {
+  std::array<int, 3> extent3{1, 1, 1};
+  for (int k = 0; k < N; ++k) extent3[k] = p.extent[k];
+  std::string spec = std::to_string(p.pes);
+  for (int k = 1; k < N; ++k) spec += "x1";
+  std::string error;
+  return rt::choose_process_grid(p.pes, N, extent3, p.halo_lo, p.halo_hi, spec, &error);
 }
 
 template <int N>

@@ -101,6 +101,7 @@ for n in "${pes_list[@]}"; do
   run_test "halo_check --pes=$n" "$BUILD/halo_check" --pes="$n"
   run_test "jacobi2d --pes=$n" "$BUILD/jacobi2d" --pes="$n"
   run_test "flow --pes=$n" "$BUILD/flow" --pes="$n"
+  run_test "flow_reduce --pes=$n" "$BUILD/flow_reduce" --pes="$n"
 done
 for n in "${pes_list[@]}"; do
   last=$((n - 1))
@@ -119,6 +120,10 @@ for n in "${pes_list[@]}"; do
     "PE $last of $n waited" "for dataflow step " " to finish it" \
     "giving up after STENCILC_WAIT_TIMEOUT_MS=500 ms" -- \
     "$BUILD/flow" --pes="$n" --mode=stall
+  run_failure "timeout dataflow reduction stall --pes=$n" 3 10 \
+    "of $n waited" "for the dataflow loop's reduction #" " of PE $last" \
+    "giving up after STENCILC_WAIT_TIMEOUT_MS=500 ms" -- \
+    "$BUILD/flow_reduce" --pes="$n" --mode=stall
   run_failure "device fatal: epoch out of order --pes=$n" 2 10 \
     "halo exchange of grid 'u' on PE" "send of epoch 3 after epoch 1" -- \
     "$BUILD/timeout" --pes="$n" --mode=epoch

@@ -57,6 +57,29 @@ void plan(const char* decomp, bool periodic, bool p2p, const char* env, bool wan
   }
 }
 
+// flow_grid: plan's process grid for `pes` PEs and an extent of rows x cols (halos of 1), then
+// the grid flow_grid keeps or takes, as "AxB".
+std::string chosen(int pes, int rows, int cols, const char* dataflow, const char* decomp) {
+  stencilc::compiled::Plan<2> p;
+  p.pes = pes;
+  p.extent = {rows, cols};
+  p.halo_lo = p.halo_hi = {1, 1, 0};
+  std::string error;
+  p.grid = *stencilc::rt::choose_process_grid(pes, 2, {rows, cols, 1}, p.halo_lo, p.halo_hi, "", &error);
+  if (dataflow) setenv("STENCILC_DATAFLOW", dataflow, 1); else unsetenv("STENCILC_DATAFLOW");
+  if (decomp) setenv("STENCILC_DECOMP", decomp, 1); else unsetenv("STENCILC_DECOMP");
+  const stencilc::compiled::Plan<2> q = stencilc::compiled::flow_grid(p, 1, 256);
+  unsetenv("STENCILC_DECOMP");
+  return std::to_string(q.grid.dims[0]) + "x" + std::to_string(q.grid.dims[1]);
+}
+
+void grid_choice(int pes, int rows, int cols, const char* dataflow, const char* decomp, const std::string& want) {
+  const std::string got = chosen(pes, rows, cols, dataflow, decomp);
+  check(got == want, std::to_string(pes) + " PEs, " + std::to_string(rows) + " x " + std::to_string(cols) +
+                         ", STENCILC_DATAFLOW=" + (dataflow ? dataflow : "(unset)") + ", STENCILC_DECOMP=" +
+                         (decomp ? decomp : "(unset)") + ": " + got + ", expected " + want);
+}
+
 }  // namespace
 
 int main() {
@@ -113,5 +136,15 @@ int main() {
   plan("1x1x1", false, true, "1", true, 0, -1, -1);
   plan("2x2x1", true, true, "1", false, 0, 0, 0);  // cuts dimension 1 too: keeps its barriers
   plan("2x1x1", true, false, "1", false, 0, 0, 0); // nvshmem
+  // The process grid (flow_grid): least halo traffic (2 x 2 on 4 PEs at 256^2) unless the form
+  // would run on the grid cutting dimension 0 only. Asked for: that grid; off: plan's; a forced
+  // grid stays; too few rows for N x 1: plan's. (The cost model's choice needs a GPU's SM count:
+  // with none it keeps plan's.)
+  grid_choice(4, 256, 256, "0", nullptr, "2x2");
+  grid_choice(4, 256, 256, "1", nullptr, "4x1");
+  grid_choice(4, 256, 256, "1", "2x2", "2x2");
+  grid_choice(2, 256, 256, "1", nullptr, "2x1");
+  grid_choice(4, 3, 256, "1", nullptr, chosen(4, 3, 256, "0", nullptr));
+  grid_choice(4, 256, 256, "auto", nullptr, "2x2");
   return tally::finish();
 }

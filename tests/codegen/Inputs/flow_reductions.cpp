@@ -1,7 +1,9 @@
-// The dataflow loop's reductions (codegen/CudaEmitter.cpp, flow_reductions), every step: `change`
-// reads the written grid in its own rows and the other grid across rows, `top` the written grid
-// only; both barrier-free (DFlowReduce). (A reduction reading the written grid across rows needs
-// its exchange in the step, which no dataflow form admits.)
+// The dataflow loop's reductions (codegen/CudaEmitter.cpp, flow_reductions), every step, both
+// barrier-free (DFlowReduce): `change` reads the written grid in its own rows and the other grid
+// across rows (each execution completes before the step goes on); `top` reads the written grid's
+// own cells and nothing in the loop reads it (deferred: each execution completes the one before,
+// the last after the loop). (A reduction reading the written grid across rows needs its exchange
+// in the step, which no dataflow form admits.)
 #include <stencilc/stencilc.hpp>
 
 #include <cmath>

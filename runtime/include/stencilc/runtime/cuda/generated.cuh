@@ -483,6 +483,8 @@ __device__ inline STENCILC_STEP_FN T team_allreduce(const DevicePe& pe, T value,
 /// but in one exchange of words and no fence.
 /// Tags count the executions (base, in the header, counts those of the launches before; finish()
 /// advances it), not the steps: a reduction that runs every k steps still gets consecutive tags.
+/// post() and complete() are its deferred form (session 10): each execution waits only for the
+/// one before (a step ago), for a result nothing in the loop reads.
 /// Two parities suffice: a block writes execution e + 2's words only after it has read all of
 /// e + 1's, which every block wrote after it had read all of e's. Every wait is bounded.
 /// Requires: every block of the grid calls reduce() the same number of times (blocks with no rows
@@ -512,40 +514,37 @@ class DFlowReduce {
   /// Every thread of every block: `value` combined over every thread of every PE.
   template <class T>
   __device__ T reduce(T value, ReduceOp op) {
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "LL words carry 4-byte parts of a value");
-    constexpr int kWords = static_cast<int>(sizeof(T) / 4);
-    ++done_;
-    const std::uint32_t tag = static_cast<std::uint32_t>(base_ + done_);
     bool valid = true;
     value = block_combine(value, valid, op, &valid);  // thread 0's
-    if (threadIdx.x == 0) {
-      std::uint32_t half[kWords];
-      memcpy(half, &value, sizeof(T));
-      for (int p = 0; p < pe_->n; ++p) {
-        std::uint64_t* const words = peer(entry(tag, pe_->id, static_cast<int>(blockIdx.x)), p);
-        for (int k = 0; k < kWords; ++k) {
-          *static_cast<volatile std::uint64_t*>(&words[k]) = (static_cast<std::uint64_t>(tag) << 32) | half[k];
-        }
-      }
-    }
-    T total{};
-    bool have = false;
-    for (int p = 0; p < pe_->n; ++p) {
-      const int blocks = static_cast<int>(*static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + p]));
-      for (int b = static_cast<int>(threadIdx.x); b < blocks; b += static_cast<int>(blockDim.x)) {
-        const T next = take<T>(entry(tag, p, b), tag, p, b);
-        total = have ? combine(total, next, op) : next;
-        have = true;
-      }
-    }
-    total = block_combine(total, have, op, &have);
-    __shared__ std::uint64_t result;
-    if (threadIdx.x == 0) memcpy(&result, &total, sizeof(T));
-    __syncthreads();
-    T out;
-    memcpy(&out, (const void*)&result, sizeof(T));
-    __syncthreads();  // every thread has read it before a later reduce() writes it
-    return out;
+    ++done_;
+    send(value);
+    return gather<T>(op);
+  }
+
+  /// The deferred form (a result nothing in the loop reads): every thread of every block posts
+  /// this execution's `value` and returns the execution before's, combined over every thread of
+  /// every PE (the first of a launch: T{}, which the caller does not use). It waits for the
+  /// execution before only, posted a step ago, so the blocks do not meet every step. Reading all
+  /// of e - 1 before posting e keeps the two parities safe (as reduce()).
+  template <class T>
+  __device__ T post(T value, ReduceOp op) {
+    bool valid = true;
+    value = block_combine(value, valid, op, &valid);  // thread 0's
+    const T before = done_ > 0 ? gather<T>(op) : T{};
+    ++done_;
+    send(value);
+    pending_ = true;
+    return before;
+  }
+
+  /// Whether post() left an execution to complete().
+  __device__ bool pending() const { return pending_; }
+
+  /// After the loop, every thread of every block: the last posted execution's value.
+  template <class T>
+  __device__ T complete(ReduceOp op) {
+    pending_ = false;
+    return gather<T>(op);
   }
 
   /// After the loop's last barrier_all: the executions so far, for the next launch's tags.
@@ -600,10 +599,57 @@ class DFlowReduce {
     return value;
   }
 
+  // The tag of the latest execution.
+  __device__ std::uint32_t tag() const { return static_cast<std::uint32_t>(base_ + done_); }
+
+  // Thread 0: this block's value (block_combine'd) to every PE, tagged with the latest execution.
+  template <class T>
+  __device__ void send(const T& value) const {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "LL words carry 4-byte parts of a value");
+    constexpr int kWords = static_cast<int>(sizeof(T) / 4);
+    if (threadIdx.x != 0) return;
+    const std::uint32_t t = tag();
+    std::uint32_t half[kWords];
+    memcpy(half, &value, sizeof(T));
+    for (int p = 0; p < pe_->n; ++p) {
+      std::uint64_t* const words = peer(entry(t, pe_->id, static_cast<int>(blockIdx.x)), p);
+      for (int k = 0; k < kWords; ++k) {
+        *static_cast<volatile std::uint64_t*>(&words[k]) = (static_cast<std::uint64_t>(t) << 32) | half[k];
+      }
+    }
+  }
+
+  // Every thread: the latest execution's values of every block of every PE, combined in one
+  // order (thread t the entries t, t + blockDim, ... of PE 0, then of PE 1, ..., then
+  // block_combine) and broadcast.
+  template <class T>
+  __device__ T gather(ReduceOp op) const {
+    const std::uint32_t t = tag();
+    T total{};
+    bool have = false;
+    for (int p = 0; p < pe_->n; ++p) {
+      const int blocks = static_cast<int>(*static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + p]));
+      for (int b = static_cast<int>(threadIdx.x); b < blocks; b += static_cast<int>(blockDim.x)) {
+        const T next = take<T>(entry(t, p, b), t, p, b);
+        total = have ? combine(total, next, op) : next;
+        have = true;
+      }
+    }
+    total = block_combine(total, have, op, &have);
+    __shared__ std::uint64_t result;
+    if (threadIdx.x == 0) memcpy(&result, &total, sizeof(T));
+    __syncthreads();
+    T out;
+    memcpy(&out, (const void*)&result, sizeof(T));
+    __syncthreads();  // every thread has read it before a later call writes it
+    return out;
+  }
+
   const Pe* pe_;
   std::uint64_t* w_;
   std::uint64_t base_ = 0;
-  std::uint64_t done_ = 0;  // reduce() calls in this launch
+  std::uint64_t done_ = 0;  // executions in this launch
+  bool pending_ = false;    // post() left one to complete()
 };
 
 }  // namespace stencilc::rt::cuda
