@@ -489,6 +489,10 @@ __device__ inline STENCILC_STEP_FN T team_allreduce(const DevicePe& pe, T value,
 /// e + 1's, which every block wrote after it had read all of e's. Every wait is bounded.
 /// Requires: every block of the grid calls reduce() the same number of times (blocks with no rows
 /// pass the identity); setup() on every PE, then a barrier_all, before the first.
+#ifndef STENCILC_FLOW_GATHER_BATCH
+#define STENCILC_FLOW_GATHER_BATCH 4  // DFlowReduce::gather's entries a thread loads at once (1: one after another)
+#endif
+
 template <class Pe>
 class DFlowReduce {
  public:
@@ -526,8 +530,13 @@ class DFlowReduce {
   /// every PE (the first of a launch: T{}, which the caller does not use). It waits for the
   /// execution before only, posted a step ago, so the blocks do not meet every step. Reading all
   /// of e - 1 before posting e keeps the two parities safe (as reduce()).
+  /// Built with -DSTENCILC_FLOW_REDUCE_BLOCKING (an experiment's switch: what the blocking form
+  /// costs where the deferred one applies), it is reduce(): this execution's value, none pending.
   template <class T>
   __device__ T post(T value, ReduceOp op) {
+#ifdef STENCILC_FLOW_REDUCE_BLOCKING
+    return reduce(value, op);
+#else
     bool valid = true;
     value = block_combine(value, valid, op, &valid);  // thread 0's
     const T before = done_ > 0 ? gather<T>(op) : T{};
@@ -535,6 +544,7 @@ class DFlowReduce {
     send(value);
     pending_ = true;
     return before;
+#endif
   }
 
   /// Whether post() left an execution to complete().
@@ -569,15 +579,17 @@ class DFlowReduce {
     }
     return there;
   }
-  // Block b of PE p's value once each of its words holds `tag`: polled, then the PE's bounded
-  // wait; a later tag means the parities were overrun (a fatal error, never a wrong value).
+  // Block b of PE p's value once each of its words holds `tag`, from its words as first loaded
+  // (`first`): a stale word is polled again, then waited for with the PE's bounded wait; a later
+  // tag means the parities were overrun (a fatal error, never a wrong value).
   template <class T>
-  __device__ T take(const std::uint64_t* words, std::uint32_t tag, int p, int b) const {
+  __device__ T take(const std::uint64_t* words, const std::uint64_t* first, std::uint32_t tag, int p, int b) const {
     constexpr int kWords = static_cast<int>(sizeof(T) / 4);
     std::uint32_t half[kWords];
+    #pragma unroll
     for (int k = 0; k < kWords; ++k) {
       const volatile std::uint64_t* word = &words[k];
-      std::uint64_t v = *word;
+      std::uint64_t v = first[k];
       for (int spin = 0; (v >> 32) < tag && spin < (1 << 12); ++spin) v = *word;
       if ((v >> 32) < tag) {
         pe_->wait_with(&words[k], Cmp::GE, static_cast<std::uint64_t>(tag) << 32, [&](detail::Message& m) {
@@ -597,6 +609,16 @@ class DFlowReduce {
     T value;
     memcpy(&value, half, sizeof(T));
     return value;
+  }
+
+  // Every PE's block count (its header word), read once: the first gather after setup()'s barrier.
+  __device__ void count_blocks() {
+    if (counted_) return;
+    #pragma unroll
+    for (int p = 0; p < kMaxPes; ++p) {
+      if (p < pe_->n) blocks_[p] = static_cast<int>(*static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + p]));
+    }
+    counted_ = true;
   }
 
   // The tag of the latest execution.
@@ -621,20 +643,48 @@ class DFlowReduce {
 
   // Every thread: the latest execution's values of every block of every PE, combined in one
   // order (thread t the entries t, t + blockDim, ... of PE 0, then of PE 1, ..., then
-  // block_combine) and broadcast.
+  // block_combine) and broadcast. A thread loads kBatch entries before it looks at any, so their
+  // round trips overlap (one after another: a round trip each).
   template <class T>
-  __device__ T gather(ReduceOp op) const {
+  __device__ T gather(ReduceOp op) {
+    constexpr int kWords = static_cast<int>(sizeof(T) / 4);
+    constexpr int kBatch = STENCILC_FLOW_GATHER_BATCH;
+    count_blocks();
     const std::uint32_t t = tag();
     T total{};
     bool have = false;
-    for (int p = 0; p < pe_->n; ++p) {
-      const int blocks = static_cast<int>(*static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + p]));
-      for (int b = static_cast<int>(threadIdx.x); b < blocks; b += static_cast<int>(blockDim.x)) {
-        const T next = take<T>(entry(t, p, b), t, p, b);
+    static_assert(kMaxFlowBlocks < (1 << 16), "a block index fits in 16 bits");
+    int which[kBatch];  // (PE << 16) | block of each loaded entry
+    std::uint64_t got[kBatch][kWords];
+    int count = 0;
+    auto drain = [&]() {
+      #pragma unroll
+      for (int i = 0; i < kBatch; ++i) {
+        if (i >= count) break;
+        const std::uint64_t* at = entry(t, which[i] >> 16, which[i] & 0xffff);
+        #pragma unroll
+        for (int k = 0; k < kWords; ++k) got[i][k] = *static_cast<const volatile std::uint64_t*>(&at[k]);
+      }
+      #pragma unroll
+      for (int i = 0; i < kBatch; ++i) {
+        if (i >= count) break;
+        const int p = which[i] >> 16, b = which[i] & 0xffff;
+        const T next = take<T>(entry(t, p, b), got[i], t, p, b);
         total = have ? combine(total, next, op) : next;
         have = true;
       }
+      count = 0;
+    };
+    for (int p = 0; p < pe_->n; ++p) {
+      for (int b = static_cast<int>(threadIdx.x); b < blocks_[p]; b += static_cast<int>(blockDim.x)) {
+        #pragma unroll
+        for (int i = 0; i < kBatch; ++i) {
+          if (i == count) which[i] = (p << 16) | b;
+        }
+        if (++count == kBatch) drain();
+      }
     }
+    drain();
     total = block_combine(total, have, op, &have);
     __shared__ std::uint64_t result;
     if (threadIdx.x == 0) memcpy(&result, &total, sizeof(T));
@@ -650,6 +700,8 @@ class DFlowReduce {
   std::uint64_t base_ = 0;
   std::uint64_t done_ = 0;  // executions in this launch
   bool pending_ = false;    // post() left one to complete()
+  bool counted_ = false;    // blocks_ read (count_blocks)
+  int blocks_[kMaxPes] = {};
 };
 
 }  // namespace stencilc::rt::cuda
