@@ -19,7 +19,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 gen="${1:-$root/gpu-gen}"
 bgen="${2:-$root/bench-gen}"
 bgen_main="${3:-$root/bench-gen-main}"
-main_headers="${4:?main's headers (include/, runtime/include/)}"
+main_headers="${4:?the fourth argument: a folder with the include and runtime/include folders of main}"
 out="${OUT:-/tmp/fold-check}"
 mkdir -p "$out" || exit 1
 t0=$(date +%s)
