@@ -69,11 +69,9 @@ class FlowAlloc {
 };
 
 // The reductions of the dataflow loop's step (DFlowReduce, generated.cuh): per reduction, its LL
-// words, kFlowReduceSlots slots (by execution) of kMaxPes x kMaxFlowBlocks entries of 2 words (a
-// block's value as LL words), then a header: each PE's block count, then the executions of the
-// launches before.
-inline constexpr int kFlowReduceSlots = 4;
-inline constexpr std::size_t kFlowReduceEntries = kFlowReduceSlots * static_cast<std::size_t>(kMaxPes) * kMaxFlowBlocks;
+// words, two parities of kMaxPes x kMaxFlowBlocks entries of 2 words (a block's value as LL
+// words), then a header: each PE's block count, then the executions of the launches before.
+inline constexpr std::size_t kFlowReduceEntries = 2 * static_cast<std::size_t>(kMaxPes) * kMaxFlowBlocks;
 inline constexpr std::size_t kFlowReduceHeader = kFlowReduceEntries * 2;
 inline constexpr std::size_t kFlowReduceWords = kFlowReduceHeader + kMaxPes + 1;
 

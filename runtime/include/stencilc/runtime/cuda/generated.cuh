@@ -483,23 +483,12 @@ __device__ inline STENCILC_STEP_FN T team_allreduce(const DevicePe& pe, T value,
 /// but in one exchange of words and no fence.
 /// Tags count the executions (base, in the header, counts those of the launches before; finish()
 /// advances it), not the steps: a reduction that runs every k steps still gets consecutive tags.
-/// post() and complete() are its deferred form (sessions 10-11), for a result nothing in the loop
-/// reads: execution e waits only for e - kFlowReduceLag (posted two steps ago), and its loads of
-/// those words are in flight while the block combines its own value.
-/// kFlowReduceSlots (4) slots suffice: a block has gathered all of e - L before it posts e (L = 1
-/// for reduce(), whose call before gathered e - 1; kFlowReduceLag for post()), so everyone had
-/// posted e - L, and each had gathered e - 2L before that: when e overwrites e - 4's slot,
-/// everyone has read it (4 >= 2L). Every wait is bounded.
+/// post() and complete() are its deferred form (session 10): each execution waits only for the
+/// one before (a step ago), for a result nothing in the loop reads.
+/// Two parities suffice: a block writes execution e + 2's words only after it has read all of
+/// e + 1's, which every block wrote after it had read all of e's. Every wait is bounded.
 /// Requires: every block of the grid calls reduce() the same number of times (blocks with no rows
-/// pass the identity), and uses one form only; setup() on every PE, then a barrier_all, before the
-/// first.
-#ifndef STENCILC_FLOW_GATHER_BATCH
-#define STENCILC_FLOW_GATHER_BATCH 4  // DFlowReduce::gather's entries a thread loads at once (1: one after another)
-#endif
-
-inline constexpr int kFlowReduceLag = 2;  // post(): the execution it completes, counted back
-static_assert(kFlowReduceSlots >= 2 * kFlowReduceLag, "a slot is rewritten only after everyone has read it");
-
+/// pass the identity); setup() on every PE, then a barrier_all, before the first.
 template <class Pe>
 class DFlowReduce {
  public:
@@ -529,14 +518,14 @@ class DFlowReduce {
     value = block_combine(value, valid, op, &valid);  // thread 0's
     ++done_;
     send(value);
-    gathered_ = done_;
-    return gather<T>(tag(), op, [] {});
+    return gather<T>(op);
   }
 
   /// The deferred form (a result nothing in the loop reads): every thread of every block posts
-  /// this execution's `value` and returns execution e - kFlowReduceLag's, combined over every
-  /// thread of every PE (T{} for the first kFlowReduceLag of a launch; the caller does not use
-  /// it). The loads of those words are issued before the block combines its own value.
+  /// this execution's `value` and returns the execution before's, combined over every thread of
+  /// every PE (the first of a launch: T{}, which the caller does not use). It waits for the
+  /// execution before only, posted a step ago, so the blocks do not meet every step. Reading all
+  /// of e - 1 before posting e keeps the two parities safe (as reduce()).
   /// Built with -DSTENCILC_FLOW_REDUCE_BLOCKING (an experiment's switch: what the blocking form
   /// costs where the deferred one applies), it is reduce(): this execution's value, none pending.
   template <class T>
@@ -545,14 +534,8 @@ class DFlowReduce {
     return reduce(value, op);
 #else
     bool valid = true;
-    auto combine_mine = [&] { value = block_combine(value, valid, op, &valid); };  // thread 0's
-    T before{};
-    if (done_ >= static_cast<std::uint64_t>(kFlowReduceLag)) {
-      gathered_ = done_ + 1 - kFlowReduceLag;
-      before = gather<T>(static_cast<std::uint32_t>(base_ + gathered_), op, combine_mine);
-    } else {
-      combine_mine();
-    }
+    value = block_combine(value, valid, op, &valid);  // thread 0's
+    const T before = done_ > 0 ? gather<T>(op) : T{};
     ++done_;
     send(value);
     pending_ = true;
@@ -560,20 +543,14 @@ class DFlowReduce {
 #endif
   }
 
-  /// Whether post() left executions to complete().
+  /// Whether post() left an execution to complete().
   __device__ bool pending() const { return pending_; }
 
-  /// After the loop, every thread of every block: the last posted execution's value (the ones
-  /// before it not yet gathered are gathered first, in order).
+  /// After the loop, every thread of every block: the last posted execution's value.
   template <class T>
   __device__ T complete(ReduceOp op) {
     pending_ = false;
-    T last{};
-    while (gathered_ < done_) {
-      ++gathered_;
-      last = gather<T>(static_cast<std::uint32_t>(base_ + gathered_), op, [] {});
-    }
-    return last;
+    return gather<T>(op);
   }
 
   /// After the loop's last barrier_all: the executions so far, for the next launch's tags.
@@ -584,9 +561,9 @@ class DFlowReduce {
   }
 
  private:
-  // The entry of block b of PE p for tag `tag`'s slot (this PE's copy).
+  // The entry of block b of PE p for tag `tag`'s parity (this PE's copy).
   __device__ std::uint64_t* entry(std::uint32_t tag, int p, int b) const {
-    return w_ + ((static_cast<std::size_t>(tag % kFlowReduceSlots) * kMaxPes + static_cast<std::size_t>(p)) * kMaxFlowBlocks +
+    return w_ + ((static_cast<std::size_t>(tag & 1u) * kMaxPes + static_cast<std::size_t>(p)) * kMaxFlowBlocks +
                  static_cast<std::size_t>(b)) * 2;
   }
   __device__ std::uint64_t* peer(std::uint64_t* mine, int p) const {
@@ -598,17 +575,15 @@ class DFlowReduce {
     }
     return there;
   }
-  // Block b of PE p's value once each of its words holds `tag`, from its words as first loaded
-  // (`first`): a stale word is polled again, then waited for with the PE's bounded wait; a later
-  // tag means the slots were overrun (a fatal error, never a wrong value).
+  // Block b of PE p's value once each of its words holds `tag`: polled, then the PE's bounded
+  // wait; a later tag means the parities were overrun (a fatal error, never a wrong value).
   template <class T>
-  __device__ T take(const std::uint64_t* words, const std::uint64_t* first, std::uint32_t tag, int p, int b) const {
+  __device__ T take(const std::uint64_t* words, std::uint32_t tag, int p, int b) const {
     constexpr int kWords = static_cast<int>(sizeof(T) / 4);
     std::uint32_t half[kWords];
-    #pragma unroll
     for (int k = 0; k < kWords; ++k) {
       const volatile std::uint64_t* word = &words[k];
-      std::uint64_t v = first[k];
+      std::uint64_t v = *word;
       for (int spin = 0; (v >> 32) < tag && spin < (1 << 12); ++spin) v = *word;
       if ((v >> 32) < tag) {
         pe_->wait_with(&words[k], Cmp::GE, static_cast<std::uint64_t>(tag) << 32, [&](detail::Message& m) {
@@ -630,92 +605,41 @@ class DFlowReduce {
     return value;
   }
 
-  // Every PE's block count (its header word) and where this PE's words are on every PE, once:
-  // the first gather or send after setup()'s barrier.
-  __device__ void prepare() {
-    if (prepared_) return;
-    #pragma unroll
-    for (int p = 0; p < kMaxPes; ++p) {
-      if (p < pe_->n) {
-        blocks_[p] = static_cast<int>(*static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + p]));
-        if (threadIdx.x == 0) peers_[p] = peer(w_, p);
-      }
-    }
-    prepared_ = true;
-  }
-
   // The tag of the latest execution.
   __device__ std::uint32_t tag() const { return static_cast<std::uint32_t>(base_ + done_); }
 
   // Thread 0: this block's value (block_combine'd) to every PE, tagged with the latest execution.
   template <class T>
-  __device__ void send(const T& value) {
+  __device__ void send(const T& value) const {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "LL words carry 4-byte parts of a value");
     constexpr int kWords = static_cast<int>(sizeof(T) / 4);
-    prepare();
     if (threadIdx.x != 0) return;
     const std::uint32_t t = tag();
     std::uint32_t half[kWords];
     memcpy(half, &value, sizeof(T));
-    const std::size_t at = entry(t, pe_->id, static_cast<int>(blockIdx.x)) - w_;
     for (int p = 0; p < pe_->n; ++p) {
-      #pragma unroll
+      std::uint64_t* const words = peer(entry(t, pe_->id, static_cast<int>(blockIdx.x)), p);
       for (int k = 0; k < kWords; ++k) {
-        *static_cast<volatile std::uint64_t*>(&peers_[p][at + k]) = (static_cast<std::uint64_t>(t) << 32) | half[k];
+        *static_cast<volatile std::uint64_t*>(&words[k]) = (static_cast<std::uint64_t>(t) << 32) | half[k];
       }
     }
   }
 
-  // Every thread: execution `t`'s values of every block of every PE, combined in one order
-  // (thread t the entries t, t + blockDim, ... of PE 0, then of PE 1, ..., then block_combine)
-  // and broadcast. A thread loads kBatch entries before it looks at any, so their round trips
-  // overlap; `between` (every thread calls it once, with the block: it may synchronise) runs
-  // while the first batch is in flight.
-  template <class T, class Between>
-  __device__ T gather(std::uint32_t t, ReduceOp op, Between&& between) {
-    constexpr int kWords = static_cast<int>(sizeof(T) / 4);
-    constexpr int kBatch = STENCILC_FLOW_GATHER_BATCH;
-    static_assert(kMaxFlowBlocks < (1 << 16), "a block index fits in 16 bits");
-    prepare();
+  // Every thread: the latest execution's values of every block of every PE, combined in one
+  // order (thread t the entries t, t + blockDim, ... of PE 0, then of PE 1, ..., then
+  // block_combine) and broadcast.
+  template <class T>
+  __device__ T gather(ReduceOp op) const {
+    const std::uint32_t t = tag();
     T total{};
     bool have = false;
-    int which[kBatch];  // (PE << 16) | block of each loaded entry
-    std::uint64_t got[kBatch][kWords];
-    int count = 0;
-    int cp = 0, cb = static_cast<int>(threadIdx.x);  // the next entry of this thread
-    auto load = [&]() {  // the next batch's words, in flight together
-      count = 0;
-      #pragma unroll
-      for (int i = 0; i < kBatch; ++i) {
-        while (cp < pe_->n && cb >= blocks_[cp]) {
-          ++cp;
-          cb = static_cast<int>(threadIdx.x);
-        }
-        if (cp >= pe_->n) break;
-        which[i] = (cp << 16) | cb;
-        const std::uint64_t* at = entry(t, cp, cb);
-        #pragma unroll
-        for (int k = 0; k < kWords; ++k) got[i][k] = *static_cast<const volatile std::uint64_t*>(&at[k]);
-        cb += static_cast<int>(blockDim.x);
-        ++count;
-      }
-    };
-    auto use = [&]() {
-      #pragma unroll
-      for (int i = 0; i < kBatch; ++i) {
-        if (i >= count) break;
-        const int p = which[i] >> 16, b = which[i] & 0xffff;
-        const T next = take<T>(entry(t, p, b), got[i], t, p, b);
+    for (int p = 0; p < pe_->n; ++p) {
+      const int blocks = static_cast<int>(*static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + p]));
+      for (int b = static_cast<int>(threadIdx.x); b < blocks; b += static_cast<int>(blockDim.x)) {
+        const T next = take<T>(entry(t, p, b), t, p, b);
         total = have ? combine(total, next, op) : next;
         have = true;
       }
-    };
-    load();
-    between();
-    use();
-    while (count == kBatch) {
-      load();
-      use();
     }
     total = block_combine(total, have, op, &have);
     __shared__ std::uint64_t result;
@@ -730,12 +654,8 @@ class DFlowReduce {
   const Pe* pe_;
   std::uint64_t* w_;
   std::uint64_t base_ = 0;
-  std::uint64_t done_ = 0;      // executions posted in this launch
-  std::uint64_t gathered_ = 0;  // executions gathered in this launch
-  bool pending_ = false;        // post() left executions to complete()
-  bool prepared_ = false;       // blocks_ and peers_ read (prepare)
-  int blocks_[kMaxPes] = {};
-  std::uint64_t* peers_[kMaxPes] = {};  // thread 0's: this PE's words on every PE
+  std::uint64_t done_ = 0;  // executions in this launch
+  bool pending_ = false;    // post() left one to complete()
 };
 
 }  // namespace stencilc::rt::cuda
