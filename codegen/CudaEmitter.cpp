@@ -435,6 +435,9 @@ class CudaKernelEmitter : public CppEmitter {
   std::vector<FlowReduction> flow_reduction_list_;   // the same, in that order
   bool flow_rows_ = false;  // open_points: walk this block's rows of the range only (a flow reduction)
   int folding_ = -1;        // the flow reduction folded into the update being emitted (fold_into_update), or -1
+  bool no_faces_ = false;   // emitting the dataflow walk of a block with no face rows (no store_to)
+  bool batch_walk_ = false; // open_walk: the loop of a batched walk (batched_points)
+  std::string batch_group_;  // ... the workers it spreads over
   bool roles_ = false;  // the program has role(...) statements: the kernel has groups
   bool spmd_ = false;   // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
   bool defer_stores_ = false;        // inside a strip's first loop: stores go to sc_st_<grid>[sc_r]
@@ -670,6 +673,21 @@ class CudaKernelEmitter : public CppEmitter {
     open_views(point_body, indent);
     loop_vars_.assign(n, "");
     for (size_t d = 0; d < n; ++d) loop_vars_[d] = "sc_l" + std::to_string(d);
+    if (batch_walk_) {
+      // batched_points() emits the body: kPointUnroll points a thread at a time, located first
+      // (past the walk's end: its last point again, whose loads are safe; it is not stored).
+      const std::string nn = std::to_string(n), r = std::string(kRt);
+      batch_group_ = group;
+      line(indent, "for (unsigned sc_q = " + group + ".thread(); sc_q < sc_walk.total; sc_q += " + r + "kPointUnroll * " + group +
+                       ".threads()) {");
+      ++indent;
+      line(indent, "int sc_lk[" + r + "kPointUnroll][" + nn + "];  // the batch's points");
+      line(indent, "#pragma unroll");
+      line(indent, "for (int sc_r = 0; sc_r < " + r + "kPointUnroll; ++sc_r) {");
+      line(indent + 1, "sc_walk.locate(min(sc_q + sc_r * " + group + ".threads(), sc_walk.total - 1u), sc_lk[sc_r]);");
+      line(indent, "}");
+      return indent;
+    }
     line(indent, std::string("#pragma unroll ") + kRt + "kPointUnroll");
     line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_walk.total; sc_p += " + group + ".threads()) {");
     ++indent;
@@ -1122,7 +1140,11 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   void store(const Store* s, int indent) override {
-    if (flow_ && walk_ && s->grid == flow_loop_.put_grid) {
+    if (defer_stores_) {  // a strip's or a batch's values (their own stores come after)
+      line(indent, "sc_st_" + s->grid + "[sc_r] = " + expr(s->value) + ";");
+      return;
+    }
+    if (flow_ && walk_ && s->grid == flow_loop_.put_grid && !no_faces_) {
       // The dataflow loop: also into the neighbours' halos that hold the cell, only where the
       // block's rows feed a channel (sc_faces); publish() releases them.
       return store_forwarded(s, indent, "args." + flow_loop_.put_handle + "_halo.store_to(pe, " + s->grid +
@@ -1135,10 +1157,6 @@ class CudaKernelEmitter : public CppEmitter {
     }
     if (wide_r_ >= 0) {
       line(indent, "sc_st_" + s->grid + "[" + std::to_string(wide_r_) + "][" + std::to_string(wide_v_) + "] = " + expr(s->value) + ";");
-      return;
-    }
-    if (defer_stores_) {
-      line(indent, "sc_st_" + s->grid + "[sc_r] = " + expr(s->value) + ";");
       return;
     }
     CppEmitter::store(s, indent);
@@ -1165,6 +1183,57 @@ class CudaKernelEmitter : public CppEmitter {
     line(--indent, "}");
     loop_vars_.clear();
     views_.clear();
+  }
+
+  /// The body of a batched walk (open_walk with batch_walk_): the values of the batch's points
+  /// first (every load of kPointUnroll points in flight together: no store stands between them,
+  /// and no exit of an unrolled loop), then their stores, the face stores and the folded
+  /// reduction, for the points before the walk's end. One point at a time, a thread waited a
+  /// load round trip per point (the face stores go through a pointer that may alias the grids, and
+  /// each unrolled iteration may leave the loop). Needs deferrable_stores.
+  void batched_points(const ForEach& u, int indent) {
+    const std::string& group = batch_group_;
+    const size_t n = indices_.size();
+    const std::string r = std::string(kRt);
+    std::vector<std::string> stored;
+    for (const std::string& g : stored_blocks(u.body)) {
+      const Param* q = program_->find_param(g);
+      line(indent, std::string(cpp_type(q->type)) + " sc_st_" + g + "[" + r + "kPointUnroll];  // the batch's values");
+      stored.push_back(g);
+    }
+    auto point = [&](int at) {
+      for (size_t d = 0; d < n; ++d) line(at, "const int sc_l" + std::to_string(d) + " = sc_lk[sc_r][" + std::to_string(d) + "];");
+      for (size_t d = 0; d < n; ++d) index_var(d, at);
+    };
+    line(indent, "#pragma unroll");
+    line(indent, "for (int sc_r = 0; sc_r < " + r + "kPointUnroll; ++sc_r) {");
+    point(indent + 1);
+    defer_stores_ = true;
+    body(u.body, indent + 1);
+    defer_stores_ = false;
+    line(indent, "}");
+    line(indent, "#pragma unroll");
+    line(indent, "for (int sc_r = 0; sc_r < " + r + "kPointUnroll; ++sc_r) {");
+    line(indent + 1, "if (sc_q + sc_r * " + group + ".threads() >= sc_walk.total) break;");
+    point(indent + 1);
+    for (const std::string& g : stored) {
+      GridRead centre(ScalarType::F32, g, std::vector<int>(n, 0));
+      if (g == flow_loop_.put_grid && !no_faces_) {
+        std::vector<std::string> l;
+        for (size_t d = 0; d < n; ++d) l.push_back("sc_l" + std::to_string(d));
+        line(indent + 1, "{");
+        line(indent + 2, "const int sc_l[] = {" + join(l) + "};");
+        line(indent + 2, "const auto sc_through = sc_st_" + g + "[sc_r];");
+        line(indent + 2, grid_read(&centre) + " = sc_through;");
+        line(indent + 2, "args." + flow_loop_.put_handle + "_halo.store_to(pe, " + g +
+                             ", sc_l, sc_through, sc_faces);  // into the neighbours' halos of this buffer");
+        line(indent + 1, "}");
+      } else {
+        line(indent + 1, grid_read(&centre) + " = sc_st_" + g + "[sc_r];");
+      }
+    }
+    if (folding_ >= 0) fold_point(u, indent + 1);
+    line(indent, "}");
   }
 
   /// A flow reduction folded into the update (fold_into_update), before the update's walk: each
@@ -1212,15 +1281,37 @@ class CudaKernelEmitter : public CppEmitter {
     for (size_t k = 0; flow_ && s == flow_loop_.update && k < flow_reduction_list_.size(); ++k)
       if (flow_reduction_list_[k].folded) folding_ = static_cast<int>(k);
     if (folding_ >= 0) open_fold(in_role);
-    int inner = open_points(self, s->range, s->indices, s->body, in_role, group(s->role), s, strip);
-    if (strip) {
-      strip_points(s->body, inner, group(s->role));
+    // The dataflow loop's walk in batches of points (batched_points) where its stores allow.
+    const bool batched = flow_ && !strip && deferrable_stores(s->body);
+    auto points = [&](int at) {
+      batch_walk_ = batched;
+      int inner = open_points(self, s->range, s->indices, s->body, at, group(s->role), s, strip);
+      batch_walk_ = false;
+      if (strip) {
+        strip_points(s->body, inner, group(s->role));
+      } else if (batched) {
+        batched_points(*s, inner);
+      } else {
+        body(s->body, inner);
+        if (folding_ >= 0) fold_point(*s, inner);
+      }
+      close_points(inner, strip);
+    };
+    if (flow_ && !strip) {
+      // The dataflow loop's walk, twice: its face stores (store_to) go through a pointer that may
+      // alias the grids, so where they are emitted the compiler keeps each point's loads behind
+      // the point before's stores (one round trip a point). Most blocks have no face rows.
+      line(in_role, "if (sc_faces == 0) {  // no face rows: no face stores, so a point's loads may pass the stores before");
+      no_faces_ = true;
+      points(in_role + 1);
+      no_faces_ = false;
+      line(in_role, "} else {");
+      points(in_role + 1);
+      line(in_role, "}");
     } else {
-      body(s->body, inner);
-      if (folding_ >= 0) fold_point(*s, inner);
+      points(in_role);
     }
     folding_ = -1;
-    close_points(inner, strip);
     if (flow_) {
       // The dataflow loop: the block's rows, and its face cells in the neighbours' halos (store()),
       // are written.
