@@ -438,6 +438,7 @@ class CudaKernelEmitter : public CppEmitter {
   bool no_faces_ = false;   // emitting the dataflow walk of a block with no face rows (no store_to)
   bool batch_walk_ = false; // open_walk: the loop of a batched walk (batched_points)
   std::string batch_group_;  // ... the workers it spreads over
+  bool walk_else_ = false;   // close_points: the walk's plain loop is the else of a batched one
   bool roles_ = false;  // the program has role(...) statements: the kernel has groups
   bool spmd_ = false;   // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
   bool defer_stores_ = false;        // inside a strip's first loop: stores go to sc_st_<grid>[sc_r]
@@ -675,9 +676,12 @@ class CudaKernelEmitter : public CppEmitter {
     for (size_t d = 0; d < n; ++d) loop_vars_[d] = "sc_l" + std::to_string(d);
     if (batch_walk_) {
       // batched_points() emits the body: kPointUnroll points a thread at a time, located first
-      // (past the walk's end: its last point again, whose loads are safe; it is not stored).
+      // (past the walk's end: its last point again, whose loads are safe; it is not stored);
+      // where a thread has one point, or many (batch_walk()), the plain loop below instead.
       const std::string nn = std::to_string(n), r = std::string(kRt);
       batch_group_ = group;
+      line(indent, "if (" + r + "batch_walk(sc_walk.total, " + group + ".threads())) {");
+      ++indent;
       line(indent, "for (unsigned sc_q = " + group + ".thread(); sc_q < sc_walk.total; sc_q += " + r + "kPointUnroll * " + group +
                        ".threads()) {");
       ++indent;
@@ -688,6 +692,12 @@ class CudaKernelEmitter : public CppEmitter {
       line(indent, "}");
       return indent;
     }
+    return plain_walk_loop(indent, group);
+  }
+
+  /// A walk's loop of one point a thread at a time (open_walk's names); returns the body's indent.
+  int plain_walk_loop(int indent, const std::string& group) {
+    const size_t n = indices_.size();
     line(indent, std::string("#pragma unroll ") + kRt + "kPointUnroll");
     line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_walk.total; sc_p += " + group + ".threads()) {");
     ++indent;
@@ -1175,6 +1185,8 @@ class CudaKernelEmitter : public CppEmitter {
 
   void close_points(int indent, bool strip = false) {
     if (!strip) line(--indent, "}");  // points (strip_points closes its own)
+    if (walk_else_) line(--indent, "}");  // a batched walk's plain loop's else
+    walk_else_ = false;
     if (!walk_) {
       line(--indent, "}");  // chunks
       if (split_) line(--indent, "}");
@@ -1190,8 +1202,9 @@ class CudaKernelEmitter : public CppEmitter {
   /// and no exit of an unrolled loop), then their stores, the face stores and the folded
   /// reduction, for the points before the walk's end. One point at a time, a thread waited a
   /// load round trip per point (the face stores go through a pointer that may alias the grids, and
-  /// each unrolled iteration may leave the loop). Needs deferrable_stores.
-  void batched_points(const ForEach& u, int indent) {
+  /// each unrolled iteration may leave the loop). Then the plain loop, for the walks batch_walk()
+  /// leaves to it. Needs deferrable_stores. Returns the plain loop body's indent (close_points).
+  int batched_points(const ForEach& u, int indent) {
     const std::string& group = batch_group_;
     const size_t n = indices_.size();
     const std::string r = std::string(kRt);
@@ -1234,6 +1247,13 @@ class CudaKernelEmitter : public CppEmitter {
     }
     if (folding_ >= 0) fold_point(u, indent + 1);
     line(indent, "}");
+    line(indent - 1, "}");  // the batches
+    line(indent - 2, "} else {  // one point a thread, or many: one at a time");
+    const int inner = plain_walk_loop(indent - 1, group);
+    body(u.body, inner);
+    if (folding_ >= 0) fold_point(u, inner);
+    walk_else_ = true;  // close_points closes the else too
+    return inner;
   }
 
   /// A flow reduction folded into the update (fold_into_update), before the update's walk: each
@@ -1290,7 +1310,7 @@ class CudaKernelEmitter : public CppEmitter {
       if (strip) {
         strip_points(s->body, inner, group(s->role));
       } else if (batched) {
-        batched_points(*s, inner);
+        inner = batched_points(*s, inner);
       } else {
         body(s->body, inner);
         if (folding_ >= 0) fold_point(*s, inner);
