@@ -211,10 +211,14 @@ FlowLoop find_flow_loop(const Program& p, bool roles) {
 /// only posts its value and completes the one before (DFlowReduce::post; the tail then assigns
 /// values nothing reads), and the last completes after the loop, where the tail runs again on
 /// it: after the loop every variable holds what the serial program leaves.
+/// `folded`: its walk is the update's (fold_into_update): each thread adds up its points'
+/// values as it writes them, when `when` (null: every step) holds.
 struct FlowReduction {
   const Reduce* reduce = nullptr;
   bool deferred = false;
   std::vector<Stmt> tail;
+  bool folded = false;
+  Expr when;
 };
 
 /// The names the statement or expression reads as variables.
@@ -251,6 +255,54 @@ bool unread_in_loop(const Stmt& loop, const std::vector<Stmt>& tail, const std::
   return !uses.used;
 }
 
+/// Folds a flow reduction's walk into the update's, where the dataflow form's step is the
+/// update, its barriers (publish) and then the reduction, directly or as the first statement of
+/// an `if` with no else (`if (t % k == 0) norm = reduce(...)`): the update's range is a grid's
+/// interior (the walk set up before the loop) and the reduction's is the same, its indices are
+/// the update's or none of them, and it reads every grid at the point itself (offsets all 0).
+/// Then each thread adds up the values of its points in the update's own loop, right after the
+/// point's store (so a read of the written grid is the thread's own store, through its
+/// `__restrict__` pointer), and the reduction's second walk of the block's rows (re-reading both
+/// grids from L2, a division per point) goes. The condition is evaluated before the update
+/// instead of after it: nothing between them assigns a variable.
+void fold_into_update(const FlowLoop& f, std::vector<FlowReduction>& reductions) {
+  const ForEach* u = f.update;
+  auto* body = f.body ? as<Block>(f.body) : nullptr;
+  if (!u || !body || u->range.kind != Range::Kind::Interior) return;
+  size_t k = 0;
+  while (k < body->stmts.size() && body->stmts[k].get() != u) ++k;
+  for (++k; k < body->stmts.size() && body->stmts[k]->kind == StmtKind::PhaseBarrier; ++k) {
+  }
+  if (k >= body->stmts.size()) return;
+  const Reduce* r = as<Reduce>(body->stmts[k]);
+  Expr when;
+  if (auto* i = as<If>(body->stmts[k]); i && !i->else_body) {
+    auto* then = as<Block>(i->then_body);
+    if (then && !then->stmts.empty()) r = as<Reduce>(then->stmts[0]);
+    when = i->cond;
+  }
+  if (!r || r->range.kind != Range::Kind::Interior || r->range.grid != u->range.grid || r->indices.size() != u->indices.size())
+    return;
+  const std::set<std::string> names(u->indices.begin(), u->indices.end());
+  const bool same = r->indices == u->indices;
+  if (!same && std::any_of(r->indices.begin(), r->indices.end(), [&](const std::string& n) { return names.count(n); })) return;
+  struct AtPoint : IRVisitor {
+    using IRVisitor::visit;
+    bool ok = true;
+    void visit(const GridRead* g) override {
+      ok = ok && std::all_of(g->offsets.begin(), g->offsets.end(), [](int o) { return o == 0; });
+    }
+    void visit(const Store*) override { ok = false; }
+  } reads;
+  reads.visit(r->body);
+  if (!reads.ok) return;
+  for (FlowReduction& found : reductions) {
+    if (found.reduce != r) continue;
+    found.folded = true;
+    found.when = when;
+  }
+}
+
 /// The reductions of the dataflow loop's step that its dataflow form combines with no barrier,
 /// in the order of the kernel's arguments: those its allreduce directly follows (every
 /// global-view reduction) that read the grid the step writes only in their own rows along
@@ -284,7 +336,7 @@ std::vector<FlowReduction> flow_reductions(const FlowLoop& f) {
         reads.written = &f->put_grid;
         reads.visit(r->body);
         if (!reads.own_rows) continue;
-        FlowReduction found_one{r, false, {}};
+        FlowReduction found_one{r, false, {}, false, nullptr};
         std::set<std::string> names{r->result};
         for (size_t k = i + 2; k < b->stmts.size(); ++k) {  // the assignments right after it that read only it
           auto* assign = as<Assign>(b->stmts[k]);
@@ -304,6 +356,7 @@ std::vector<FlowReduction> flow_reductions(const FlowLoop& f) {
   } find;
   find.f = &f;
   find.visit(f.body);
+  fold_into_update(f, find.found);
   return find.found;
 }
 
@@ -381,6 +434,11 @@ class CudaKernelEmitter : public CppEmitter {
   std::map<const Reduce*, int> flow_reductions_;  // its flow_reductions, by argument index
   std::vector<FlowReduction> flow_reduction_list_;   // the same, in that order
   bool flow_rows_ = false;  // open_points: walk this block's rows of the range only (a flow reduction)
+  int folding_ = -1;        // the flow reduction folded into the update being emitted (fold_into_update), or -1
+  bool no_faces_ = false;   // emitting the dataflow walk of a block with no face rows (no store_to)
+  bool batch_walk_ = false; // open_walk: the loop of a batched walk (batched_points)
+  std::string batch_group_;  // ... the workers it spreads over
+  bool walk_else_ = false;   // close_points: the walk's plain loop is the else of a batched one
   bool roles_ = false;  // the program has role(...) statements: the kernel has groups
   bool spmd_ = false;   // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
   bool defer_stores_ = false;        // inside a strip's first loop: stores go to sc_st_<grid>[sc_r]
@@ -425,6 +483,7 @@ class CudaKernelEmitter : public CppEmitter {
       }
     } grids;
     grids.visit(point_body);
+    if (folding_ >= 0) grids.visit(flow_reduction_list_[folding_].reduce->body);  // its reads, in the same loop
     for (const std::string& g : grids.names) {
       const Param* q = program_->find_param(g);
       if (!q || (q->kind != ParamKind::Grid && q->kind != ParamKind::Block)) continue;
@@ -615,6 +674,30 @@ class CudaKernelEmitter : public CppEmitter {
     open_views(point_body, indent);
     loop_vars_.assign(n, "");
     for (size_t d = 0; d < n; ++d) loop_vars_[d] = "sc_l" + std::to_string(d);
+    if (batch_walk_) {
+      // batched_points() emits the body: kPointUnroll points a thread at a time, located first
+      // (past the walk's end: its last point again, whose loads are safe; it is not stored);
+      // where a thread has one point, or many (batch_walk()), the plain loop below instead.
+      const std::string nn = std::to_string(n), r = std::string(kRt);
+      batch_group_ = group;
+      line(indent, "if (" + r + "batch_walk(sc_walk.total, " + group + ".threads())) {");
+      ++indent;
+      line(indent, "for (unsigned sc_q = " + group + ".thread(); sc_q < sc_walk.total; sc_q += " + r + "kPointUnroll * " + group +
+                       ".threads()) {");
+      ++indent;
+      line(indent, "int sc_lk[" + r + "kPointUnroll][" + nn + "];  // the batch's points");
+      line(indent, "#pragma unroll");
+      line(indent, "for (int sc_r = 0; sc_r < " + r + "kPointUnroll; ++sc_r) {");
+      line(indent + 1, "sc_walk.locate(min(sc_q + sc_r * " + group + ".threads(), sc_walk.total - 1u), sc_lk[sc_r]);");
+      line(indent, "}");
+      return indent;
+    }
+    return plain_walk_loop(indent, group);
+  }
+
+  /// A walk's loop of one point a thread at a time (open_walk's names); returns the body's indent.
+  int plain_walk_loop(int indent, const std::string& group) {
+    const size_t n = indices_.size();
     line(indent, std::string("#pragma unroll ") + kRt + "kPointUnroll");
     line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_walk.total; sc_p += " + group + ".threads()) {");
     ++indent;
@@ -1067,7 +1150,11 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   void store(const Store* s, int indent) override {
-    if (flow_ && walk_ && s->grid == flow_loop_.put_grid) {
+    if (defer_stores_) {  // a strip's or a batch's values (their own stores come after)
+      line(indent, "sc_st_" + s->grid + "[sc_r] = " + expr(s->value) + ";");
+      return;
+    }
+    if (flow_ && walk_ && s->grid == flow_loop_.put_grid && !no_faces_) {
       // The dataflow loop: also into the neighbours' halos that hold the cell, only where the
       // block's rows feed a channel (sc_faces); publish() releases them.
       return store_forwarded(s, indent, "args." + flow_loop_.put_handle + "_halo.store_to(pe, " + s->grid +
@@ -1080,10 +1167,6 @@ class CudaKernelEmitter : public CppEmitter {
     }
     if (wide_r_ >= 0) {
       line(indent, "sc_st_" + s->grid + "[" + std::to_string(wide_r_) + "][" + std::to_string(wide_v_) + "] = " + expr(s->value) + ";");
-      return;
-    }
-    if (defer_stores_) {
-      line(indent, "sc_st_" + s->grid + "[sc_r] = " + expr(s->value) + ";");
       return;
     }
     CppEmitter::store(s, indent);
@@ -1102,6 +1185,8 @@ class CudaKernelEmitter : public CppEmitter {
 
   void close_points(int indent, bool strip = false) {
     if (!strip) line(--indent, "}");  // points (strip_points closes its own)
+    if (walk_else_) line(--indent, "}");  // a batched walk's plain loop's else
+    walk_else_ = false;
     if (!walk_) {
       line(--indent, "}");  // chunks
       if (split_) line(--indent, "}");
@@ -1110,6 +1195,91 @@ class CudaKernelEmitter : public CppEmitter {
     line(--indent, "}");
     loop_vars_.clear();
     views_.clear();
+  }
+
+  /// The body of a batched walk (open_walk with batch_walk_): the values of the batch's points
+  /// first (every load of kPointUnroll points in flight together: no store stands between them,
+  /// and no exit of an unrolled loop), then their stores, the face stores and the folded
+  /// reduction, for the points before the walk's end. One point at a time, a thread waited a
+  /// load round trip per point (the face stores go through a pointer that may alias the grids, and
+  /// each unrolled iteration may leave the loop). Then the plain loop, for the walks batch_walk()
+  /// leaves to it. Needs deferrable_stores. Returns the plain loop body's indent (close_points).
+  int batched_points(const ForEach& u, int indent) {
+    const std::string& group = batch_group_;
+    const size_t n = indices_.size();
+    const std::string r = std::string(kRt);
+    std::vector<std::string> stored;
+    for (const std::string& g : stored_blocks(u.body)) {
+      const Param* q = program_->find_param(g);
+      line(indent, std::string(cpp_type(q->type)) + " sc_st_" + g + "[" + r + "kPointUnroll];  // the batch's values");
+      stored.push_back(g);
+    }
+    auto point = [&](int at) {
+      for (size_t d = 0; d < n; ++d) line(at, "const int sc_l" + std::to_string(d) + " = sc_lk[sc_r][" + std::to_string(d) + "];");
+      for (size_t d = 0; d < n; ++d) index_var(d, at);
+    };
+    line(indent, "#pragma unroll");
+    line(indent, "for (int sc_r = 0; sc_r < " + r + "kPointUnroll; ++sc_r) {");
+    point(indent + 1);
+    defer_stores_ = true;
+    body(u.body, indent + 1);
+    defer_stores_ = false;
+    line(indent, "}");
+    line(indent, "#pragma unroll");
+    line(indent, "for (int sc_r = 0; sc_r < " + r + "kPointUnroll; ++sc_r) {");
+    line(indent + 1, "if (sc_q + sc_r * " + group + ".threads() >= sc_walk.total) break;");
+    point(indent + 1);
+    for (const std::string& g : stored) {
+      GridRead centre(ScalarType::F32, g, std::vector<int>(n, 0));
+      if (g == flow_loop_.put_grid && !no_faces_) {
+        std::vector<std::string> l;
+        for (size_t d = 0; d < n; ++d) l.push_back("sc_l" + std::to_string(d));
+        line(indent + 1, "{");
+        line(indent + 2, "const int sc_l[] = {" + join(l) + "};");
+        line(indent + 2, "const auto sc_through = sc_st_" + g + "[sc_r];");
+        line(indent + 2, grid_read(&centre) + " = sc_through;");
+        line(indent + 2, "args." + flow_loop_.put_handle + "_halo.store_to(pe, " + g +
+                             ", sc_l, sc_through, sc_faces);  // into the neighbours' halos of this buffer");
+        line(indent + 1, "}");
+      } else {
+        line(indent + 1, grid_read(&centre) + " = sc_st_" + g + "[sc_r];");
+      }
+    }
+    if (folding_ >= 0) fold_point(u, indent + 1);
+    line(indent, "}");
+    line(indent - 1, "}");  // the batches
+    line(indent - 2, "} else {  // one point a thread, or many: one at a time");
+    const int inner = plain_walk_loop(indent - 1, group);
+    body(u.body, inner);
+    if (folding_ >= 0) fold_point(u, inner);
+    walk_else_ = true;  // close_points closes the else too
+    return inner;
+  }
+
+  /// A flow reduction folded into the update (fold_into_update), before the update's walk: each
+  /// thread's partial value, and whether this step computes it.
+  void open_fold(int indent) {
+    const FlowReduction& f = flow_reduction_list_[folding_];
+    const std::string k = std::to_string(folding_), t = cpp_type(f.reduce->type);
+    line(indent, t + " sc_fold" + k + " = " + reduce_identity(f.reduce->op, f.reduce->type) + ";  // %" + f.reduce->result +
+                     ", folded into the update's walk: this thread's points");
+    line(indent, "const bool sc_fold" + k + "_on = " + (f.when ? expr(f.when) : std::string("true")) + ";  // this step computes it");
+  }
+
+  /// In the update's point loop, after the point's store: the folded reduction's value of the
+  /// point, added to the thread's partial (its indices named as the reduction names them).
+  void fold_point(const ForEach& u, int indent) {
+    const FlowReduction& f = flow_reduction_list_[folding_];
+    const Reduce* r = f.reduce;
+    const std::string k = std::to_string(folding_), t = cpp_type(r->type);
+    line(indent, "if (sc_fold" + k + "_on) {  // %" + r->result + " at this point");
+    for (size_t d = 0; d < r->indices.size(); ++d)
+      if (r->indices[d] != u.indices[d]) line(indent + 1, "const int " + r->indices[d] + " = " + u.indices[d] + ";");
+    line(indent + 1, "const " + t + " sc_value = [&]() -> " + t + " {");
+    body(r->body, indent + 2);
+    line(indent + 1, "}();");
+    line(indent + 1, reduce_combine(r->op, "sc_fold" + k, "sc_value"));
+    line(indent, "}");
   }
 
   void for_each(const Stmt& self, int indent) override {
@@ -1127,13 +1297,41 @@ class CudaKernelEmitter : public CppEmitter {
     through_ = s->through;
     int in_role = flow_ ? indent : open_role(s->role, indent);  // the dataflow loop has no groups
     const bool strip = s->indices.size() >= 2 && s->part != ForEachPart::Boundary;  // boundaries: one walk
-    int inner = open_points(self, s->range, s->indices, s->body, in_role, group(s->role), s, strip);
-    if (strip) {
-      strip_points(s->body, inner, group(s->role));
+    folding_ = -1;
+    for (size_t k = 0; flow_ && s == flow_loop_.update && k < flow_reduction_list_.size(); ++k)
+      if (flow_reduction_list_[k].folded) folding_ = static_cast<int>(k);
+    if (folding_ >= 0) open_fold(in_role);
+    // The dataflow loop's walk in batches of points (batched_points) where its stores allow.
+    const bool batched = flow_ && !strip && deferrable_stores(s->body);
+    auto points = [&](int at) {
+      batch_walk_ = batched;
+      int inner = open_points(self, s->range, s->indices, s->body, at, group(s->role), s, strip);
+      batch_walk_ = false;
+      if (strip) {
+        strip_points(s->body, inner, group(s->role));
+      } else if (batched) {
+        inner = batched_points(*s, inner);
+      } else {
+        body(s->body, inner);
+        if (folding_ >= 0) fold_point(*s, inner);
+      }
+      close_points(inner, strip);
+    };
+    if (flow_ && !strip) {
+      // The dataflow loop's walk, twice: its face stores (store_to) go through a pointer that may
+      // alias the grids, so where they are emitted the compiler keeps each point's loads behind
+      // the point before's stores (one round trip a point). Most blocks have no face rows.
+      line(in_role, "if (sc_faces == 0) {  // no face rows: no face stores, so a point's loads may pass the stores before");
+      no_faces_ = true;
+      points(in_role + 1);
+      no_faces_ = false;
+      line(in_role, "} else {");
+      points(in_role + 1);
+      line(in_role, "}");
     } else {
-      body(s->body, inner);
+      points(in_role);
     }
-    close_points(inner, strip);
+    folding_ = -1;
     if (flow_) {
       // The dataflow loop: the block's rows, and its face cells in the neighbours' halos (store()),
       // are written.
@@ -1184,15 +1382,20 @@ class CudaKernelEmitter : public CppEmitter {
     const auto flow_reduction = flow_ ? flow_reductions_.find(s) : flow_reductions_.end();
     const bool barrier_free = flow_reduction != flow_reductions_.end();
     if (flow_ && !barrier_free) line(indent, "pe.grid_barrier();  // the dataflow loop: every block's rows of this step are written");
-    line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
-    flow_rows_ = barrier_free;
-    int inner = open_points(self, s->range, s->indices, s->body, indent, barrier_free ? "sc_mine" : "sc_all");
-    flow_rows_ = false;
-    line(inner, "const " + t + " sc_value = [&]() -> " + t + " {");
-    body(s->body, inner + 1);
-    line(inner, "}();");
-    line(inner, reduce_combine(s->op, s->result, "sc_value"));
-    close_points(inner);
+    if (barrier_free && flow_reduction_list_[flow_reduction->second].folded) {
+      line(indent, t + " " + s->result + " = sc_fold" + std::to_string(flow_reduction->second) +
+                       ";  // this thread's points, added up in the update's walk");
+    } else {
+      line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
+      flow_rows_ = barrier_free;
+      int inner = open_points(self, s->range, s->indices, s->body, indent, barrier_free ? "sc_mine" : "sc_all");
+      flow_rows_ = false;
+      line(inner, "const " + t + " sc_value = [&]() -> " + t + " {");
+      body(s->body, inner + 1);
+      line(inner, "}();");
+      line(inner, reduce_combine(s->op, s->result, "sc_value"));
+      close_points(inner);
+    }
     if (barrier_free) {
       const std::string r = "sc_red" + std::to_string(flow_reduction->second);
       if (flow_reduction_list_[flow_reduction->second].deferred) {

@@ -16,7 +16,8 @@ E.g. what the padded GPU layout costs the host-controlled baseline:
   ab.py --gen bench-gen --schedule host-controlled --case jacobi2d:1024 --variant padded= \
       --variant unpadded=-DSTENCILC_UNALIGNED_ROWS
 --gen-of NAME=DIR builds variant NAME from the CUDA in DIR instead of --gen's (two versions of the
-compiler side by side: generate each into its own folder).
+compiler side by side: generate each into its own folder); --headers-of NAME=DIR against the
+headers of another checkout (DIR/include, DIR/runtime/include: another version of the runtime).
 --build-only stops after building (checks the flags where there is no GPU).
 """
 import argparse
@@ -30,12 +31,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import measure  # noqa: E402  (PROGRAMS, kernel_ms, steps_for)
 
 
-def build(root, gen, out, program, name, flags, schedule):
+def build(root, gen, out, program, name, flags, schedule, includes=None):
     exe = os.path.join(out, f"{program}.{schedule}.{name}")
     program = measure.source_of(program)  # jacobi2d+norm: jacobi2d's CUDA
     nvcc = os.environ.get("NVCC", "nvcc")
     cmd = [nvcc, "-std=c++17", "-O3", "-arch=sm_90", "--expt-relaxed-constexpr", "-x", "cu",
-           "-I", os.path.join(root, "include"), "-I", os.path.join(root, "runtime/include"), *flags.split(),
+           "-I", os.path.join(includes or root, "include"), "-I", os.path.join(includes or root, "runtime/include"), *flags.split(),
            os.path.join(gen, f"{program}.{schedule}.cu"), "-o", exe]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -72,6 +73,8 @@ def main():
     ap.add_argument("--variant", action="append", default=[], help="NAME=NVCC FLAGS")
     ap.add_argument("--setting", action="append", default=[], help="NAME=VAR=VALUE[,VAR=VALUE]")
     ap.add_argument("--gen-of", action="append", default=[], help="NAME=DIR: variant NAME's CUDA from DIR")
+    ap.add_argument("--headers-of", action="append", default=[],
+                    help="NAME=DIR: variant NAME built against DIR/include and DIR/runtime/include")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--build-only", action="store_true")
     a = ap.parse_args()
@@ -80,9 +83,10 @@ def main():
     variants = pairs(a.variant) or [("base", "")]
     schedule_of = {v: v.partition("@")[2] or a.schedule for v, _ in variants}
     gen_of = dict(pairs(a.gen_of))
-    for v in gen_of:
+    headers_of = dict(pairs(a.headers_of))
+    for v in list(gen_of) + list(headers_of):
         if v not in schedule_of:
-            sys.exit(f"ab.py: --gen-of {v}: no such variant")
+            sys.exit(f"ab.py: --gen-of/--headers-of {v}: no such variant")
     for v, schedule in schedule_of.items():
         if schedule not in schedules:
             sys.exit(f"ab.py: variant {v}: unknown schedule '{schedule}' (one of {', '.join(schedules)})")
@@ -93,7 +97,8 @@ def main():
         if program not in measure.PROGRAMS:
             sys.exit(f"ab.py: {program}: a benchmark program (bench/programs/, or a form of one: measure.PROGRAMS) is expected")
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
-        jobs = {(p, v): pool.submit(build, root, gen_of.get(v, a.gen), a.out, p, v.partition("@")[0], f, schedule_of[v]) for p, _ in cases for v, f in variants}
+        jobs = {(p, v): pool.submit(build, root, gen_of.get(v, a.gen), a.out, p, v.partition("@")[0], f, schedule_of[v],
+                                 headers_of.get(v)) for p, _ in cases for v, f in variants}
         exes = {key: job.result() for key, job in jobs.items()}
     print(f"built {len(exes)} executables in {a.out}", flush=True)
     if a.build_only:

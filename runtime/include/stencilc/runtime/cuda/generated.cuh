@@ -73,6 +73,20 @@ namespace stencilc::rt::cuda {
 
 // For `#pragma unroll` in generated point loops (a pragma's argument is not macro-expanded).
 constexpr int kPointUnroll = STENCILC_POINT_UNROLL;
+
+/// Whether the dataflow loop's walk of `total` points over `threads` threads takes its points in
+/// batches of kPointUnroll (the emitter's batched_points: every load of a batch in flight
+/// together), or one at a time: a thread with one point would compute kPointUnroll (jacobi2d
+/// 256^2: 0.2-0.3 us more a step), and with more than STENCILC_BATCH_MAX_POINTS points the
+/// batches measured slower (heat3d 128^3 on 1 GPU, 31 points a thread: 17.70 against 15.84 us;
+/// session 11, nvidia-h200-x2).
+#ifndef STENCILC_BATCH_MAX_POINTS
+#define STENCILC_BATCH_MAX_POINTS 16
+#endif
+__host__ __device__ inline bool batch_walk(unsigned total, int threads) {
+  const unsigned t = static_cast<unsigned>(threads);
+  return total > t && total <= static_cast<unsigned>(STENCILC_BATCH_MAX_POINTS) * t;
+}
 template <int N>
 constexpr int kStripRows = N == 2 ? STENCILC_STRIP_ROWS_2D : STENCILC_STRIP_ROWS_3D;
 static_assert(kStripRows<2> >= 1 && kStripRows<3> >= 1, "a strip has at least one row");
@@ -526,8 +540,13 @@ class DFlowReduce {
   /// every PE (the first of a launch: T{}, which the caller does not use). It waits for the
   /// execution before only, posted a step ago, so the blocks do not meet every step. Reading all
   /// of e - 1 before posting e keeps the two parities safe (as reduce()).
+  /// Built with -DSTENCILC_FLOW_REDUCE_BLOCKING (an experiment's switch: what the blocking form
+  /// costs where the deferred one applies), it is reduce(): this execution's value, none pending.
   template <class T>
   __device__ T post(T value, ReduceOp op) {
+#ifdef STENCILC_FLOW_REDUCE_BLOCKING
+    return reduce(value, op);
+#else
     bool valid = true;
     value = block_combine(value, valid, op, &valid);  // thread 0's
     const T before = done_ > 0 ? gather<T>(op) : T{};
@@ -535,6 +554,7 @@ class DFlowReduce {
     send(value);
     pending_ = true;
     return before;
+#endif
   }
 
   /// Whether post() left an execution to complete().
