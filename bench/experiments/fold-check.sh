@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# One device call for branch wip/fold (session 11): the flow reduction folded into the update's
-# walk (fold_into_update) and DFlowReduce's deferred form at lag 2 with its loads in flight
-# during the block's own combine, on 1 and 2 GPUs (x2), in under 10 minutes:
+# One device call for a change to the dataflow loop's reductions, on 1 and 2 GPUs (x2), in under
+# 10 minutes (session 11 checked wip/fold with it: the reduction folded into the update's walk,
+# and a runtime with a lag-2 deferred form, 8e26e10, measured and not kept):
 #   0. tests/gpu/flow_reduce.cu on every GPU count and its stall case (exit 3);
 #   1. run_generated.sh, variants cpu-free and cpu-free-dataflow (STENCILC_DATAFLOW=1), on the
 #      samples whose reduction folds (jacobi2d: deferred, every 100 steps, and every 4 at the
 #      uneven size; convergence2d, poisson9: blocking) and heat3d (no reduction);
-#   2. ab.py: main (its CUDA and headers), the branch's CUDA against main's headers (fold), the
-#      branch (branch), and the branch with the blocking form where the deferred one applies
-#      (blocking), jacobi2d+norm 256 and 1024 and jacobi2d 256, on 1 and 2 GPUs.
+#   2. ab.py: main (its CUDA and headers), the branch's CUDA against main's headers (fold: the
+#      emitter's change alone), the branch (branch: with its runtime), and the branch with the
+#      blocking form where the deferred one applies (blocking), jacobi2d+norm 256 and 1024 and
+#      jacobi2d 256, on 1 and 2 GPUs.
 # Needs gpu-gen and bench-gen written on this branch (tests/gpu/generate.sh, bench/generate.sh),
 # bench-gen-main written on main, and main's headers (`git archive main include runtime/include
 # | tar -x -C DIR`; carry all four). Results under $OUT; a summary on stdout.
