@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# One device call for a change to the dataflow loop (its reductions, its walk, its process grid),
+# in under 10 minutes, on every GPU of the machine:
+#   0. tests/gpu/flow_reduce.cu on every GPU count (1-4) and its stall case (exit 3);
+#   1. run_generated.sh, variants $RG_VARIANTS (default: cpu-free, the cost model's choice, and
+#      cpu-free-dataflow, STENCILC_DATAFLOW=1: the N x 1 grid on every GPU count) on $RG_SAMPLES
+#      (default: the samples with a dataflow form and a reduction, jacobi2d: deferred and folded,
+#      every 100 steps and every 4 at the uneven size; convergence2d, poisson9: blocking and
+#      folded; and heat3d, none), even and uneven sizes;
+#   2. ab.py: main (its CUDA, and with a fourth argument its headers) against the branch, on
+#      $AB_CASES (default jacobi2d and jacobi2d+norm at 256 and 1024), on 1, 2 and 4 GPUs as there
+#      are; extra variants in $AB_VARIANTS (e.g. "blocking=-DSTENCILC_FLOW_REDUCE_BLOCKING": the
+#      blocking form where the deferred one applies).
+# Session 10's wip/candidate (flow_grid, deferred reductions) and session 11's wip/fold (the
+# reduction folded into the update's walk; a lag-2 runtime, 8e26e10, measured and not kept) were
+# checked with its two earlier forms (candidate-check.sh, fold-check.sh).
+# Needs gpu-gen and bench-gen written on the branch (tests/gpu/generate.sh, bench/generate.sh),
+# bench-gen-main written on main, and optionally main's headers (`git archive main include
+# runtime/include | tar -x -C DIR`: main's runtime beside the branch's; otherwise both variants
+# build against the branch's). Carry them all. Results under $OUT; a summary on stdout.
+#   bash bench/experiments/reduce-check.sh gpu-gen bench-gen bench-gen-main [main-headers]
+set -u
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+gen="${1:-$root/gpu-gen}"
+bgen="${2:-$root/bench-gen}"
+bgen_main="${3:-$root/bench-gen-main}"
+main_headers="${4:-}"
+out="${OUT:-/tmp/reduce-check}"
+mkdir -p "$out" || exit 1
+t0=$(date +%s)
+stage() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
+left() { echo $(( $1 - ($(date +%s) - t0) )); }
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+
+stage "0. tests/gpu/flow_reduce.cu on every GPU count, and its stall"
+nvcc -arch=sm_90 -std=c++17 -O2 -lineinfo -I "$root/runtime/include" "$root/tests/gpu/flow_reduce.cu" -o "$out/flow_reduce" ||
+  echo "flow_reduce: build FAILED"
+for n in 1 2 3 4; do
+  [ "$n" -le "$gpus" ] || continue
+  timeout 60 "$out/flow_reduce" --pes=$n > "$out/flow_reduce.$n.txt" 2>&1
+  echo "pes=$n rc=$?: $(grep -c ': ok' "$out/flow_reduce.$n.txt") ok; $(grep -E '^(PASS|FAIL)' "$out/flow_reduce.$n.txt")"
+  grep -E "FAILED|wrong values|error" "$out/flow_reduce.$n.txt" | head -4
+done
+STENCILC_WAIT_TIMEOUT_MS=500 timeout 30 "$out/flow_reduce" --pes=2 --mode=stall > "$out/flow_reduce_stall.txt" 2>&1
+echo "stall rc=$? (expected 3)"; head -c 300 "$out/flow_reduce_stall.txt"; echo
+rm -f "$out/flow_reduce"
+
+stage "1. run_generated"
+OUT="$out/rg" VARIANTS="${RG_VARIANTS:-cpu-free cpu-free-dataflow}" SAMPLES="${RG_SAMPLES:-jacobi2d convergence2d poisson9 heat3d}" \
+  timeout 270 bash "$root/tests/gpu/run_generated.sh" "$gen" > "$out/rg.txt" 2>&1
+echo "rc=$?: $(grep -c '\] ok' "$out/rg.txt") ok, $(grep -c 'FAIL' "$out/rg.txt") FAIL"
+grep -v '^  \[.*\] ok' "$out/rg.txt" | tail -14
+rm -rf "$out/rg/generated"
+
+stage "2. ab.py: main against the branch"
+counts=1,2; [ "$gpus" -ge 4 ] && counts=1,2,4
+cases=()
+for c in ${AB_CASES:-jacobi2d:256,1024 jacobi2d+norm:256,1024}; do cases+=(--case "$c"); done
+variants=(--variant main= --variant branch=)
+for v in ${AB_VARIANTS:-}; do variants+=(--variant "$v"); done
+headers=()
+[ -n "$main_headers" ] && headers=(--headers-of main="$main_headers")
+timeout "$(left 570)" python3 "$root/bench/experiments/ab.py" --gen "$bgen" --gen-of main="$bgen_main" "${headers[@]}" \
+  --out "$out/ab" "${cases[@]}" --gpus "$counts" "${variants[@]}" > "$out/ab.txt" 2>&1
+grep '^|' "$out/ab.txt" || tail -5 "$out/ab.txt"
+grep -i "fail" "$out/ab.txt" | head -4 | cut -c1-300
+rm -rf "$out/ab"
+stage "done"
