@@ -41,10 +41,20 @@ def instrument(lines, dataflow=False):
     if dataflow and not flow:
         sys.exit("phases.py: --dataflow, but the kernel has no dataflow form")
     pattern = r"^( +)for \(int \w+ = " if flow else r"^(  )for \(int \w+ = "
-    marker = "args.sc_flow_on) {" if dataflow else "} else {"
+    if dataflow or not flow:
+        def is_marker(line):
+            return line.strip().endswith("args.sc_flow_on) {")
+    else:
+        # The else of the dataflow form's `if`, at that if's indentation (the dataflow form has
+        # `} else {` lines of its own: its walk without and with face stores).
+        start = next(k for k in range(i, len(lines)) if lines[k].rstrip().endswith("args.sc_flow_on) {"))
+        if_indent = re.match(r"^( *)", lines[start]).group(1)
+
+        def is_marker(line):
+            return line.rstrip() == if_indent + "} else {"
     seen = not flow
     while i < len(lines):
-        seen = seen or lines[i].strip().endswith(marker)
+        seen = seen or is_marker(lines[i])
         if seen and re.match(pattern, lines[i]):
             break
         out.append(lines[i])
