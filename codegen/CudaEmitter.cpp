@@ -1157,8 +1157,7 @@ class CudaKernelEmitter : public CppEmitter {
     if (flow_ && walk_ && s->grid == flow_loop_.put_grid && !no_faces_) {
       // The dataflow loop: also into the neighbours' halos that hold the cell, only where the
       // block's rows feed a channel (sc_faces); publish() releases them.
-      return store_forwarded(s, indent, "args." + flow_loop_.put_handle + "_halo.store_to(pe, " + s->grid +
-                                            ", sc_l, sc_through, sc_faces);  // into the neighbours' halos of this buffer");
+      return store_forwarded(s, indent, face_stores(s->grid));
     }
     if (!through_.empty() && s->grid == through_ && !flow_) {
       // store-through: also into the neighbours' halos that hold the cell.
@@ -1175,12 +1174,24 @@ class CudaKernelEmitter : public CppEmitter {
   /// A store of a boundary walk's point (sc_l) whose value also goes elsewhere: the value, into
   /// the cell, then `forward` (a statement that reads it as sc_through).
   void store_forwarded(const Store* s, int indent, const std::string& forward) {
-    GridRead centre(ScalarType::F32, s->grid, std::vector<int>(loop_vars_.size(), 0));
+    forward_value(s->grid, expr(s->value), indent, forward);
+  }
+  /// The same for a value already computed (`value`, C++), into `grid`'s cell at the point;
+  /// `before`: a line to emit first in the block (batched_points: the point's sc_l).
+  void forward_value(const std::string& grid, const std::string& value, int indent, const std::string& forward,
+                     const std::string& before = "") {
+    GridRead centre(ScalarType::F32, grid, std::vector<int>(loop_vars_.size(), 0));
     line(indent, "{");
-    line(indent + 1, "const auto sc_through = " + expr(s->value) + ";");
+    if (!before.empty()) line(indent + 1, before);
+    line(indent + 1, "const auto sc_through = " + value + ";");
     line(indent + 1, grid_read(&centre) + " = sc_through;");
     line(indent + 1, forward);
     line(indent, "}");
+  }
+  /// The dataflow loop's face stores of the point's value (sc_through; sc_faces: the channels
+  /// the block's rows feed), as store() forwards them.
+  std::string face_stores(const std::string& grid) const {
+    return "args." + flow_loop_.put_handle + "_halo.store_to(pe, " + grid + ", sc_l, sc_through, sc_faces);  // into the neighbours' halos of this buffer";
   }
 
   void close_points(int indent, bool strip = false) {
@@ -1230,18 +1241,12 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent + 1, "if (sc_q + sc_r * " + group + ".threads() >= sc_walk.total) break;");
     point(indent + 1);
     for (const std::string& g : stored) {
-      GridRead centre(ScalarType::F32, g, std::vector<int>(n, 0));
       if (g == flow_loop_.put_grid && !no_faces_) {
         std::vector<std::string> l;
         for (size_t d = 0; d < n; ++d) l.push_back("sc_l" + std::to_string(d));
-        line(indent + 1, "{");
-        line(indent + 2, "const int sc_l[] = {" + join(l) + "};");
-        line(indent + 2, "const auto sc_through = sc_st_" + g + "[sc_r];");
-        line(indent + 2, grid_read(&centre) + " = sc_through;");
-        line(indent + 2, "args." + flow_loop_.put_handle + "_halo.store_to(pe, " + g +
-                             ", sc_l, sc_through, sc_faces);  // into the neighbours' halos of this buffer");
-        line(indent + 1, "}");
+        forward_value(g, "sc_st_" + g + "[sc_r]", indent + 1, face_stores(g), "const int sc_l[] = {" + join(l) + "};");
       } else {
+        GridRead centre(ScalarType::F32, g, std::vector<int>(n, 0));
         line(indent + 1, grid_read(&centre) + " = sc_st_" + g + "[sc_r];");
       }
     }
