@@ -5,7 +5,7 @@
 // exactly once, with every point within a kept width of its face in the boundary part and every
 // boundary point within one; BoxWalk (a boundary part's points as one sequence) visits each of them
 // once. Also FastDiv (the point loops' and the halo packing's division) on
-// divisors and dividends up to 2^31 - 1. Built with nvcc (the header is CUDA), run on the host: no
+// divisors and dividends up to 2^31 - 1, and the dataflow walk's batches (batch_walk). Built with nvcc (the header is CUDA), run on the host: no
 // CUDA call is made. Prints a line per failure and `N passed, M failed`.
 #include <cstdint>
 #include <cstdio>
@@ -130,6 +130,32 @@ void fast_div_cases() {
   check(wrong == 0, "FastDiv divides every dividend below 2^31 exactly", 1, 0);
 }
 
+// The dataflow walk's batches (the emitter's batched_points, batch_walk): where a thread has 2 to
+// STENCILC_BATCH_MAX_POINTS points; and the batch schedule as emitted (thread t takes
+// q = t, t + K*T, ...; point r of a batch is q + r*T, stored only below total; lit's
+// cuda-dataflow.test checks the emitted loop has this arithmetic) stores every point once.
+void batch_walk_cases() {
+  const int threads = 256, k = rc::kPointUnroll;
+  check(!rc::batch_walk(0, threads) && !rc::batch_walk(threads, threads), "batch_walk: not at one point a thread or fewer", 1, 0);
+  check(rc::batch_walk(threads + 1, threads) && rc::batch_walk(STENCILC_BATCH_MAX_POINTS * threads, threads),
+        "batch_walk: from two points a thread to STENCILC_BATCH_MAX_POINTS", 1, 0);
+  check(!rc::batch_walk(STENCILC_BATCH_MAX_POINTS * threads + 1, threads), "batch_walk: not beyond STENCILC_BATCH_MAX_POINTS", 1, 0);
+  bool once = true;
+  for (unsigned total : {257u, 300u, 512u, 1000u, 1024u, 1025u, 4095u, 4096u}) {
+    std::vector<int> stored(total, 0);
+    for (int t = 0; t < threads; ++t) {
+      for (unsigned q = t; q < total; q += static_cast<unsigned>(k * threads)) {
+        for (int r = 0; r < k; ++r) {
+          const unsigned p = q + static_cast<unsigned>(r * threads);
+          if (p < total) ++stored[p];
+        }
+      }
+    }
+    for (int n : stored) once = once && n == 1;
+  }
+  check(once, "the batched walk stores every point once", 1, 0);
+}
+
 }  // namespace
 
 int main() {
@@ -140,6 +166,7 @@ int main() {
     one_case<3>(rng, seed);
   }
   fast_div_cases();
+  batch_walk_cases();
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }
