@@ -271,8 +271,8 @@ void fold_into_update(const FlowLoop& f, std::vector<FlowReduction>& reductions)
   if (!u || !body || u->range.kind != Range::Kind::Interior) return;
   size_t k = 0;
   while (k < body->stmts.size() && body->stmts[k].get() != u) ++k;
-  for (++k; k < body->stmts.size() && body->stmts[k]->kind == StmtKind::PhaseBarrier; ++k) {
-  }
+  ++k;  // past the update, then its barriers
+  while (k < body->stmts.size() && body->stmts[k]->kind == StmtKind::PhaseBarrier) ++k;
   if (k >= body->stmts.size()) return;
   const Reduce* r = as<Reduce>(body->stmts[k]);
   Expr when;
