@@ -437,7 +437,7 @@ class CudaKernelEmitter : public CppEmitter {
   int folding_ = -1;        // the flow reduction folded into the update being emitted (fold_into_update), or -1
   bool no_faces_ = false;   // emitting the dataflow walk of a block with no face rows (no store_to)
   bool batch_walk_ = false; // open_walk: the loop of a batched walk (batched_points)
-  std::string batch_group_;  // ... the workers it spreads over
+  std::string batch_group_;  // ... the workers of the batched walk it opened ("": none)
   bool walk_else_ = false;   // close_points: the walk's plain loop is the else of a batched one
   bool roles_ = false;  // the program has role(...) statements: the kernel has groups
   bool spmd_ = false;   // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
@@ -1216,7 +1216,8 @@ class CudaKernelEmitter : public CppEmitter {
   /// each unrolled iteration may leave the loop). Then the plain loop, for the walks batch_walk()
   /// leaves to it. Needs deferrable_stores. Returns the plain loop body's indent (close_points).
   int batched_points(const ForEach& u, int indent) {
-    const std::string& group = batch_group_;
+    const std::string group = std::move(batch_group_);
+    batch_group_.clear();
     const size_t n = indices_.size();
     const std::string r = std::string(kRt);
     std::vector<std::string> stored;
@@ -1314,7 +1315,7 @@ class CudaKernelEmitter : public CppEmitter {
       batch_walk_ = false;
       if (strip) {
         strip_points(s->body, inner, group(s->role));
-      } else if (batched) {
+      } else if (!batch_group_.empty()) {  // open_walk opened a batched walk
         inner = batched_points(*s, inner);
       } else {
         body(s->body, inner);

@@ -77,9 +77,10 @@ constexpr int kPointUnroll = STENCILC_POINT_UNROLL;
 /// Whether the dataflow loop's walk of `total` points over `threads` threads takes its points in
 /// batches of kPointUnroll (the emitter's batched_points: every load of a batch in flight
 /// together), or one at a time: a thread with one point would compute kPointUnroll (jacobi2d
-/// 256^2: 0.2-0.3 us more a step), and with more than STENCILC_BATCH_MAX_POINTS points the
-/// batches measured slower (heat3d 128^3 on 1 GPU, 31 points a thread: 17.70 against 15.84 us;
-/// session 11, nvidia-h200-x2).
+/// 256^2: 0.2-0.3 us more a step; session 11, nvidia-h200-x2). The upper bound is a cautious
+/// choice, not a measured optimum: heat3d 128^3 on 1 GPU (31 points a thread) read slower
+/// batched once, within that case's run-to-run spread of about 2 us, and a bound of 64 measured
+/// within noise of 16.
 #ifndef STENCILC_BATCH_MAX_POINTS
 #define STENCILC_BATCH_MAX_POINTS 16
 #endif
