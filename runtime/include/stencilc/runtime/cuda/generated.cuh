@@ -26,6 +26,14 @@
 #ifndef STENCILC_MIN_BLOCKS_PER_SM
 #define STENCILC_MIN_BLOCKS_PER_SM 2
 #endif
+// The entries of the dataflow loop's reductions (DFlowReduce::poll) whose loads a thread issues
+// before it looks at any. Measured on H200 (docs/BENCHMARKS.md, session 12), jacobi2d+norm on 1
+// and 2 GPUs: 1 is 0.3 us a step faster than 4 at 256^2 (one entry a thread: the other three's
+// index arithmetic is pure cost) and 0.4 us slower at 1024^2 on 2 GPUs (528 entries); a kernel
+// with both forms, chosen by the entry count, was slower at 1024^2 (1.8 us on 1 GPU).
+#ifndef STENCILC_FLOW_POLL_IN_FLIGHT
+#define STENCILC_FLOW_POLL_IN_FLIGHT 1
+#endif
 // 0 compiles a kernel's dataflow form of its time loop away (flow.cuh; the launcher may still
 // choose it, the kernel then runs the barrier form): for timing the barrier form without the
 // other in the same kernel (the A/B of docs/BENCHMARKS.md, session 8, plan item 1).
@@ -489,13 +497,18 @@ __device__ inline STENCILC_STEP_FN T team_allreduce(const DevicePe& pe, T value,
 
 /// A reduction and its allreduce in the dataflow loop's step (docs/SCHEDULES.md), with no barrier:
 /// grid_reduce takes three grid barriers and a round trip across the PEs (9.5 us a step of
-/// jacobi2d 256^2 on 2 GPUs, session 9). Each block combines its own rows' values (block_combine)
-/// and writes the result to every PE, this one too, as LL words (4 bytes of the value and the
-/// 4-byte tag of the execution in each 8-byte word, as halo.cuh's LL faces) at [its PE][its block];
-/// then every block of every PE polls all of them and combines them in one fixed order (thread t
-/// the entries t, t + blockDim, ... of PE 0, then of PE 1, ..., then block_combine), so every
-/// thread of every PE returns the same value. It ends the step for everyone, as a barrier would,
-/// but in one exchange of words and no fence.
+/// jacobi2d 256^2 on 2 GPUs, session 9). Each block combines its own rows' values and writes the
+/// result to every PE, this one too, as LL words (4 bytes of the value and the 4-byte tag of the
+/// execution in each 8-byte word, as halo.cuh's LL faces) at [its PE][its block]; then every block
+/// of every PE polls all of them and combines them in one fixed order (thread t the entries t,
+/// t + blockDim, ... in PE order, each warp's by shuffles, then the warps' by the first warp's
+/// shuffles), so every thread of every PE returns the same value. It ends the step for everyone,
+/// as a barrier would, but in one exchange of words and no fence. Inside the block an execution
+/// takes two __syncthreads (reduce(): three): the warps stage their values and their shares of
+/// the entries in shared memory, the first warp combines them, sends the block's value and
+/// publishes the result, which every thread reads (session 12: the form before, two
+/// block_combines and a broadcast, six __syncthreads and thread 0 walking the warps' words, cost
+/// 0.9 us more a step of jacobi2d+norm 256^2 on 2 GPUs).
 /// Tags count the executions (base, in the header, counts those of the launches before; finish()
 /// advances it), not the steps: a reduction that runs every k steps still gets consecutive tags.
 /// post() and complete() are its deferred form (session 10): each execution waits only for the
@@ -529,18 +542,22 @@ class DFlowReduce {
   /// Every thread of every block: `value` combined over every thread of every PE.
   template <class T>
   __device__ T reduce(T value, ReduceOp op) {
-    bool valid = true;
-    value = block_combine(value, valid, op, &valid);  // thread 0's
+    stage(value, true, op, kOwn);
+    __syncthreads();  // the warps' values are staged
     ++done_;
-    send(value);
-    return gather<T>(op);
+    if (threadIdx.x < 32) send(collect<T>(kOwn, op));
+    poll<T>(op);  // this execution's entries, this block's too
+    __syncthreads();  // the warps' shares are staged
+    if (threadIdx.x < 32) publish(collect<T>(kAll, op));
+    return broadcast<T>();
   }
 
   /// The deferred form (a result nothing in the loop reads): every thread of every block posts
   /// this execution's `value` and returns the execution before's, combined over every thread of
   /// every PE (the first of a launch: T{}, which the caller does not use). It waits for the
   /// execution before only, posted a step ago, so the blocks do not meet every step. Reading all
-  /// of e - 1 before posting e keeps the two parities safe (as reduce()).
+  /// of e - 1 before posting e keeps the two parities safe (as reduce()). Two __syncthreads: the
+  /// block's value and its share of e - 1 are staged together.
   /// Built with -DSTENCILC_FLOW_REDUCE_BLOCKING (an experiment's switch: what the blocking form
   /// costs where the deferred one applies), it is reduce(): this execution's value, none pending.
   template <class T>
@@ -548,13 +565,17 @@ class DFlowReduce {
 #ifdef STENCILC_FLOW_REDUCE_BLOCKING
     return reduce(value, op);
 #else
-    bool valid = true;
-    value = block_combine(value, valid, op, &valid);  // thread 0's
-    const T before = done_ > 0 ? gather<T>(op) : T{};
+    const bool first = done_ == 0;
+    stage(value, true, op, kOwn);
+    if (!first) poll<T>(op);  // execution done_'s: read before posting the next
+    __syncthreads();          // the warps' values and shares are staged
     ++done_;
-    send(value);
+    if (threadIdx.x < 32) {
+      send(collect<T>(kOwn, op));
+      publish(first ? T{} : collect<T>(kAll, op));
+    }
     pending_ = true;
-    return before;
+    return broadcast<T>();
 #endif
   }
 
@@ -565,7 +586,10 @@ class DFlowReduce {
   template <class T>
   __device__ T complete(ReduceOp op) {
     pending_ = false;
-    return gather<T>(op);
+    poll<T>(op);
+    __syncthreads();  // the warps' shares are staged
+    if (threadIdx.x < 32) publish(collect<T>(kAll, op));
+    return broadcast<T>();
   }
 
   /// After the loop's last barrier_all: the executions so far, for the next launch's tags.
@@ -623,7 +647,7 @@ class DFlowReduce {
   // The tag of the latest execution.
   __device__ std::uint32_t tag() const { return static_cast<std::uint32_t>(base_ + done_); }
 
-  // Thread 0: this block's value (block_combine'd) to every PE, tagged with the latest execution.
+  // Thread 0 (the others return): this block's value to every PE, tagged with the latest execution.
   template <class T>
   __device__ void send(const T& value) const {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "LL words carry 4-byte parts of a value");
@@ -640,30 +664,133 @@ class DFlowReduce {
     }
   }
 
-  // Every thread: the latest execution's values of every block of every PE, combined in one
-  // order (thread t the entries t, t + blockDim, ... of PE 0, then of PE 1, ..., then
-  // block_combine) and broadcast.
+  // The block's values staged for the first warp, in two sets (kOwn: the block's own value for
+  // send; kAll: the entries of every block of every PE): one slot a warp (its value and whether
+  // any of its threads had one), and the first warp's result for broadcast(). Every call writes
+  // a slot before a __syncthreads, reads it (the first warp) before the next, and writes the
+  // result between the last two it takes; a later call writes after the last: one copy suffices.
+  static constexpr int kOwn = 0, kAll = 1;
+  struct Shared {
+    std::uint64_t slot[2][32];
+    bool valid[2][32];
+    std::uint64_t result;
+  };
   template <class T>
-  __device__ T gather(ReduceOp op) const {
-    const std::uint32_t t = tag();
-    T total{};
+  __device__ static Shared& shared() {
+    __shared__ Shared words;  // one a scalar type
+    return words;
+  }
+
+  // `value` combined over the 32 lanes of the calling warp where `valid` (by shuffles: lane 0's).
+  template <class T>
+  __device__ static T warp_combine(T value, bool& valid, ReduceOp op) {
+    const unsigned lane = threadIdx.x % 32;
+    for (int offset = 16; offset > 0; offset /= 2) {
+      const T other = __shfl_down_sync(0xffffffffu, value, offset);
+      const bool other_valid = __shfl_down_sync(0xffffffffu, valid, offset) && lane + offset < 32;
+      if (other_valid) value = valid ? combine(value, other, op) : other;
+      valid = valid || other_valid;
+    }
+    return value;
+  }
+
+  // Every thread: its warp's values where `valid`, combined into the warp's slot of `set`.
+  template <class T>
+  __device__ static void stage(T value, bool valid, ReduceOp op, int set) {
+    static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024,
+                  "the dataflow loop's reductions combine whole warps");
+    value = warp_combine(value, valid, op);
+    if (threadIdx.x % 32 == 0) {
+      memcpy(&shared<T>().slot[set][threadIdx.x / 32], &value, sizeof(T));
+      shared<T>().valid[set][threadIdx.x / 32] = valid;
+    }
+  }
+
+  // The first warp, after the __syncthreads that follows stage: the warps' slots of `set`
+  // combined in warp order (lane l takes warp l's; lane 0's).
+  template <class T>
+  __device__ static T collect(int set, ReduceOp op) {
+    const unsigned lane = threadIdx.x;
+    T value{};
+    bool valid = lane < (blockDim.x + 31) / 32 && shared<T>().valid[set][lane];
+    if (valid) memcpy(&value, &shared<T>().slot[set][lane], sizeof(T));
+    return warp_combine(value, valid, op);
+  }
+
+  // Lane 0 of the first warp: the result every thread reads in broadcast (after a __syncthreads).
+  template <class T>
+  __device__ static void publish(const T& value) {
+    if (threadIdx.x == 0) memcpy(&shared<T>().result, &value, sizeof(T));
+  }
+  template <class T>
+  __device__ static T broadcast() {
+    __syncthreads();  // the first warp published it
+    T out;
+    memcpy(&out, (const void*)&shared<T>().result, sizeof(T));
+    return out;
+  }
+
+  // Every thread: its share of the latest execution's values of every block of every PE (the
+  // entries in PE order, thread t the entries t, t + blockDim, ..., STENCILC_FLOW_POLL_IN_FLIGHT
+  // of them a round), staged in kAll. Each PE's block count is read once a launch (lane p of
+  // every warp holds PE p's). The first warp's collect then combines the warps' in warp order:
+  // one fixed order, the same in every block of every PE.
+  template <class T>
+  __device__ void poll(ReduceOp op) {
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    if (per_pe_ < 0) {
+      lane_blocks_ = lane < pe_->n ? static_cast<int>(*static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + lane])) : 0;
+      per_pe_ = lane_blocks_;
+      for (int offset = 16; offset > 0; offset /= 2) per_pe_ = max(per_pe_, __shfl_xor_sync(0xffffffffu, per_pe_, offset));
+    }
+    const int total = pe_->n * per_pe_;
+    T acc{};
     bool have = false;
-    for (int p = 0; p < pe_->n; ++p) {
-      const int blocks = static_cast<int>(*static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + p]));
-      for (int b = static_cast<int>(threadIdx.x); b < blocks; b += static_cast<int>(blockDim.x)) {
-        const T next = take<T>(entry(t, p, b), t, p, b);
-        total = have ? combine(total, next, op) : next;
-        have = true;
+    for (int base = 0; base < total; base += STENCILC_FLOW_POLL_IN_FLIGHT * static_cast<int>(blockDim.x)) {
+      poll_round<T, STENCILC_FLOW_POLL_IN_FLIGHT>(base, total, op, acc, have);
+    }
+    stage(acc, have, op, kAll);
+  }
+
+  // The entries base + k * blockDim + threadIdx.x for k < kInFlight (of `total`) into `acc`.
+  // Every thread of the warp calls it (the block counts' shuffles).
+  template <class T, int kInFlight>
+  __device__ void poll_round(int base, int total, ReduceOp op, T& acc, bool& have) const {
+    constexpr int kWords = static_cast<int>(sizeof(T) / 4);
+    const std::uint32_t t = tag();
+    const int threads = static_cast<int>(blockDim.x);
+    std::uint64_t v[kInFlight][kWords];
+    bool in[kInFlight];
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) {
+      const int i = base + k * threads + static_cast<int>(threadIdx.x), p = i / per_pe_, b = i - p * per_pe_;
+      const int blocks = __shfl_sync(0xffffffffu, lane_blocks_, p % 32);  // every lane: not under a condition
+      in[k] = i < total && b < blocks;  // entry i: block b of PE p
+      if (in[k]) {
+        const volatile std::uint64_t* words = entry(t, p, b);
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) v[k][w] = words[w];
       }
     }
-    total = block_combine(total, have, op, &have);
-    __shared__ std::uint64_t result;
-    if (threadIdx.x == 0) memcpy(&result, &total, sizeof(T));
-    __syncthreads();
-    T out;
-    memcpy(&out, (const void*)&result, sizeof(T));
-    __syncthreads();  // every thread has read it before a later call writes it
-    return out;
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) {
+      if (!in[k]) continue;
+      bool ready = true;
+#pragma unroll
+      for (int w = 0; w < kWords; ++w) ready = ready && (v[k][w] >> 32) == t;
+      T next;
+      if (ready) {
+        std::uint32_t half[kWords];
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) half[w] = static_cast<std::uint32_t>(v[k][w]);
+        memcpy(&next, half, sizeof(T));
+      } else {
+        const int i = base + k * threads + static_cast<int>(threadIdx.x), p = i / per_pe_, b = i - p * per_pe_;
+        next = take<T>(entry(t, p, b), t, p, b);
+      }
+      acc = have ? combine(acc, next, op) : next;
+      have = true;
+    }
   }
 
   const Pe* pe_;
@@ -671,6 +798,8 @@ class DFlowReduce {
   std::uint64_t base_ = 0;
   std::uint64_t done_ = 0;  // executions in this launch
   bool pending_ = false;    // post() left one to complete()
+  int per_pe_ = -1;         // the most blocks of any PE (-1: not read yet)
+  int lane_blocks_ = 0;     // lane p of each warp: PE p's blocks
 };
 
 }  // namespace stencilc::rt::cuda
