@@ -1097,6 +1097,15 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent + 2, "const " + rt + "Workers sc_mine{static_cast<int>(blockIdx.x), 1};  // a block walks its own rows");
     line(indent + 2, "const unsigned sc_faces = args." + flow_loop_.put_handle +
                          "_halo.channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // the channels its rows feed (none: no face rows)");
+    if (!flow_loop_.put_grid.empty()) {
+      // The experiment's form of the face stores (STENCILC_FACE_WRITER, generated.cuh): those
+      // channels staged in shared memory once.
+      line(0, "#if STENCILC_FACE_WRITER");
+      line(indent + 2, "__shared__ " + rt + "FaceChannel sc_face_channels[" + rt + "kMaxFaceChannels];");
+      line(indent + 2, "const auto sc_face_writer = " + rt + "face_writer(pe, args." + flow_loop_.put_handle + "_halo, " +
+                           flow_loop_.put_grid + ", sc_faces, sc_face_channels);  // sc_faces' channels, staged");
+      line(0, "#endif");
+    }
     if (flow_walk_hoisted()) {
       const ForEach* u = flow_loop_.update;
       const std::string where = module_->source + ":" + std::to_string(u->loc.line) + ":" + std::to_string(u->loc.col);
@@ -1185,13 +1194,22 @@ class CudaKernelEmitter : public CppEmitter {
     if (!before.empty()) line(indent + 1, before);
     line(indent + 1, "const auto sc_through = " + value + ";");
     line(indent + 1, grid_read(&centre) + " = sc_through;");
-    line(indent + 1, forward);
+    for (size_t from = 0; from <= forward.size();) {  // one line each; a preprocessor line at column 0
+      const size_t to = std::min(forward.find('\n', from), forward.size());
+      const std::string text = forward.substr(from, to - from);
+      line(text.rfind('#', 0) == 0 ? 0 : indent + 1, text);
+      from = to + 1;
+    }
     line(indent, "}");
   }
   /// The dataflow loop's face stores of the point's value (sc_through; sc_faces: the channels
-  /// the block's rows feed), as store() forwards them.
+  /// the block's rows feed), as store() forwards them: lines, with the experiment's form
+  /// (STENCILC_FACE_WRITER) beside store_to.
   std::string face_stores(const std::string& grid) const {
-    return "args." + flow_loop_.put_handle + "_halo.store_to(pe, " + grid + ", sc_l, sc_through, sc_faces);  // into the neighbours' halos of this buffer";
+    return "#if STENCILC_FACE_WRITER\nsc_face_writer.store(" + grid +
+           ", sc_l, sc_through);  // into the neighbours' halos of this buffer (the staged channels)\n#else\nargs." +
+           flow_loop_.put_handle + "_halo.store_to(pe, " + grid +
+           ", sc_l, sc_through, sc_faces);  // into the neighbours' halos of this buffer\n#endif";
   }
 
   void close_points(int indent, bool strip = false) {

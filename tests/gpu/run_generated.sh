@@ -22,7 +22,9 @@
 #                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output
 #                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
 #                      python3's nvidia-nvshmem-cu13 wheel, /opt/torch/.venv), MPI from mpicc.
-# SAMPLES="jacobi2d heat3d" runs some samples only. Everything is built first, in parallel.
+# SAMPLES="jacobi2d heat3d" runs some samples only; NVCC_FLAGS="-DSTENCILC_FACE_WRITER=1" adds
+# flags to every build (an experiment's switch checked on every sample). Everything is built
+# first, in parallel.
 # Prints a pass/fail line per case and `N passed, M failed` last; exits non-zero on a failure.
 set -u
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
@@ -46,6 +48,8 @@ passed=0
 failed=0
 common=(-std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include"
         -I "$root/samples")
+read -r -a extra_flags <<< "${NVCC_FLAGS:-}"
+common+=("${extra_flags[@]}")
 nvshmem_compile=() nvshmem_link=()
 if [[ ",$backends," == *",nvshmem,"* ]]; then
   if flags=$(bash "$root/tests/gpu/nvshmem-flags.sh"); then

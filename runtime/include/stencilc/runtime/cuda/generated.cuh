@@ -34,6 +34,13 @@
 #ifndef STENCILC_FLOW_POLL_IN_FLIGHT
 #define STENCILC_FLOW_POLL_IN_FLIGHT 1
 #endif
+// 1 makes the dataflow loop's face stores use a FaceWriter (halo.cuh: the channels staged in
+// shared memory before the loop) instead of DHaloExchange::store_to (the plan read from global
+// memory at every face point). An experiment's switch, not yet run on a GPU (docs/BENCHMARKS.md,
+// session 12): the generated CUDA has both forms.
+#ifndef STENCILC_FACE_WRITER
+#define STENCILC_FACE_WRITER 0
+#endif
 // 0 compiles a kernel's dataflow form of its time loop away (flow.cuh; the launcher may still
 // choose it, the kernel then runs the barrier form): for timing the barrier form without the
 // other in the same kernel (the A/B of docs/BENCHMARKS.md, session 8, plan item 1).

@@ -382,6 +382,97 @@ struct DHaloExchange {
 #endif  // __CUDACC__
 };
 
+#if defined(__CUDACC__)
+// The dataflow loop's face stores with the channels a block feeds read once, before the loop
+// (an experiment's form, -DSTENCILC_FACE_WRITER=1 on the generated CUDA; not yet run on a GPU:
+// docs/BENCHMARKS.md, session 12). DHaloExchange::store_to reads each channel's box, peer and
+// steps from the plan, in global memory, for every point it stores; the face blocks of jacobi2d
+// 256^2 took 0.65-0.9 us longer over their update than the other blocks (session 12's phases),
+// and they set the step's pace. A FaceWriter stages the channels of `channels` (a mask over the
+// plan's send channels, DHaloExchange::channels_of_rows) in shared memory, with the peer's
+// address as a byte distance from this PE's buffer (the buffers are symmetric: the same distance
+// for both of a swapped pair) and the offset of local index 0 in the peer's buffer; store() then
+// does store_to's work from shared memory with no global load.
+inline constexpr int kMaxFaceChannels = 27;  // a block's face channels at most (3-D: 26 neighbours)
+
+struct FaceChannel {
+  int lo[3];               // the cells sent: local indices [lo, hi) in the 3-D view
+  int hi[3];
+  long long delta_bytes;   // from this PE's allocation of a buffer to the peer's
+  long long offset;        // the peer's element of local index 0: its data offset plus shift . step
+  long long step[3];       // the peer's steps in the 3-D view
+};
+
+template <class T, int N>
+class FaceWriter {
+ public:
+  static_assert(HaloPlan<T, N>::kCodes <= kMaxFaceChannels, "a staged channel a send direction");
+
+  // Every thread of the block, before the loop (a __syncthreads inside): the channels of
+  // `channels` into `staged` (kMaxFaceChannels entries of the block's shared memory), in mask order.
+  // `block`: either buffer of the exchanged pair (the distances hold for both).
+  __device__ FaceWriter(const DevicePe& pe, const DHaloExchange<T, N>& exchange, const DBlock<T, N>& block,
+                        unsigned channels, FaceChannel* staged)
+      : staged_(staged) {
+    count_ = __popc(channels);
+    if (static_cast<int>(threadIdx.x) < count_) {
+      unsigned rest = channels;
+      for (unsigned k = 0; k < threadIdx.x; ++k) rest &= rest - 1;  // drop the channels before this thread's
+      const int s = __ffs(rest) - 1;
+      const typename HaloPlan<T, N>::Channel& c = exchange.plan->send[s];
+      T* const mine = block.data - block.data_offset();
+      T* const there = pe.remote(mine, c.peer);
+      if (there == nullptr) {
+        pe.fatal_with([&](detail::Message& m) {
+          m.str("the face stores of grid '").str(exchange.plan->name).str("': PE ").num(c.peer);
+          m.str(" cannot be reached with loads and stores from PE ").num(pe.id);
+        });
+      }
+      FaceChannel& f = staged[threadIdx.x];
+      f.delta_bytes = reinterpret_cast<const char*>(there) - reinterpret_cast<const char*>(mine);
+      f.offset = c.peer_data_offset;
+      for (int k = 0; k < 3; ++k) {
+        f.lo[k] = c.lo[k];
+        f.hi[k] = c.lo[k] + c.count[k];
+        f.step[k] = c.peer_step[k];
+        f.offset += static_cast<long long>(c.shift[k]) * c.peer_step[k];
+      }
+    }
+    __syncthreads();  // staged before any thread's first store()
+  }
+
+  // Cell `l` (local indices) of `block` (either buffer) has just been given `value`: into the
+  // halo of the same buffer of each neighbour whose staged channel holds it. Any thread of the
+  // block, for its own cells; plain stores, ordered by the caller's release (flow.cuh's publish),
+  // as store_to's.
+  __device__ void store(const DBlock<T, N>& block, const int* l, T value) const {
+    long long l3[3] = {0, 0, 0};
+    for (int d = 0; d < N; ++d) l3[3 - N + d] = l[d];
+    char* const mine = reinterpret_cast<char*>(block.data - block.data_offset());
+    for (int k = 0; k < count_; ++k) {
+      const FaceChannel& f = staged_[k];
+      bool inside = true;
+      for (int d = 0; d < 3; ++d) inside = inside && l3[d] >= f.lo[d] && l3[d] < f.hi[d];
+      if (!inside) continue;
+      long long element = f.offset;
+      for (int d = 0; d < 3; ++d) element += l3[d] * f.step[d];
+      reinterpret_cast<T*>(mine + f.delta_bytes)[element] = value;
+    }
+  }
+
+ private:
+  const FaceChannel* staged_;
+  int count_ = 0;
+};
+
+// A FaceWriter for `exchange`'s grid (the type and rank deduced).
+template <class T, int N>
+__device__ FaceWriter<T, N> face_writer(const DevicePe& pe, const DHaloExchange<T, N>& exchange, const DBlock<T, N>& block,
+                                        unsigned channels, FaceChannel* staged) {
+  return FaceWriter<T, N>(pe, exchange, block, channels, staged);
+}
+#endif  // __CUDACC__
+
 // The host side: made once per exchanged grid before the launch; builds every PE's plan and
 // allocates the slots and signals in symmetric memory. With P2PTeam one process does it for all
 // GPUs; with NvshmemTeam every process runs it (the allocations are collective) and uploads the
