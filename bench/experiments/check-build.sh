@@ -21,7 +21,8 @@ python3 "$root/bench/experiments/phases.py" --dataflow "$work/$program.cpu-free.
 "$nvcc" -std=c++17 -O1 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
   -c "$work/$program.flow-phases.cu" -o "$work/$program.flow-phases.o"
 NVCC="$nvcc" python3 "$root/bench/experiments/ab.py" --gen "$work" --out "$work/ab" --case "$program:256" \
-  --variant inline=-DSTENCILC_RUNTIME_INLINE --variant fw=-DSTENCILC_FACE_WRITER=1 --build-only
+  --variant inline=-DSTENCILC_RUNTIME_INLINE --variant fw=-DSTENCILC_FACE_WRITER=1 \
+  --variant lag2=-DSTENCILC_FLOW_REDUCE_LAG=2 --build-only
 bash -n "$root/bench/experiments/flow-check.sh"  # device calls' scripts: at least they parse
 bash -n "$root/bench/experiments/reduce-check.sh"
 echo "experiments build: pointloop, storethrough, phases and ab of $program"

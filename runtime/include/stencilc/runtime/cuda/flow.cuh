@@ -68,10 +68,22 @@ class FlowAlloc {
   std::uint64_t* edge_[kMaxPes] = {};
 };
 
+// How many executions back the deferred form of the dataflow loop's reductions reads when it
+// posts one (DFlowReduce::post, generated.cuh): 1, or 2 (an experiment's switch, session 12, not
+// yet run on a GPU: a block then waits for the executions of two steps ago, which the slowest
+// block has almost always posted, at the cost of twice the words).
+#ifndef STENCILC_FLOW_REDUCE_LAG
+#define STENCILC_FLOW_REDUCE_LAG 1
+#endif
+static_assert(STENCILC_FLOW_REDUCE_LAG == 1 || STENCILC_FLOW_REDUCE_LAG == 2, "STENCILC_FLOW_REDUCE_LAG: 1 or 2");
+inline constexpr int kFlowReduceLag = STENCILC_FLOW_REDUCE_LAG;
+inline constexpr int kFlowReduceSlots = 2 * kFlowReduceLag;  // executions whose words are kept
+
 // The reductions of the dataflow loop's step (DFlowReduce, generated.cuh): per reduction, its LL
-// words, two parities of kMaxPes x kMaxFlowBlocks entries of 2 words (a block's value as LL
-// words), then a header: each PE's block count, then the executions of the launches before.
-inline constexpr std::size_t kFlowReduceEntries = 2 * static_cast<std::size_t>(kMaxPes) * kMaxFlowBlocks;
+// words, kFlowReduceSlots slots (by execution) of kMaxPes x kMaxFlowBlocks entries of 2 words (a
+// block's value as LL words), then a header: each PE's block count, then the executions of the
+// launches before.
+inline constexpr std::size_t kFlowReduceEntries = static_cast<std::size_t>(kFlowReduceSlots) * kMaxPes * kMaxFlowBlocks;
 inline constexpr std::size_t kFlowReduceHeader = kFlowReduceEntries * 2;
 inline constexpr std::size_t kFlowReduceWords = kFlowReduceHeader + kMaxPes + 1;
 

@@ -519,9 +519,10 @@ __device__ inline STENCILC_STEP_FN T team_allreduce(const DevicePe& pe, T value,
 /// Tags count the executions (base, in the header, counts those of the launches before; finish()
 /// advances it), not the steps: a reduction that runs every k steps still gets consecutive tags.
 /// post() and complete() are its deferred form (session 10): each execution waits only for the
-/// one before (a step ago), for a result nothing in the loop reads.
-/// Two parities suffice: a block writes execution e + 2's words only after it has read all of
-/// e + 1's, which every block wrote after it had read all of e's. Every wait is bounded.
+/// one kFlowReduceLag before (a step ago by default), for a result nothing in the loop reads.
+/// 2 x kFlowReduceLag slots suffice: a block writes execution e's words only after it has read
+/// all of e - lag's (reduce(): of e - 1's), which every block wrote after it had read all of
+/// e - 2 lag's. Every wait is bounded.
 /// Requires: every block of the grid calls reduce() the same number of times (blocks with no rows
 /// pass the identity); setup() on every PE, then a barrier_all, before the first.
 template <class Pe>
@@ -560,11 +561,12 @@ class DFlowReduce {
   }
 
   /// The deferred form (a result nothing in the loop reads): every thread of every block posts
-  /// this execution's `value` and returns the execution before's, combined over every thread of
-  /// every PE (the first of a launch: T{}, which the caller does not use). It waits for the
-  /// execution before only, posted a step ago, so the blocks do not meet every step. Reading all
-  /// of e - 1 before posting e keeps the two parities safe (as reduce()). Two __syncthreads: the
-  /// block's value and its share of e - 1 are staged together.
+  /// this execution's `value` and returns execution e - kFlowReduceLag's (by default the one
+  /// before), combined over every thread of every PE (the first kFlowReduceLag of a launch: T{},
+  /// which the caller does not use). It waits for that execution only, posted a step (or two)
+  /// ago, so the blocks do not meet every step. Reading all of it before posting e keeps the
+  /// slots safe. Two __syncthreads: the block's value and its share of e - lag are staged
+  /// together.
   /// Built with -DSTENCILC_FLOW_REDUCE_BLOCKING (an experiment's switch: what the blocking form
   /// costs where the deferred one applies), it is reduce(): this execution's value, none pending.
   template <class T>
@@ -572,9 +574,9 @@ class DFlowReduce {
 #ifdef STENCILC_FLOW_REDUCE_BLOCKING
     return reduce(value, op);
 #else
-    const bool first = done_ == 0;
+    const bool first = done_ < static_cast<std::uint64_t>(kFlowReduceLag);
     stage(value, true, op, kOwn);
-    if (!first) poll<T>(op);  // execution done_'s: read before posting the next
+    if (!first) poll<T, kFlowReduceLag - 1>(op);  // execution e - lag's: read before posting e
     __syncthreads();          // the warps' values and shares are staged
     ++done_;
     if (threadIdx.x < 32) {
@@ -607,9 +609,10 @@ class DFlowReduce {
   }
 
  private:
-  // The entry of block b of PE p for tag `tag`'s parity (this PE's copy).
+  // The entry of block b of PE p in tag `tag`'s slot (this PE's copy).
   __device__ std::uint64_t* entry(std::uint32_t tag, int p, int b) const {
-    return w_ + ((static_cast<std::size_t>(tag & 1u) * kMaxPes + static_cast<std::size_t>(p)) * kMaxFlowBlocks +
+    static_assert((kFlowReduceSlots & (kFlowReduceSlots - 1)) == 0, "slots by the tag's low bits");
+    return w_ + ((static_cast<std::size_t>(tag & (kFlowReduceSlots - 1u)) * kMaxPes + static_cast<std::size_t>(p)) * kMaxFlowBlocks +
                  static_cast<std::size_t>(b)) * 2;
   }
   __device__ std::uint64_t* peer(std::uint64_t* mine, int p) const {
@@ -737,12 +740,13 @@ class DFlowReduce {
     return out;
   }
 
-  // Every thread: its share of the latest execution's values of every block of every PE (the
-  // entries in PE order, thread t the entries t, t + blockDim, ..., STENCILC_FLOW_POLL_IN_FLIGHT
+  // Every thread: its share of the values of execution tag() - kBack (the latest, or one
+  // before it) of every block of every PE (the
+  // entries in PE order, thread i the entries i, i + blockDim, ..., STENCILC_FLOW_POLL_IN_FLIGHT
   // of them a round), staged in kAll. Each PE's block count is read once a launch (lane p of
   // every warp holds PE p's). The first warp's collect then combines the warps' in warp order:
   // one fixed order, the same in every block of every PE.
-  template <class T>
+  template <class T, int kBack = 0>
   __device__ void poll(ReduceOp op) {
     const int lane = static_cast<int>(threadIdx.x % 32);
     if (per_pe_ < 0) {
@@ -754,17 +758,18 @@ class DFlowReduce {
     T acc{};
     bool have = false;
     for (int base = 0; base < total; base += STENCILC_FLOW_POLL_IN_FLIGHT * static_cast<int>(blockDim.x)) {
-      poll_round<T, STENCILC_FLOW_POLL_IN_FLIGHT>(base, total, op, acc, have);
+      poll_round<T, STENCILC_FLOW_POLL_IN_FLIGHT, kBack>(base, total, op, acc, have);
     }
     stage(acc, have, op, kAll);
   }
 
-  // The entries base + k * blockDim + threadIdx.x for k < kInFlight (of `total`) into `acc`.
+  // Execution tag() - kBack's entries base + k * blockDim + threadIdx.x for k < kInFlight (of
+  // `total`) into `acc`.
   // Every thread of the warp calls it (the block counts' shuffles).
-  template <class T, int kInFlight>
+  template <class T, int kInFlight, int kBack>
   __device__ void poll_round(int base, int total, ReduceOp op, T& acc, bool& have) const {
     constexpr int kWords = static_cast<int>(sizeof(T) / 4);
-    const std::uint32_t t = tag();
+    const std::uint32_t t = tag() - kBack;
     const int threads = static_cast<int>(blockDim.x);
     std::uint64_t v[kInFlight][kWords];
     bool in[kInFlight];
