@@ -1288,6 +1288,10 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent, t + " sc_fold" + k + " = " + reduce_identity(f.reduce->op, f.reduce->type) + ";  // %" + f.reduce->result +
                      ", folded into the update's walk: this thread's points");
     line(indent, "const bool sc_fold" + k + "_on = " + (f.when ? expr(f.when) : std::string("true")) + ";  // this step computes it");
+    if (f.deferred) {
+      // What its post() will read, loaded under the walk (a lag-2 runtime's; nothing otherwise).
+      line(indent, "if (sc_fold" + k + "_on) sc_red" + k + ".prefetch<" + t + ">();  // what the post below reads (STENCILC_FLOW_REDUCE_LAG=2)");
+    }
   }
 
   /// In the update's point loop, after the point's store: the folded reduction's value of the

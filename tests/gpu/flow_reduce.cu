@@ -76,6 +76,8 @@ __global__ void reduce_kernel(const __grid_constant__ DevicePe pe, const __grid_
     const long long v = value(mine_p, mine_b, mine_t, g);
     expect(args, sum.reduce<long long>(v, ReduceOp::Sum) == sum_of(P, B, T, g), g, 0);
     if (g % 3 == 0) expect(args, max.reduce<int>(static_cast<int>(v), ReduceOp::Max) == max_of(P, B, T, g), g, 1);
+    if (g % 2 == 0) lag_sum.prefetch<long long>();  // before the step's work, as the generated loop does
+    lag_min.prefetch<int>();
     if (g % 2 == 0) {
       const long long before = lag_sum.post<long long>(v, ReduceOp::Sum);
       if (posted_sum++ >= kFlowReduceLag) expect(args, before == sum_of(P, B, T, g - 2 * kFlowReduceLag), g, 2);

@@ -588,6 +588,31 @@ class DFlowReduce {
 #endif
   }
 
+  /// With kFlowReduceLag 2 (STENCILC_FLOW_REDUCE_LAG=2), every thread of every block, on a step
+  /// whose post() follows, before the step's update (block-uniform): this thread's first entry
+  /// of the execution that post() reads, loaded now so that its latency passes under the
+  /// update's walk; post() uses it if it holds that execution, else polls as without. With lag 1
+  /// nothing: the execution before is often not there yet at the top of a step (session 11's
+  /// `wip/norm-pair` measured it slower), while the one two back almost always is.
+  template <class T>
+  __device__ void prefetch() {
+    if constexpr (kFlowReduceLag == 2) {
+      if (done_ < static_cast<std::uint64_t>(kFlowReduceLag)) return;  // post() reads nothing
+      constexpr int kWords = static_cast<int>(sizeof(T) / 4);
+      static_assert(kWords <= 2, "two words at most");
+      read_counts();
+      const std::uint32_t t = tag() + 1 - kFlowReduceLag;  // what post() of execution done_ + 1 reads
+      const int i = static_cast<int>(threadIdx.x), p = i / per_pe_, b = i - p * per_pe_;
+      const int blocks = __shfl_sync(0xffffffffu, lane_blocks_, p % 32);  // every lane: not under a condition
+      pre_.valid = i < pe_->n * per_pe_ && b < blocks;
+      pre_.tag = t;
+      if (pre_.valid) {
+        const volatile std::uint64_t* words = entry(t, p, b);
+        for (int w = 0; w < kWords; ++w) pre_.words[w] = words[w];
+      }
+    }
+  }
+
   /// Whether post() left an execution to complete().
   __device__ bool pending() const { return pending_; }
 
@@ -748,12 +773,7 @@ class DFlowReduce {
   // one fixed order, the same in every block of every PE.
   template <class T, int kBack = 0>
   __device__ void poll(ReduceOp op) {
-    const int lane = static_cast<int>(threadIdx.x % 32);
-    if (per_pe_ < 0) {
-      lane_blocks_ = lane < pe_->n ? static_cast<int>(*static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + lane])) : 0;
-      per_pe_ = lane_blocks_;
-      for (int offset = 16; offset > 0; offset /= 2) per_pe_ = max(per_pe_, __shfl_xor_sync(0xffffffffu, per_pe_, offset));
-    }
+    read_counts();
     const int total = pe_->n * per_pe_;
     T acc{};
     bool have = false;
@@ -761,6 +781,17 @@ class DFlowReduce {
       poll_round<T, STENCILC_FLOW_POLL_IN_FLIGHT, kBack>(base, total, op, acc, have);
     }
     stage(acc, have, op, kAll);
+  }
+
+  // Every thread of the warp, once a launch: each PE's block count (lane p holds PE p's) and
+  // the most of any PE.
+  __device__ void read_counts() {
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    if (per_pe_ < 0) {
+      lane_blocks_ = lane < pe_->n ? static_cast<int>(*static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + lane])) : 0;
+      per_pe_ = lane_blocks_;
+      for (int offset = 16; offset > 0; offset /= 2) per_pe_ = max(per_pe_, __shfl_xor_sync(0xffffffffu, per_pe_, offset));
+    }
   }
 
   // Execution tag() - kBack's entries base + k * blockDim + threadIdx.x for k < kInFlight (of
@@ -778,6 +809,13 @@ class DFlowReduce {
       const int i = base + k * threads + static_cast<int>(threadIdx.x), p = i / per_pe_, b = i - p * per_pe_;
       const int blocks = __shfl_sync(0xffffffffu, lane_blocks_, p % 32);  // every lane: not under a condition
       in[k] = i < total && b < blocks;  // entry i: block b of PE p
+      if constexpr (kFlowReduceLag == 2) {
+        if (k == 0 && base == 0 && pre_.valid && pre_.tag == t) {  // prefetch() loaded it (its tag is checked below)
+#pragma unroll
+          for (int w = 0; w < kWords; ++w) v[k][w] = pre_.words[w];
+          continue;
+        }
+      }
       if (in[k]) {
         const volatile std::uint64_t* words = entry(t, p, b);
 #pragma unroll
@@ -812,6 +850,15 @@ class DFlowReduce {
   bool pending_ = false;    // post() left one to complete()
   int per_pe_ = -1;         // the most blocks of any PE (-1: not read yet)
   int lane_blocks_ = 0;     // lane p of each warp: PE p's blocks
+  // prefetch()'s entry, with lag 2 only (lag 1 keeps the object as it was: its code compiles
+  // to the PTX that ran): its words, their execution, whether it loaded one.
+  struct Prefetched {
+    std::uint64_t words[2];
+    std::uint32_t tag;
+    bool valid;
+  };
+  struct NotPrefetched {};
+  std::conditional_t<kFlowReduceLag == 2, Prefetched, NotPrefetched> pre_{};
 };
 
 }  // namespace stencilc::rt::cuda
