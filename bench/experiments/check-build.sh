@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CI (no GPU): the experiments still build. pointloop.cu and storethrough.cu compile (the latter
 # against the runtime), phases.py instruments the CUDA (both forms of a loop with a dataflow form)
-# stencilc emits for a benchmark program into code nvcc compiles, and ab.py builds a variant of it
-# (so none of them rots between the device sessions that run them).
+# stencilc emits for a benchmark program into code nvcc compiles, and ab.py builds a variant of it,
+# and one with every experiment's switch that is off by default (so none of them rots between the
+# device sessions that run them).
 #   bash bench/experiments/check-build.sh STENCILC NVCC WORKDIR [program]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -21,8 +22,8 @@ python3 "$root/bench/experiments/phases.py" --dataflow "$work/$program.cpu-free.
 "$nvcc" -std=c++17 -O1 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
   -c "$work/$program.flow-phases.cu" -o "$work/$program.flow-phases.o"
 NVCC="$nvcc" python3 "$root/bench/experiments/ab.py" --gen "$work" --out "$work/ab" --case "$program:256" \
-  --variant inline=-DSTENCILC_RUNTIME_INLINE --variant fw=-DSTENCILC_FACE_WRITER=1 \
-  --variant lag2=-DSTENCILC_FLOW_REDUCE_LAG=2 --build-only
+  --variant inline=-DSTENCILC_RUNTIME_INLINE \
+  --variant "switches=-DSTENCILC_FACE_WRITER=1 -DSTENCILC_FLOW_REDUCE_LAG=2 -DSTENCILC_FLOW_SELF_RELEASE_GPU=1" --build-only
 bash -n "$root/bench/experiments/flow-check.sh"  # device calls' scripts: at least they parse
 bash -n "$root/bench/experiments/reduce-check.sh"
 echo "experiments build: pointloop, storethrough, phases and ab of $program"
