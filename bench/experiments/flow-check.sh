@@ -16,16 +16,10 @@
 # bench/generate.sh (carry both). Results under $OUT (default /tmp/flow-check); a summary on stdout.
 #   bash bench/experiments/flow-check.sh [gpu-gen] [bench-gen]
 set -u
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+out="${OUT:-/tmp/flow-check}"
+. "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, gpus
 gen="${1:-$root/gpu-gen}"
 bgen="${2:-$root/bench-gen}"
-out="${OUT:-/tmp/flow-check}"
-mkdir -p "$out" || exit 1
-t0=$(date +%s)
-stage() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
-left() { echo $(( $1 - ($(date +%s) - t0) )); }  # seconds left of a budget counted from the start
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 
 stage "1. run_generated: the dataflow forms and their barrier forms"
 OUT="$out/rg" VARIANTS="cpu-free cpu-free-dataflow dataflow store-through" \

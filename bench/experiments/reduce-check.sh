@@ -21,18 +21,12 @@
 # build against the branch's). Carry them all. Results under $OUT; a summary on stdout.
 #   bash bench/experiments/reduce-check.sh gpu-gen bench-gen bench-gen-main [main-headers]
 set -u
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+out="${OUT:-/tmp/reduce-check}"
+. "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, gpus
 gen="${1:-$root/gpu-gen}"
 bgen="${2:-$root/bench-gen}"
 bgen_main="${3:-$root/bench-gen-main}"
 main_headers="${4:-}"
-out="${OUT:-/tmp/reduce-check}"
-mkdir -p "$out" || exit 1
-t0=$(date +%s)
-stage() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
-left() { echo $(( $1 - ($(date +%s) - t0) )); }
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 
 stage "0. tests/gpu/flow_reduce.cu (lag 1, the default, and lag 2) on every GPU count, and its stall"
 for lag in 1 2; do

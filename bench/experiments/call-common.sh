@@ -1,0 +1,10 @@
+# Sourced by the one-call device scripts (reduce-check.sh, flow-check.sh): the environment every
+# GPU run here keeps, the repository root, the stage clock, and the GPUs visible.
+#   out=<results folder> . "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+mkdir -p "$out" || exit 1
+t0=$(date +%s)
+stage() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
+left() { echo $(( $1 - ($(date +%s) - t0) )); }  # seconds left of a budget counted from the start
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
