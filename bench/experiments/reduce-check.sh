@@ -2,7 +2,8 @@
 # One device call for a change to the dataflow loop (its reductions, its walk, its process grid),
 # in under 10 minutes, on every GPU of the machine:
 #   0. tests/gpu/flow_reduce.cu on every GPU count (1-4) and its stall case (exit 3), in the
-#      default lag-1 form and with -DSTENCILC_FLOW_REDUCE_LAG=2;
+#      default lag-1 form and with -DSTENCILC_FLOW_REDUCE_LAG=2; tests/gpu/halo_check.cu (the
+#      exchange, store_to and the FaceWriter against the same expectations);
 #   1. run_generated.sh, variants $RG_VARIANTS (default: cpu-free, the cost model's choice, and
 #      cpu-free-dataflow, STENCILC_DATAFLOW=1: the N x 1 grid on every GPU count) on $RG_SAMPLES
 #      (default: the samples with a dataflow form and a reduction, jacobi2d: deferred and folded,
@@ -42,6 +43,17 @@ for lag in 1 2; do
   echo "lag $lag stall rc=$? (expected 3)"; head -c 300 "$out/flow_reduce_stall.lag$lag.txt"; echo
   rm -f "$out/flow_reduce"
 done
+
+stage "0b. tests/gpu/halo_check.cu (exchange, store_to, FaceWriter) on every GPU count"
+nvcc -arch=sm_90 -std=c++17 -O2 -lineinfo -I "$root/runtime/include" "$root/tests/gpu/halo_check.cu" -o "$out/halo_check" ||
+  echo "halo_check: build FAILED"
+for n in 1 2 3 4; do
+  [ "$n" -le "$gpus" ] || continue
+  timeout 120 "$out/halo_check" --pes=$n > "$out/halo_check.$n.txt" 2>&1
+  echo "pes=$n rc=$?: $(grep -E '^(PASS|FAIL)' "$out/halo_check.$n.txt")"
+  grep -E "wrong cells|error" "$out/halo_check.$n.txt" | head -4 | cut -c1-300
+done
+rm -f "$out/halo_check"
 
 stage "1. run_generated"
 OUT="$out/rg" VARIANTS="${RG_VARIANTS:-cpu-free cpu-free-dataflow}" SAMPLES="${RG_SAMPLES:-jacobi2d convergence2d poisson9 heat3d}" \

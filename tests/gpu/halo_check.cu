@@ -5,7 +5,11 @@
 // 6 epochs writes owned cells from a function of the global index and the epoch, exchanges, and
 // checks every cell of the block: owned cells unchanged, halo cells with a source equal to the
 // source's value, halo cells without one (fixed edges, corners when corners are off) still
-// holding the poison the host wrote.
+// holding the poison the host wrote. Each configuration runs three ways: the exchange protocol
+// (send, recv); store-through, each owned cell stored into every neighbour's halo that holds it as
+// it is written (DHaloExchange::store_to over every send channel, then barrier_all); and the same
+// through a FaceWriter (the channels staged in shared memory first: the dataflow loop's
+// -DSTENCILC_FACE_WRITER=1 form).
 //
 //   halo_check --pes=1|2
 #include <array>
@@ -30,6 +34,8 @@ namespace {
 
 constexpr int kEpochs = 6;
 constexpr double kPoison = -777.0;
+enum Mode { kExchange = 0, kStoreTo = 1, kFaceWriter = 2 };
+const char* const kModeName[] = {"exchange", "store_to", "FaceWriter"};
 
 template <class T, int N>
 struct HaloArgs {
@@ -38,6 +44,7 @@ struct HaloArgs {
   bool periodic[N];
   bool corners;
   int first_block;
+  int mode;  // Mode
   unsigned long long* errors;  // [0]: count; [1..]: the first error (local index, got, expected)
 };
 
@@ -59,6 +66,9 @@ __global__ void halo_kernel(const __grid_constant__ DevicePe pe,
   }
   const long tid = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
   const long threads = static_cast<long>(gridDim.x) * blockDim.x;
+  const unsigned all_channels = (1u << a.halo.n_send) - 1u;
+  __shared__ FaceChannel staged[kMaxFaceChannels];
+  const FaceWriter<T, N> writer = face_writer(pe, a.halo, b, a.mode == kFaceWriter ? all_channels : 0u, staged);
   for (int epoch = 1; epoch <= kEpochs; ++epoch) {
     for (long i = tid; i < owned; i += threads) {
       int local[N], g[N];
@@ -70,12 +80,19 @@ __global__ void halo_kernel(const __grid_constant__ DevicePe pe,
       }
       long offset = 0;
       for (int d = 0; d < N; ++d) offset += local[d] * b.stride[d];
-      b.data[offset] = static_cast<T>(cell_value(g, N, epoch));
+      const T value = static_cast<T>(cell_value(g, N, epoch));
+      b.data[offset] = value;
+      if (a.mode == kStoreTo) a.halo.store_to(pe, b, local, value, all_channels);
+      if (a.mode == kFaceWriter) writer.store(b, local, value);
     }
-    pe.grid_barrier();
-    a.halo.send(pe, b, epoch, a.first_block);
-    a.halo.recv(pe, b, epoch, a.first_block);
-    pe.grid_barrier();
+    if (a.mode == kExchange) {
+      pe.grid_barrier();
+      a.halo.send(pe, b, epoch, a.first_block);
+      a.halo.recv(pe, b, epoch, a.first_block);
+      pe.grid_barrier();
+    } else {
+      pe.barrier_all("halo_check: the stores into the halos");
+    }
     for (long i = tid; i < total; i += threads) {
       int local[N], g[N];
       long rest = i;
@@ -110,7 +127,9 @@ __global__ void halo_kernel(const __grid_constant__ DevicePe pe,
         }
       }
     }
-    pe.grid_barrier();  // every check is done before the next epoch rewrites the cells
+    // Every check is done before the next epoch rewrites the cells (store-through: the
+    // neighbours' halos too).
+    if (a.mode == kExchange) pe.grid_barrier(); else pe.barrier_all("halo_check: the checks");
   }
 }
 
@@ -146,49 +165,52 @@ void run(P2PTeam& team, std::array<int, N> extent, std::array<int, N> lo, std::a
     if (!grid) continue;  // too thin for this halo
     std::vector<DBlock<T, N>> blocks = alloc_blocks<T, N>(team, *grid, extent, lo, hi);
     HaloExchange<T, N> exchange(team, *grid, blocks, periodic, corners, "h");
-    Sym<unsigned long long> errors = team.alloc<unsigned long long>(8);
-    for (int pe = 0; pe < n; ++pe) {
-      std::vector<T> poison(static_cast<std::size_t>(blocks[pe].allocated()), static_cast<T>(kPoison));
-      team.upload(pe, blocks[pe].data - blocks[pe].data_offset(), poison.data(), poison.size());
-    }
-    LaunchConfig config;
-    config.block_threads = 128;
-    config.blocks_per_sm = 1;
-    config.max_blocks = max_blocks;
-    const int first_block = max_blocks > 0 ? 1 : 3;
-    team.launch_cooperative(
-        halo_kernel<T, N>,
-        [&](int pe) {
-          HaloArgs<T, N> args{};
-          args.b = blocks[pe];
-          args.halo = exchange.device(pe);
-          for (int d = 0; d < N; ++d) args.periodic[d] = periodic[d];
-          args.corners = corners;
-          args.first_block = first_block;
-          args.errors = errors.on(pe);
-          return std::make_tuple(team.device_pe(pe), args);
-        },
-        config);
-    ++*cases;
-    for (int pe = 0; pe < n; ++pe) {
-      unsigned long long e[8];
-      team.download(pe, e, errors.on(pe), 8);
-      std::string where = "(";
-      for (int d = 0; d < N; ++d) where += (d ? ", " : "") + std::to_string(static_cast<long long>(e[1 + d]) - 1000);
-      where += ")";
-      check.expect(e[0] == 0,
-                   "N=%d extent %s halos lo (%s) hi (%s) periodic (%s) corners %d grid %s "
-                   "blocks %d: PE %d has %llu wrong cells; first %s at epoch %llu: %lld, "
-                   "expected %lld",
-                   N, format_dims(extent.data(), N).c_str(), format_dims(lo.data(), N, ", ").c_str(),
-                   format_dims(hi.data(), N, ", ").c_str(),
-                   [&] {
-                     std::string p;
-                     for (int d = 0; d < N; ++d) p += periodic[d] ? "P" : "F";
-                     return p;
-                   }().c_str(),
-                   corners, spec.c_str(), max_blocks, pe, e[0], where.c_str(), e[6],
-                   static_cast<long long>(e[4]), static_cast<long long>(e[5]));
+    for (const int mode : {kExchange, kStoreTo, kFaceWriter}) {
+      Sym<unsigned long long> errors = team.alloc<unsigned long long>(8);
+      for (int pe = 0; pe < n; ++pe) {
+        std::vector<T> poison(static_cast<std::size_t>(blocks[pe].allocated()), static_cast<T>(kPoison));
+        team.upload(pe, blocks[pe].data - blocks[pe].data_offset(), poison.data(), poison.size());
+      }
+      LaunchConfig config;
+      config.block_threads = 128;
+      config.blocks_per_sm = 1;
+      config.max_blocks = max_blocks;
+      const int first_block = max_blocks > 0 ? 1 : 3;
+      team.launch_cooperative(
+          halo_kernel<T, N>,
+          [&](int pe) {
+            HaloArgs<T, N> args{};
+            args.b = blocks[pe];
+            args.halo = exchange.device(pe);
+            for (int d = 0; d < N; ++d) args.periodic[d] = periodic[d];
+            args.corners = corners;
+            args.first_block = first_block;
+            args.mode = mode;
+            args.errors = errors.on(pe);
+            return std::make_tuple(team.device_pe(pe), args);
+          },
+          config);
+      ++*cases;
+      for (int pe = 0; pe < n; ++pe) {
+        unsigned long long e[8];
+        team.download(pe, e, errors.on(pe), 8);
+        std::string where = "(";
+        for (int d = 0; d < N; ++d) where += (d ? ", " : "") + std::to_string(static_cast<long long>(e[1 + d]) - 1000);
+        where += ")";
+        check.expect(e[0] == 0,
+                     "%s: N=%d extent %s halos lo (%s) hi (%s) periodic (%s) corners %d grid %s "
+                     "blocks %d: PE %d has %llu wrong cells; first %s at epoch %llu: %lld, "
+                     "expected %lld",
+                     kModeName[mode], N, format_dims(extent.data(), N).c_str(), format_dims(lo.data(), N, ", ").c_str(),
+                     format_dims(hi.data(), N, ", ").c_str(),
+                     [&] {
+                       std::string p;
+                       for (int d = 0; d < N; ++d) p += periodic[d] ? "P" : "F";
+                       return p;
+                     }().c_str(),
+                     corners, spec.c_str(), max_blocks, pe, e[0], where.c_str(), e[6],
+                     static_cast<long long>(e[4]), static_cast<long long>(e[5]));
+      }
     }
   }
 }
@@ -230,7 +252,7 @@ int main(int argc, char** argv) {
   }
   run<double, 3>(team, {13, 7, 5}, {1, 1, 1}, {1, 1, 1}, {true, true, true}, true, 2, check,
                  &cases);
-  std::printf("  %d exchange configurations x %d epochs, every cell checked\n", cases, kEpochs);
+  std::printf("  %d configurations (exchange, store_to, FaceWriter) x %d epochs, every cell checked\n", cases, kEpochs);
   char name[64];
   std::snprintf(name, sizeof name, "halo_check (%d GPU%s)", n, n > 1 ? "s" : "");
   return gputest::finish(name, check);
