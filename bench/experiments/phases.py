@@ -3,7 +3,8 @@
 Reads the CUDA that `stencilc --target=cuda --emit=cuda` wrote and writes a copy with clock64()
 stamps around every statement of the kernel's time loop (the lines the emitter starts with the
 IR statement as a comment, and its grid barriers), taken by thread 0 of block 0 (a comm block
-when the kernel has roles) and of the last block (a compute block). When the kernel ends, each of
+when the kernel has roles), of the middle block and of the last block (a compute block; in the
+dataflow form the first and last are the PE's face blocks, the middle one is not). When the kernel ends, each of
 those threads prints its per-step average time per phase, converted with the SM clock it measured
 against %globaltimer:
 
@@ -33,7 +34,8 @@ def instrument(lines, dataflow=False):
     out.append("  long long scx_prev = 0, scx_acc[64] = {0}, scx_steps = 0, scx_cycles0 = clock64();")
     out.append("  unsigned long long scx_ns0 = 0;")
     out.append('  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(scx_ns0));')
-    out.append("  const bool scx_me = threadIdx.x == 0 && (blockIdx.x == 0 || blockIdx.x == gridDim.x - 1);")
+    out.append("  const bool scx_me = threadIdx.x == 0 && (blockIdx.x == 0 || blockIdx.x == gridDim.x / 2 ||"
+               " blockIdx.x == gridDim.x - 1);")
     i += 1
     # A kernel with a dataflow loop (flow.cuh) has the loop twice: the barrier form, after
     # `} else {`, is the one timed here, or with --dataflow the dataflow form before it.
