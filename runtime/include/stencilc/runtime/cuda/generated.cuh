@@ -414,6 +414,20 @@ __device__ inline T combine(T a, T b, ReduceOp op) {
   return b < a ? b : a;
 }
 
+/// `value` combined over the 32 lanes of the calling warp where `valid` is set, by shuffles in a
+/// fixed order: lane 0's (and `valid`: whether any lane's was). Every lane of the warp calls it.
+template <class T>
+__device__ inline T warp_combine(T value, bool& valid, ReduceOp op) {
+  const unsigned lane = threadIdx.x % 32;
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const T other = __shfl_down_sync(0xffffffffu, value, offset);
+    const bool other_valid = __shfl_down_sync(0xffffffffu, valid, offset) && lane + offset < 32;
+    if (other_valid) value = valid ? combine(value, other, op) : other;
+    valid = valid || other_valid;
+  }
+  return value;
+}
+
 /// Combines `value` over the threads of this block whose `valid` is set, in a fixed order (warps
 /// by shuffles, then the warps' results in warp order); the result (valid if any thread's was)
 /// is thread 0's. Every thread of the block calls it.
@@ -422,12 +436,7 @@ __device__ inline T block_combine(T value, bool valid, ReduceOp op, bool* any_va
   __shared__ std::uint64_t warp_value[32];
   __shared__ bool warp_valid[32];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  for (int offset = 16; offset > 0; offset /= 2) {
-    const T other = __shfl_down_sync(0xffffffffu, value, offset);
-    const bool other_valid = __shfl_down_sync(0xffffffffu, valid, offset) && lane + offset < 32;
-    if (other_valid) value = valid ? combine(value, other, op) : other;
-    valid = valid || other_valid;
-  }
+  value = warp_combine(value, valid, op);
   if (lane == 0) {
     memcpy(&warp_value[warp], &value, sizeof(T));
     warp_valid[warp] = valid;
@@ -602,9 +611,8 @@ class DFlowReduce {
       static_assert(kWords <= 2, "two words at most");
       read_counts();
       const std::uint32_t t = tag() + 1 - kFlowReduceLag;  // what post() of execution done_ + 1 reads
-      const int i = static_cast<int>(threadIdx.x), p = i / per_pe_, b = i - p * per_pe_;
-      const int blocks = __shfl_sync(0xffffffffu, lane_blocks_, p % 32);  // every lane: not under a condition
-      pre_.valid = i < pe_->n * per_pe_ && b < blocks;
+      int p, b;
+      pre_.valid = entry_at(static_cast<int>(threadIdx.x), pe_->n * per_pe_, &p, &b);
       pre_.tag = t;
       if (pre_.valid) {
         const volatile std::uint64_t* words = entry(t, p, b);
@@ -716,19 +724,6 @@ class DFlowReduce {
     return words;
   }
 
-  // `value` combined over the 32 lanes of the calling warp where `valid` (by shuffles: lane 0's).
-  template <class T>
-  __device__ static T warp_combine(T value, bool& valid, ReduceOp op) {
-    const unsigned lane = threadIdx.x % 32;
-    for (int offset = 16; offset > 0; offset /= 2) {
-      const T other = __shfl_down_sync(0xffffffffu, value, offset);
-      const bool other_valid = __shfl_down_sync(0xffffffffu, valid, offset) && lane + offset < 32;
-      if (other_valid) value = valid ? combine(value, other, op) : other;
-      valid = valid || other_valid;
-    }
-    return value;
-  }
-
   // Every thread: its warp's values where `valid`, combined into the warp's slot of `set`.
   template <class T>
   __device__ static void stage(T value, bool valid, ReduceOp op, int set) {
@@ -794,6 +789,19 @@ class DFlowReduce {
     }
   }
 
+  // Entry i of the entries in PE order (per_pe_ a PE): block *b of PE *p.
+  __device__ void split_entry(int i, int* p, int* b) const {
+    *p = i / per_pe_;
+    *b = i - *p * per_pe_;
+  }
+  // The same, and whether it is one (i < total, and PE p has a block b). Every lane of the warp
+  // calls it (the block counts' shuffle: never under a condition that differs between lanes).
+  __device__ bool entry_at(int i, int total, int* p, int* b) const {
+    split_entry(i, p, b);
+    const int blocks = __shfl_sync(0xffffffffu, lane_blocks_, *p % 32);
+    return i < total && *b < blocks;
+  }
+
   // Execution tag() - kBack's entries base + k * blockDim + threadIdx.x for k < kInFlight (of
   // `total`) into `acc`.
   // Every thread of the warp calls it (the block counts' shuffles).
@@ -806,9 +814,8 @@ class DFlowReduce {
     bool in[kInFlight];
 #pragma unroll
     for (int k = 0; k < kInFlight; ++k) {
-      const int i = base + k * threads + static_cast<int>(threadIdx.x), p = i / per_pe_, b = i - p * per_pe_;
-      const int blocks = __shfl_sync(0xffffffffu, lane_blocks_, p % 32);  // every lane: not under a condition
-      in[k] = i < total && b < blocks;  // entry i: block b of PE p
+      int p, b;
+      in[k] = entry_at(base + k * threads + static_cast<int>(threadIdx.x), total, &p, &b);
       if constexpr (kFlowReduceLag == 2) {
         if (k == 0 && base == 0 && pre_.valid && pre_.tag == t) {  // prefetch() loaded it (its tag is checked below)
 #pragma unroll
@@ -835,7 +842,8 @@ class DFlowReduce {
         for (int w = 0; w < kWords; ++w) half[w] = static_cast<std::uint32_t>(v[k][w]);
         memcpy(&next, half, sizeof(T));
       } else {
-        const int i = base + k * threads + static_cast<int>(threadIdx.x), p = i / per_pe_, b = i - p * per_pe_;
+        int p, b;
+        split_entry(base + k * threads + static_cast<int>(threadIdx.x), &p, &b);
         next = take<T>(entry(t, p, b), t, p, b);
       }
       acc = have ? combine(acc, next, op) : next;
