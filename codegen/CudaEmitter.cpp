@@ -1170,8 +1170,8 @@ class CudaKernelEmitter : public CppEmitter {
     }
     if (!through_.empty() && s->grid == through_ && !flow_) {
       // store-through: also into the neighbours' halos that hold the cell.
-      return store_forwarded(s, indent, "args." + s->grid + "_halo.store_through(pe, " + s->grid +
-                                            ", sc_l, sc_through);  // into the neighbours' halos of this buffer");
+      return store_forwarded(s, indent, {"args." + s->grid + "_halo.store_through(pe, " + s->grid +
+                                             ", sc_l, sc_through);  // into the neighbours' halos of this buffer"});
     }
     if (wide_r_ >= 0) {
       line(indent, "sc_st_" + s->grid + "[" + std::to_string(wide_r_) + "][" + std::to_string(wide_v_) + "] = " + expr(s->value) + ";");
@@ -1182,34 +1182,31 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// A store of a boundary walk's point (sc_l) whose value also goes elsewhere: the value, into
   /// the cell, then `forward` (a statement that reads it as sc_through).
-  void store_forwarded(const Store* s, int indent, const std::string& forward) {
+  void store_forwarded(const Store* s, int indent, const std::vector<std::string>& forward) {
     forward_value(s->grid, expr(s->value), indent, forward);
   }
   /// The same for a value already computed (`value`, C++), into `grid`'s cell at the point;
   /// `before`: a line to emit first in the block (batched_points: the point's sc_l).
-  void forward_value(const std::string& grid, const std::string& value, int indent, const std::string& forward,
+  void forward_value(const std::string& grid, const std::string& value, int indent, const std::vector<std::string>& forward,
                      const std::string& before = "") {
     GridRead centre(ScalarType::F32, grid, std::vector<int>(loop_vars_.size(), 0));
     line(indent, "{");
     if (!before.empty()) line(indent + 1, before);
     line(indent + 1, "const auto sc_through = " + value + ";");
     line(indent + 1, grid_read(&centre) + " = sc_through;");
-    for (size_t from = 0; from <= forward.size();) {  // one line each; a preprocessor line at column 0
-      const size_t to = std::min(forward.find('\n', from), forward.size());
-      const std::string text = forward.substr(from, to - from);
-      line(text.rfind('#', 0) == 0 ? 0 : indent + 1, text);
-      from = to + 1;
-    }
+    for (const std::string& text : forward) line(text.rfind('#', 0) == 0 ? 0 : indent + 1, text);  // a preprocessor line at column 0
     line(indent, "}");
   }
   /// The dataflow loop's face stores of the point's value (sc_through; sc_faces: the channels
-  /// the block's rows feed), as store() forwards them: lines, with the experiment's form
+  /// the block's rows feed), as store() forwards them: the experiment's form
   /// (STENCILC_FACE_WRITER) beside store_to.
-  std::string face_stores(const std::string& grid) const {
-    return "#if STENCILC_FACE_WRITER\nsc_face_writer.store(" + grid +
-           ", sc_l, sc_through);  // into the neighbours' halos of this buffer (the staged channels)\n#else\nargs." +
-           flow_loop_.put_handle + "_halo.store_to(pe, " + grid +
-           ", sc_l, sc_through, sc_faces);  // into the neighbours' halos of this buffer\n#endif";
+  std::vector<std::string> face_stores(const std::string& grid) const {
+    return {"#if STENCILC_FACE_WRITER",
+            "sc_face_writer.store(" + grid + ", sc_l, sc_through);  // into the neighbours' halos of this buffer (the staged channels)",
+            "#else",
+            "args." + flow_loop_.put_handle + "_halo.store_to(pe, " + grid +
+                ", sc_l, sc_through, sc_faces);  // into the neighbours' halos of this buffer",
+            "#endif"};
   }
 
   void close_points(int indent, bool strip = false) {
@@ -1280,6 +1277,15 @@ class CudaKernelEmitter : public CppEmitter {
     return inner;
   }
 
+  /// A reduction's value at the point (its body), combined into `acc`.
+  void reduce_point(const Reduce* r, const std::string& acc, int indent) {
+    const std::string t = cpp_type(r->type);
+    line(indent, "const " + t + " sc_value = [&]() -> " + t + " {");
+    body(r->body, indent + 1);
+    line(indent, "}();");
+    line(indent, reduce_combine(r->op, acc, "sc_value"));
+  }
+
   /// A flow reduction folded into the update (fold_into_update), before the update's walk: each
   /// thread's partial value, and whether this step computes it.
   void open_fold(int indent) {
@@ -1299,14 +1305,11 @@ class CudaKernelEmitter : public CppEmitter {
   void fold_point(const ForEach& u, int indent) {
     const FlowReduction& f = flow_reduction_list_[folding_];
     const Reduce* r = f.reduce;
-    const std::string k = std::to_string(folding_), t = cpp_type(r->type);
+    const std::string k = std::to_string(folding_);
     line(indent, "if (sc_fold" + k + "_on) {  // %" + r->result + " at this point");
     for (size_t d = 0; d < r->indices.size(); ++d)
       if (r->indices[d] != u.indices[d]) line(indent + 1, "const int " + r->indices[d] + " = " + u.indices[d] + ";");
-    line(indent + 1, "const " + t + " sc_value = [&]() -> " + t + " {");
-    body(r->body, indent + 2);
-    line(indent + 1, "}();");
-    line(indent + 1, reduce_combine(r->op, "sc_fold" + k, "sc_value"));
+    reduce_point(r, "sc_fold" + k, indent + 1);
     line(indent, "}");
   }
 
@@ -1418,10 +1421,7 @@ class CudaKernelEmitter : public CppEmitter {
       flow_rows_ = barrier_free;
       int inner = open_points(self, s->range, s->indices, s->body, indent, barrier_free ? "sc_mine" : "sc_all");
       flow_rows_ = false;
-      line(inner, "const " + t + " sc_value = [&]() -> " + t + " {");
-      body(s->body, inner + 1);
-      line(inner, "}();");
-      line(inner, reduce_combine(s->op, s->result, "sc_value"));
+      reduce_point(s, s->result, inner);
       close_points(inner);
     }
     if (barrier_free) {
