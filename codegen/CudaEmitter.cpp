@@ -1098,13 +1098,11 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent + 2, "const unsigned sc_faces = args." + flow_loop_.put_handle +
                          "_halo.channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // the channels its rows feed (none: no face rows)");
     if (!flow_loop_.put_grid.empty()) {
-      // The experiment's form of the face stores (STENCILC_FACE_WRITER, generated.cuh): those
-      // channels staged in shared memory once.
-      line(0, "#if STENCILC_FACE_WRITER");
+      // Those channels staged in shared memory once (FaceWriter, halo.cuh): the walk's face
+      // stores read no plan from global memory.
       line(indent + 2, "__shared__ " + rt + "FaceChannel sc_face_channels[" + rt + "kMaxFaceChannels];");
       line(indent + 2, "const auto sc_face_writer = " + rt + "face_writer(pe, args." + flow_loop_.put_handle + "_halo, " +
                            flow_loop_.put_grid + ", sc_faces, sc_face_channels);  // sc_faces' channels, staged");
-      line(0, "#endif");
     }
     if (flow_walk_hoisted()) {
       const ForEach* u = flow_loop_.update;
@@ -1170,8 +1168,8 @@ class CudaKernelEmitter : public CppEmitter {
     }
     if (!through_.empty() && s->grid == through_ && !flow_) {
       // store-through: also into the neighbours' halos that hold the cell.
-      return store_forwarded(s, indent, {"args." + s->grid + "_halo.store_through(pe, " + s->grid +
-                                             ", sc_l, sc_through);  // into the neighbours' halos of this buffer"});
+      return store_forwarded(s, indent, "args." + s->grid + "_halo.store_through(pe, " + s->grid +
+                                            ", sc_l, sc_through);  // into the neighbours' halos of this buffer");
     }
     if (wide_r_ >= 0) {
       line(indent, "sc_st_" + s->grid + "[" + std::to_string(wide_r_) + "][" + std::to_string(wide_v_) + "] = " + expr(s->value) + ";");
@@ -1182,31 +1180,25 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// A store of a boundary walk's point (sc_l) whose value also goes elsewhere: the value, into
   /// the cell, then `forward` (a statement that reads it as sc_through).
-  void store_forwarded(const Store* s, int indent, const std::vector<std::string>& forward) {
+  void store_forwarded(const Store* s, int indent, const std::string& forward) {
     forward_value(s->grid, expr(s->value), indent, forward);
   }
   /// The same for a value already computed (`value`, C++), into `grid`'s cell at the point;
   /// `before`: a line to emit first in the block (batched_points: the point's sc_l).
-  void forward_value(const std::string& grid, const std::string& value, int indent, const std::vector<std::string>& forward,
+  void forward_value(const std::string& grid, const std::string& value, int indent, const std::string& forward,
                      const std::string& before = "") {
     GridRead centre(ScalarType::F32, grid, std::vector<int>(loop_vars_.size(), 0));
     line(indent, "{");
     if (!before.empty()) line(indent + 1, before);
     line(indent + 1, "const auto sc_through = " + value + ";");
     line(indent + 1, grid_read(&centre) + " = sc_through;");
-    for (const std::string& text : forward) line(text.rfind('#', 0) == 0 ? 0 : indent + 1, text);  // a preprocessor line at column 0
+    line(indent + 1, forward);
     line(indent, "}");
   }
-  /// The dataflow loop's face stores of the point's value (sc_through; sc_faces: the channels
-  /// the block's rows feed), as store() forwards them: the experiment's form
-  /// (STENCILC_FACE_WRITER) beside store_to.
-  std::vector<std::string> face_stores(const std::string& grid) const {
-    return {"#if STENCILC_FACE_WRITER",
-            "sc_face_writer.store(" + grid + ", sc_l, sc_through);  // into the neighbours' halos of this buffer (the staged channels)",
-            "#else",
-            "args." + flow_loop_.put_handle + "_halo.store_to(pe, " + grid +
-                ", sc_l, sc_through, sc_faces);  // into the neighbours' halos of this buffer",
-            "#endif"};
+  /// The dataflow loop's face stores of the point's value (sc_through), as store() forwards
+  /// them: through the block's FaceWriter (the channels its rows feed, staged before the loop).
+  std::string face_stores(const std::string& grid) const {
+    return "sc_face_writer.store(" + grid + ", sc_l, sc_through);  // into the neighbours' halos of this buffer (the staged channels)";
   }
 
   void close_points(int indent, bool strip = false) {
@@ -1294,10 +1286,6 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent, t + " sc_fold" + k + " = " + reduce_identity(f.reduce->op, f.reduce->type) + ";  // %" + f.reduce->result +
                      ", folded into the update's walk: this thread's points");
     line(indent, "const bool sc_fold" + k + "_on = " + (f.when ? expr(f.when) : std::string("true")) + ";  // this step computes it");
-    if (f.deferred) {
-      // What its post() will read, loaded under the walk (a lag-2 runtime's; nothing otherwise).
-      line(indent, "if (sc_fold" + k + "_on) sc_red" + k + ".prefetch<" + t + ">();  // what the post below reads (STENCILC_FLOW_REDUCE_LAG=2)");
-    }
   }
 
   /// In the update's point loop, after the point's store: the folded reduction's value of the
@@ -1349,7 +1337,7 @@ class CudaKernelEmitter : public CppEmitter {
       close_points(inner, strip);
     };
     if (flow_ && !strip) {
-      // The dataflow loop's walk, twice: its face stores (store_to) go through a pointer that may
+      // The dataflow loop's walk, twice: its face stores (FaceWriter) go through a pointer that may
       // alias the grids, so where they are emitted the compiler keeps each point's loads behind
       // the point before's stores (one round trip a point). Most blocks have no face rows.
       line(in_role, "if (sc_faces == 0) {  // no face rows: no face stores, so a point's loads may pass the stores before");

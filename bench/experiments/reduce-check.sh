@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One device call for a change to the dataflow loop (its reductions, its walk, its process grid),
 # in under 10 minutes, on every GPU of the machine:
-#   0. tests/gpu/flow_reduce.cu on every GPU count (1-4) and its stall case (exit 3), in the
-#      default lag-1 form and with -DSTENCILC_FLOW_REDUCE_LAG=2; tests/gpu/halo_check.cu (the
+#   0. tests/gpu/flow_reduce.cu on every GPU count (1-4) and its stall case (exit 3);
+#      tests/gpu/halo_check.cu (the
 #      exchange, store_to and the FaceWriter against the same expectations);
 #   1. run_generated.sh, variants $RG_VARIANTS (default: cpu-free, the cost model's choice, and
 #      cpu-free-dataflow, STENCILC_DATAFLOW=1: the N x 1 grid on every GPU count) on $RG_SAMPLES
@@ -29,20 +29,18 @@ bgen="${2:-$root/bench-gen}"
 bgen_main="${3:-$root/bench-gen-main}"
 main_headers="${4:-}"
 
-stage "0. tests/gpu/flow_reduce.cu (lag 1, the default, and lag 2) on every GPU count, and its stall"
-for lag in 1 2; do
-  nvcc -arch=sm_90 -std=c++17 -O2 -lineinfo -I "$root/runtime/include" -DSTENCILC_FLOW_REDUCE_LAG=$lag \
-    "$root/tests/gpu/flow_reduce.cu" -o "$out/flow_reduce" || echo "flow_reduce lag $lag: build FAILED"
-  for n in 1 2 3 4; do
-    [ "$n" -le "$gpus" ] || continue
-    timeout 60 "$out/flow_reduce" --pes=$n > "$out/flow_reduce.lag$lag.$n.txt" 2>&1
-    echo "lag $lag pes=$n rc=$?: $(grep -c ': ok' "$out/flow_reduce.lag$lag.$n.txt") ok; $(grep -E '^(PASS|FAIL)' "$out/flow_reduce.lag$lag.$n.txt")"
-    grep -E "FAILED|wrong values|error" "$out/flow_reduce.lag$lag.$n.txt" | head -4
-  done
-  STENCILC_WAIT_TIMEOUT_MS=500 timeout 30 "$out/flow_reduce" --pes=2 --mode=stall > "$out/flow_reduce_stall.lag$lag.txt" 2>&1
-  echo "lag $lag stall rc=$? (expected 3)"; head -c 300 "$out/flow_reduce_stall.lag$lag.txt"; echo
-  rm -f "$out/flow_reduce"
+stage "0. tests/gpu/flow_reduce.cu on every GPU count, and its stall"
+nvcc -arch=sm_90 -std=c++17 -O2 -lineinfo -I "$root/runtime/include" "$root/tests/gpu/flow_reduce.cu" -o "$out/flow_reduce" ||
+  echo "flow_reduce: build FAILED"
+for n in 1 2 3 4; do
+  [ "$n" -le "$gpus" ] || continue
+  timeout 60 "$out/flow_reduce" --pes=$n > "$out/flow_reduce.$n.txt" 2>&1
+  echo "pes=$n rc=$?: $(grep -c ': ok' "$out/flow_reduce.$n.txt") ok; $(grep -E '^(PASS|FAIL)' "$out/flow_reduce.$n.txt")"
+  grep -E "FAILED|wrong values|error" "$out/flow_reduce.$n.txt" | head -4
 done
+STENCILC_WAIT_TIMEOUT_MS=500 timeout 30 "$out/flow_reduce" --pes=2 --mode=stall > "$out/flow_reduce_stall.txt" 2>&1
+echo "stall rc=$? (expected 3)"; head -c 300 "$out/flow_reduce_stall.txt"; echo
+rm -f "$out/flow_reduce"
 
 stage "0b. tests/gpu/halo_check.cu (exchange, store_to, FaceWriter) on every GPU count"
 nvcc -arch=sm_90 -std=c++17 -O2 -lineinfo -I "$root/runtime/include" "$root/tests/gpu/halo_check.cu" -o "$out/halo_check" ||

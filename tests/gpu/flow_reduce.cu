@@ -1,8 +1,7 @@
 // Test of the dataflow loop's reductions (runtime/include/stencilc/runtime/cuda/generated.cuh:
 // DFlowReduce): every thread of every block of every PE must get the exact combination of every
-// thread's value, from the blocking form (reduce) and the deferred one (post: the value of the
-// execution kFlowReduceLag before, by default the one before; complete after the loop), with no
-// barrier between executions. Build with -DSTENCILC_FLOW_REDUCE_LAG=2 for the lag-2 form.
+// thread's value, from the blocking form (reduce) and the deferred one (post: the execution
+// before's value; complete after the loop), with no barrier between executions.
 //
 //   flow_reduce --pes=N               four reductions in one loop, on N GPUs: a 64-bit sum every
 //                                     step and a 32-bit max every third (reduce), a 64-bit sum
@@ -66,9 +65,7 @@ __global__ void reduce_kernel(const __grid_constant__ DevicePe pe, const __grid_
   pe.barrier_all("flow_reduce: every PE's block count");
   const long long P = pe.n, B = gridDim.x, T = blockDim.x;
   const long long mine_p = pe.id, mine_b = blockIdx.x, mine_t = threadIdx.x;
-  // post() returns the execution kFlowReduceLag before (STENCILC_FLOW_REDUCE_LAG); the first
-  // kFlowReduceLag of a launch return nothing to check.
-  int posted_sum = 0, posted_min = 0;
+  bool first_sum = true, first_min = true;
   long long last_even = 0;
   for (int s = 1; s <= args.steps; ++s) {
     if (args.stall && pe.id == pe.n - 1 && blockIdx.x == 0 && s == 2) return;  // posts nothing more
@@ -76,15 +73,15 @@ __global__ void reduce_kernel(const __grid_constant__ DevicePe pe, const __grid_
     const long long v = value(mine_p, mine_b, mine_t, g);
     expect(args, sum.reduce<long long>(v, ReduceOp::Sum) == sum_of(P, B, T, g), g, 0);
     if (g % 3 == 0) expect(args, max.reduce<int>(static_cast<int>(v), ReduceOp::Max) == max_of(P, B, T, g), g, 1);
-    if (g % 2 == 0) lag_sum.prefetch<long long>();  // before the step's work, as the generated loop does
-    lag_min.prefetch<int>();
     if (g % 2 == 0) {
       const long long before = lag_sum.post<long long>(v, ReduceOp::Sum);
-      if (posted_sum++ >= kFlowReduceLag) expect(args, before == sum_of(P, B, T, g - 2 * kFlowReduceLag), g, 2);
+      if (!first_sum) expect(args, before == sum_of(P, B, T, g - 2), g, 2);
+      first_sum = false;
       last_even = g;
     }
     const int before = lag_min.post<int>(static_cast<int>(v), ReduceOp::Min);
-    if (posted_min++ >= kFlowReduceLag) expect(args, before == min_of(g - kFlowReduceLag), g, 3);
+    if (!first_min) expect(args, before == min_of(g - 1), g, 3);
+    first_min = false;
   }
   if (lag_sum.pending()) expect(args, lag_sum.complete<long long>(ReduceOp::Sum) == sum_of(P, B, T, last_even), last_even, 4);
   if (lag_min.pending()) expect(args, lag_min.complete<int>(ReduceOp::Min) == min_of(args.step0 + args.steps), 0, 5);

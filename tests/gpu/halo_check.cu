@@ -8,8 +8,8 @@
 // holding the poison the host wrote. Each configuration runs three ways: the exchange protocol
 // (send, recv); store-through, each owned cell stored into every neighbour's halo that holds it as
 // it is written (DHaloExchange::store_to over every send channel, then barrier_all); and the same
-// through a FaceWriter (the channels staged in shared memory first: the dataflow loop's
-// -DSTENCILC_FACE_WRITER=1 form).
+// through a FaceWriter (the channels staged in shared memory first: the dataflow loop's face
+// stores).
 //
 //   halo_check --pes=1|2
 #include <array>

@@ -102,7 +102,6 @@ for n in "${pes_list[@]}"; do
   run_test "jacobi2d --pes=$n" "$BUILD/jacobi2d" --pes="$n"
   run_test "flow --pes=$n" "$BUILD/flow" --pes="$n"
   run_test "flow_reduce --pes=$n" "$BUILD/flow_reduce" --pes="$n"
-  run_test "flow_reduce_lag2 --pes=$n" "$BUILD/flow_reduce_lag2" --pes="$n"
 done
 for n in "${pes_list[@]}"; do
   last=$((n - 1))

@@ -22,7 +22,7 @@
 #                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output
 #                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
 #                      python3's nvidia-nvshmem-cu13 wheel, /opt/torch/.venv), MPI from mpicc.
-# SAMPLES="jacobi2d heat3d" runs some samples only; NVCC_FLAGS="-DSTENCILC_FACE_WRITER=1" adds
+# SAMPLES="jacobi2d heat3d" runs some samples only; NVCC_FLAGS="-DSTENCILC_FLOW_SELF_RELEASE_GPU=1" adds
 # flags to every build (an experiment's switch checked on every sample). Everything is built
 # first, in parallel.
 # Prints a pass/fail line per case and `N passed, M failed` last; exits non-zero on a failure.

@@ -8,7 +8,7 @@
 // `radius` rows, so a step of block g, which reads its own rows and `radius` rows on each side,
 // reads only rows of blocks g - 1 and g + 1, or at the PE's faces rows of the neighbour PE's face
 // block (found in its halo: that block stores its face cells there as it writes them,
-// DHaloExchange::store_to).
+// FaceWriter, halo.cuh).
 // So before step s + 1 block g waits only for those two to have finished step s, and after its
 // stores of step s it says so:
 //   RAW: step s + 1 reads the neighbours' rows of step s (their flag >= s);
@@ -68,19 +68,12 @@ class FlowAlloc {
   std::uint64_t* edge_[kMaxPes] = {};
 };
 
-// How many executions back the deferred form of the dataflow loop's reductions reads when it
-// posts one (DFlowReduce::post, generated.cuh): 1, or 2 (an experiment's switch, session 12, not
-// yet run on a GPU: a block then waits for the executions of two steps ago, which the slowest
-// block has almost always posted, at the cost of twice the words).
 #ifndef STENCILC_FLOW_SELF_RELEASE_GPU
 #define STENCILC_FLOW_SELF_RELEASE_GPU 0  // DFlow::release_edge
 #endif
-#ifndef STENCILC_FLOW_REDUCE_LAG
-#define STENCILC_FLOW_REDUCE_LAG 1
-#endif
-static_assert(STENCILC_FLOW_REDUCE_LAG == 1 || STENCILC_FLOW_REDUCE_LAG == 2, "STENCILC_FLOW_REDUCE_LAG: 1 or 2");
-inline constexpr int kFlowReduceLag = STENCILC_FLOW_REDUCE_LAG;
-inline constexpr int kFlowReduceSlots = 2 * kFlowReduceLag;  // executions whose words are kept
+// The executions whose words a dataflow loop's reduction keeps (DFlowReduce, generated.cuh: a
+// deferred one reads the execution before the one it posts).
+inline constexpr int kFlowReduceSlots = 2;
 
 // The reductions of the dataflow loop's step (DFlowReduce, generated.cuh): per reduction, its LL
 // words, kFlowReduceSlots slots (by execution) of kMaxPes x kMaxFlowBlocks entries of 2 words (a

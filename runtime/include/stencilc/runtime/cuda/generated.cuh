@@ -34,13 +34,6 @@
 #ifndef STENCILC_FLOW_POLL_IN_FLIGHT
 #define STENCILC_FLOW_POLL_IN_FLIGHT 1
 #endif
-// 1 makes the dataflow loop's face stores use a FaceWriter (halo.cuh: the channels staged in
-// shared memory before the loop) instead of DHaloExchange::store_to (the plan read from global
-// memory at every face point). An experiment's switch, not yet run on a GPU (docs/BENCHMARKS.md,
-// session 12): the generated CUDA has both forms.
-#ifndef STENCILC_FACE_WRITER
-#define STENCILC_FACE_WRITER 0
-#endif
 // 0 compiles a kernel's dataflow form of its time loop away (flow.cuh; the launcher may still
 // choose it, the kernel then runs the barrier form): for timing the barrier form without the
 // other in the same kernel (the A/B of docs/BENCHMARKS.md, session 8, plan item 1).
@@ -528,10 +521,11 @@ __device__ inline STENCILC_STEP_FN T team_allreduce(const DevicePe& pe, T value,
 /// Tags count the executions (base, in the header, counts those of the launches before; finish()
 /// advances it), not the steps: a reduction that runs every k steps still gets consecutive tags.
 /// post() and complete() are its deferred form (session 10): each execution waits only for the
-/// one kFlowReduceLag before (a step ago by default), for a result nothing in the loop reads.
-/// 2 x kFlowReduceLag slots suffice: a block writes execution e's words only after it has read
-/// all of e - lag's (reduce(): of e - 1's), which every block wrote after it had read all of
-/// e - 2 lag's. Every wait is bounded.
+/// one before (a step ago), for a result nothing in the loop reads. Two slots suffice: a block
+/// writes execution e's words only after it has read all of e - 1's, which every block wrote
+/// after it had read all of e - 2's. Every wait is bounded. (Session 12 tried a lag of 2, four
+/// slots, the entry of e - 2 loaded before the update's walk: session 13 measured it slower,
+/// jacobi2d+norm 256^2 on 1 GPU 5.88 -> 7.06 us a step, and it was removed.)
 /// Requires: every block of the grid calls reduce() the same number of times (blocks with no rows
 /// pass the identity); setup() on every PE, then a barrier_all, before the first.
 template <class Pe>
@@ -570,12 +564,11 @@ class DFlowReduce {
   }
 
   /// The deferred form (a result nothing in the loop reads): every thread of every block posts
-  /// this execution's `value` and returns execution e - kFlowReduceLag's (by default the one
-  /// before), combined over every thread of every PE (the first kFlowReduceLag of a launch: T{},
-  /// which the caller does not use). It waits for that execution only, posted a step (or two)
-  /// ago, so the blocks do not meet every step. Reading all of it before posting e keeps the
-  /// slots safe. Two __syncthreads: the block's value and its share of e - lag are staged
-  /// together.
+  /// this execution's `value` and returns execution e - 1's, combined over every thread of
+  /// every PE (the first of a launch: T{}, which the caller does not use). It waits for that
+  /// execution only, posted a step ago, so the blocks do not meet every step. Reading all of it
+  /// before posting e keeps the slots safe. Two __syncthreads: the block's value and its share
+  /// of e - 1 are staged together.
   /// Built with -DSTENCILC_FLOW_REDUCE_BLOCKING (an experiment's switch: what the blocking form
   /// costs where the deferred one applies), it is reduce(): this execution's value, none pending.
   template <class T>
@@ -583,9 +576,9 @@ class DFlowReduce {
 #ifdef STENCILC_FLOW_REDUCE_BLOCKING
     return reduce(value, op);
 #else
-    const bool first = done_ < static_cast<std::uint64_t>(kFlowReduceLag);
+    const bool first = done_ == 0;
     stage(value, true, op, kOwn);
-    if (!first) poll<T, kFlowReduceLag - 1>(op);  // execution e - lag's: read before posting e
+    if (!first) poll<T>(op);  // execution e - 1's: read before posting e
     __syncthreads();          // the warps' values and shares are staged
     ++done_;
     if (threadIdx.x < 32) {
@@ -595,30 +588,6 @@ class DFlowReduce {
     pending_ = true;
     return broadcast<T>();
 #endif
-  }
-
-  /// With kFlowReduceLag 2 (STENCILC_FLOW_REDUCE_LAG=2), every thread of every block, on a step
-  /// whose post() follows, before the step's update (block-uniform): this thread's first entry
-  /// of the execution that post() reads, loaded now so that its latency passes under the
-  /// update's walk; post() uses it if it holds that execution, else polls as without. With lag 1
-  /// nothing: the execution before is often not there yet at the top of a step (session 11's
-  /// `wip/norm-pair` measured it slower), while the one two back almost always is.
-  template <class T>
-  __device__ void prefetch() {
-    if constexpr (kFlowReduceLag == 2) {
-      if (done_ < static_cast<std::uint64_t>(kFlowReduceLag)) return;  // post() reads nothing
-      constexpr int kWords = static_cast<int>(sizeof(T) / 4);
-      static_assert(kWords <= 2, "two words at most");
-      read_counts();
-      const std::uint32_t t = tag() + 1 - kFlowReduceLag;  // what post() of execution done_ + 1 reads
-      int p, b;
-      pre_.valid = entry_at(static_cast<int>(threadIdx.x), pe_->n * per_pe_, &p, &b);
-      pre_.tag = t;
-      if (pre_.valid) {
-        const volatile std::uint64_t* words = entry(t, p, b);
-        for (int w = 0; w < kWords; ++w) pre_.words[w] = words[w];
-      }
-    }
   }
 
   /// Whether post() left an execution to complete().
@@ -760,20 +729,19 @@ class DFlowReduce {
     return out;
   }
 
-  // Every thread: its share of the values of execution tag() - kBack (the latest, or one
-  // before it) of every block of every PE (the
-  // entries in PE order, thread i the entries i, i + blockDim, ..., STENCILC_FLOW_POLL_IN_FLIGHT
+  // Every thread: its share of the values of execution tag() (the latest) of every block of
+  // every PE (the entries in PE order, thread i the entries i, i + blockDim, ..., STENCILC_FLOW_POLL_IN_FLIGHT
   // of them a round), staged in kAll. Each PE's block count is read once a launch (lane p of
   // every warp holds PE p's). The first warp's collect then combines the warps' in warp order:
   // one fixed order, the same in every block of every PE.
-  template <class T, int kBack = 0>
+  template <class T>
   __device__ void poll(ReduceOp op) {
     read_counts();
     const int total = pe_->n * per_pe_;
     T acc{};
     bool have = false;
     for (int base = 0; base < total; base += STENCILC_FLOW_POLL_IN_FLIGHT * static_cast<int>(blockDim.x)) {
-      poll_round<T, STENCILC_FLOW_POLL_IN_FLIGHT, kBack>(base, total, op, acc, have);
+      poll_round<T, STENCILC_FLOW_POLL_IN_FLIGHT>(base, total, op, acc, have);
     }
     stage(acc, have, op, kAll);
   }
@@ -802,13 +770,13 @@ class DFlowReduce {
     return i < total && *b < blocks;
   }
 
-  // Execution tag() - kBack's entries base + k * blockDim + threadIdx.x for k < kInFlight (of
-  // `total`) into `acc`.
+  // Execution tag()'s entries base + k * blockDim + threadIdx.x for k < kInFlight (of `total`)
+  // into `acc`.
   // Every thread of the warp calls it (the block counts' shuffles).
-  template <class T, int kInFlight, int kBack>
+  template <class T, int kInFlight>
   __device__ void poll_round(int base, int total, ReduceOp op, T& acc, bool& have) const {
     constexpr int kWords = static_cast<int>(sizeof(T) / 4);
-    const std::uint32_t t = tag() - kBack;
+    const std::uint32_t t = tag();
     const int threads = static_cast<int>(blockDim.x);
     std::uint64_t v[kInFlight][kWords];
     bool in[kInFlight];
@@ -816,13 +784,6 @@ class DFlowReduce {
     for (int k = 0; k < kInFlight; ++k) {
       int p, b;
       in[k] = entry_at(base + k * threads + static_cast<int>(threadIdx.x), total, &p, &b);
-      if constexpr (kFlowReduceLag == 2) {
-        if (k == 0 && base == 0 && pre_.valid && pre_.tag == t) {  // prefetch() loaded it (its tag is checked below)
-#pragma unroll
-          for (int w = 0; w < kWords; ++w) v[k][w] = pre_.words[w];
-          continue;
-        }
-      }
       if (in[k]) {
         const volatile std::uint64_t* words = entry(t, p, b);
 #pragma unroll
@@ -858,15 +819,6 @@ class DFlowReduce {
   bool pending_ = false;    // post() left one to complete()
   int per_pe_ = -1;         // the most blocks of any PE (-1: not read yet)
   int lane_blocks_ = 0;     // lane p of each warp: PE p's blocks
-  // prefetch()'s entry, with lag 2 only (lag 1 keeps the object as it was: its code compiles
-  // to the PTX that ran): its words, their execution, whether it loaded one.
-  struct Prefetched {
-    std::uint64_t words[2];
-    std::uint32_t tag;
-    bool valid;
-  };
-  struct NotPrefetched {};
-  std::conditional_t<kFlowReduceLag == 2, Prefetched, NotPrefetched> pre_{};
 };
 
 }  // namespace stencilc::rt::cuda

@@ -170,9 +170,9 @@ struct DHaloExchange {
 
   // The dataflow loop's face stores (flow.cuh): the send channels whose boxes hold cells of rows
   // [row_lo, row_hi) of dimension 0 (local indices), as a mask over send[]. A block works this
-  // out once, before the loop, for the rows it owns; then store_to() with it on each point it
-  // writes puts the point's value into the neighbours' halos as it goes (a block without face
-  // rows has an empty mask and does nothing per point).
+  // out once, before the loop, for the rows it owns, and stages them in a FaceWriter (below),
+  // whose store() on each point it writes puts the point's value into the neighbours' halos as
+  // it goes (a block without face rows has an empty mask and does nothing per point).
   __device__ unsigned channels_of_rows(int row_lo, int row_hi) const {
     constexpr int d0 = 3 - N;  // dimension 0 in the 3-D view
     unsigned mask = 0;
@@ -383,16 +383,16 @@ struct DHaloExchange {
 };
 
 #if defined(__CUDACC__)
-// The dataflow loop's face stores with the channels a block feeds read once, before the loop
-// (an experiment's form, -DSTENCILC_FACE_WRITER=1 on the generated CUDA; not yet run on a GPU:
-// docs/BENCHMARKS.md, session 12). DHaloExchange::store_to reads each channel's box, peer and
-// steps from the plan, in global memory, for every point it stores; the face blocks of jacobi2d
-// 256^2 took 0.65-0.9 us longer over their update than the other blocks (session 12's phases),
-// and they set the step's pace. A FaceWriter stages the channels of `channels` (a mask over the
-// plan's send channels, DHaloExchange::channels_of_rows) in shared memory, with the peer's
-// address as a byte distance from this PE's buffer (the buffers are symmetric: the same distance
-// for both of a swapped pair) and the offset of local index 0 in the peer's buffer; store() then
-// does store_to's work from shared memory with no global load.
+// The dataflow loop's face stores, with the channels a block feeds read once, before the loop.
+// DHaloExchange::store_to reads each channel's box, peer and steps from the plan, in global
+// memory, for every point it stores; the face blocks of jacobi2d 256^2 took 0.65-0.9 us longer
+// over their update than the other blocks (session 12's phases), and they set the step's pace.
+// A FaceWriter stages the channels of `channels` (a mask over the plan's send channels,
+// DHaloExchange::channels_of_rows) in shared memory, with the peer's address as a byte distance
+// from this PE's buffer (the buffers are symmetric: the same distance for both of a swapped pair)
+// and the offset of local index 0 in the peer's buffer; store() then does store_to's work from
+// shared memory with no global load. Measured on 2 x H200 (docs/BENCHMARKS.md, session 13):
+// jacobi2d 256^2 3.98 -> 3.51 us a step on 2 GPUs, 1024^2 8.32 -> 5.97, heat3d 64^3 12.96 -> 9.89.
 inline constexpr int kMaxFaceChannels = 27;  // a block's face channels at most (3-D: 26 neighbours)
 
 struct FaceChannel {
