@@ -132,10 +132,11 @@ int max_blocks_for(const Plan<N>& plan, int block_threads, int points_per_thread
 #endif
 
 /// What the cost model knows of a dataflow loop's launch: the largest PE's rows (dimension 0)
-/// and points, the loop's radius along dimension 0, and the blocks and threads a launch has.
+/// and points, the loop's radius along dimension 0, the blocks and threads a launch has, and
+/// the PEs.
 struct FlowSize {
   long long rows = 0, points = 0;
-  int radius = 1, blocks = 0, block_threads = 0;
+  int radius = 1, blocks = 0, block_threads = 0, pes = 1;
 };
 
 /// The loop's size on `plan`'s PEs; the blocks as the cooperative launch gives them with no cap
@@ -152,6 +153,7 @@ FlowSize flow_size(const Plan<N>& plan, int radius, int block_threads) {
   f.blocks = sms * STENCILC_MIN_BLOCKS_PER_SM;
   if (const int cap = max_blocks_set(); cap > 0 && cap < f.blocks) f.blocks = cap;
   f.block_threads = block_threads;
+  f.pes = plan.grid.dims[0] * plan.grid.dims[1] * plan.grid.dims[2];
   return f;
 }
 
@@ -164,17 +166,21 @@ inline int flow_blocks(const FlowSize& s) {
   return rt::cuda::flow_part(static_cast<int>(s.rows), s.radius, cap > 0 ? cap : rt::cuda::kMaxFlowBlocks, 0).active;
 }
 
-/// The cost model's choice (docs/BENCHMARKS.md, sessions 8 and 9): the dataflow loop where each
-/// active block holds at most 16 points per thread. A step is then latency-bound, and the
-/// default loop's barriers and exchange protocol cost more than the flags; with more, the one
-/// block per few rows is too few to stream the grid (jacobi2d 2048^2: 31 points a thread, 1.35x
-/// slower on 2 GPUs, 2.3x on 1). The same on one PE as on several (session 9: with the face stores
-/// made per point, 1 GPU wins from 1.2x (wave2d 512^2) to 2.3x (heat3d 32^3)).
+/// The cost model's choice (docs/BENCHMARKS.md, sessions 8, 9 and 13): the dataflow loop where
+/// each active block holds at most 16 points per thread on one PE, 24 on several. A step is then
+/// latency-bound, and the default loop's barriers and exchange protocol cost more than the
+/// flags; with more, the one block per few rows is too few to stream the grid. Session 13, with
+/// the face stores staged (FaceWriter), on 2 x H200: on 2 GPUs the form wins at 17.5 points
+/// (jacobi2d 1536^2: 10.8 us a step against 17.0), is even at 31 (jacobi2d 2048^2 16.4 against
+/// 17.3, wave2d 2048^2 24.2 against 22.6) and loses at 64 and more (heat3d 128^3 36.1 against
+/// 30.5, jacobi2d 4096^2 83 against 30); on 1 GPU, whose barrier costs less, it is even at 35-36
+/// (jacobi2d 1536^2, heat3d 96^3) and loses from 62 on (session 8: 2.3x at jacobi2d 2048^2), and
+/// wins up to 16 (session 9: from 1.2x at wave2d 512^2 to 2.3x at heat3d 32^3).
 inline bool flow_pays(const FlowSize& s) {
   if (s.blocks <= 0 || s.block_threads <= 0 || s.rows <= 0) return false;
   const long long active = rt::cuda::flow_part(static_cast<int>(s.rows), s.radius, s.blocks, 0).active;
   const double per_thread = static_cast<double>(s.points) / static_cast<double>(active * s.block_threads);
-  return per_thread <= 16.0;
+  return per_thread <= (s.pes > 1 ? 24.0 : 16.0);
 }
 
 /// Where a kernel with a dataflow loop (flow.cuh: the default loop's second form, or a

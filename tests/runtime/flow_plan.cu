@@ -86,21 +86,25 @@ int main() {
   for (int rows : {1, 2, 3, 7, 64, 128, 129, 1000, 5000})
     for (int radius : {1, 2, 3})
       for (int blocks : {1, 3, 32, 132, 264, 2000}) partition(rows, radius, blocks);
-  // The cost model: at most 16 points per thread of an active block (min(blocks, rows / radius)).
-  // 264 blocks of 256 threads (an H200 at 2 per SM).
+  // The cost model: at most 16 points per thread of an active block (min(blocks, rows / radius))
+  // on one PE, 24 on several. 264 blocks of 256 threads (an H200 at 2 per SM); 2 PEs unless said.
   namespace sc = stencilc::compiled;
-  auto size = [](long long rows, long long cols, int radius) {
+  auto size = [](long long rows, long long cols, int radius, int pes = 2) {
     sc::FlowSize f;
     f.rows = rows;
     f.points = rows * cols;
     f.radius = radius;
     f.blocks = 264;
     f.block_threads = 256;
+    f.pes = pes;
     return f;
   };
   check(sc::flow_pays(size(128, 256, 1)), "jacobi2d 256^2 on 2 PEs: 1 point a thread");
   check(sc::flow_pays(size(512, 1024, 1)), "1024^2 on 2 PEs: 7.8 points a thread");
-  check(sc::flow_pays(size(1024, 1024, 1)), "1024^2 on 1 PE: 15.5 points a thread");
+  check(sc::flow_pays(size(1024, 1024, 1, 1)), "1024^2 on 1 PE: 15.5 points a thread");
+  check(sc::flow_pays(size(768, 1536, 1)), "1536^2 on 2 PEs: 17.5 points a thread");
+  check(!sc::flow_pays(size(1536, 1536, 1, 1)), "1536^2 on 1 PE: 35 points a thread");
+  check(!sc::flow_pays(size(768, 1536, 1, 1)), "17.5 points a thread on 1 PE");
   check(!sc::flow_pays(size(1024, 2048, 1)), "2048^2 on 2 PEs: 31 points a thread");
   check(sc::flow_pays(size(512, 1024, 2)), "radius 2, 512 rows: 256 active blocks, 8 points a thread");
   check(sc::flow_pays(size(32, 64 * 64, 1)), "heat3d 64^3 on 2 PEs: 32 planes, 16 points a thread");
