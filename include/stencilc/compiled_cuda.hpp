@@ -132,11 +132,11 @@ int max_blocks_for(const Plan<N>& plan, int block_threads, int points_per_thread
 #endif
 
 /// What the cost model knows of a dataflow loop's launch: the largest PE's rows (dimension 0)
-/// and points, the loop's radius along dimension 0, the blocks and threads a launch has, and
-/// the PEs.
+/// and points, the loop's radius along dimension 0, the blocks and threads a launch has, the
+/// PEs and the grid's rank.
 struct FlowSize {
   long long rows = 0, points = 0;
-  int radius = 1, blocks = 0, block_threads = 0, pes = 1;
+  int radius = 1, blocks = 0, block_threads = 0, pes = 1, rank = 2;
 };
 
 /// The loop's size on `plan`'s PEs; the blocks as the cooperative launch gives them with no cap
@@ -154,6 +154,7 @@ FlowSize flow_size(const Plan<N>& plan, int radius, int block_threads) {
   if (const int cap = max_blocks_set(); cap > 0 && cap < f.blocks) f.blocks = cap;
   f.block_threads = block_threads;
   f.pes = plan.grid.dims[0] * plan.grid.dims[1] * plan.grid.dims[2];
+  f.rank = N;
   return f;
 }
 
@@ -167,20 +168,31 @@ inline int flow_blocks(const FlowSize& s) {
 }
 
 /// The cost model's choice (docs/BENCHMARKS.md, sessions 8, 9 and 13): the dataflow loop where
-/// each active block holds at most 16 points per thread on one PE, 24 on several. A step is then
-/// latency-bound, and the default loop's barriers and exchange protocol cost more than the
-/// flags; with more, the one block per few rows is too few to stream the grid. Session 13, with
-/// the face stores staged (FaceWriter), on 2 x H200: on 2 GPUs the form wins at 17.5 points
-/// (jacobi2d 1536^2: 10.8 us a step against 17.0), is even at 31 (jacobi2d 2048^2 16.4 against
-/// 17.3, wave2d 2048^2 24.2 against 22.6) and loses at 64 and more (heat3d 128^3 36.1 against
-/// 30.5, jacobi2d 4096^2 83 against 30); on 1 GPU, whose barrier costs less, it is even at 35-36
-/// (jacobi2d 1536^2, heat3d 96^3) and loses from 62 on (session 8: 2.3x at jacobi2d 2048^2), and
-/// wins up to 16 (session 9: from 1.2x at wave2d 512^2 to 2.3x at heat3d 32^3).
+/// each active block holds at most this many points per thread. A step is then latency-bound,
+/// and the default loop's barriers and exchange protocol cost more than the flags; with more,
+/// the one block per few rows is too few to stream the grid. Measured on 2 x H200 (us a step,
+/// the form against the barrier form; session 13: with the face stores staged, FaceWriter):
+///   1 GPU:        the form wins up to 16 (session 9: from 1.2x at wave2d 512^2 to 2.3x at
+///                 heat3d 32^3) and loses from 35 (jacobi2d 1536^2: 16.9 against 15.6; heat3d
+///                 96^3: 14.9 against 8.7, the barrier form's boundary walk built cheaply);
+///   2-D, 2 GPUs:  wins at 17.5 (jacobi2d 1536^2: 10.8 against 17.0), even at 31 (jacobi2d
+///                 2048^2: 16.4 against 17.3; wave2d 2048^2: 24.2 against 20.9);
+///   3-D, 2 GPUs:  wins at 36 (heat3d 96^3: 21.8 against 29.6) and 49 (112^3: 28.8 against
+///                 50.6 before the cheap boundary walk, which saved 11-16 us a step at 96^3 and
+///                 256^3), loses at 64 (128^3: 36.1 against 30.5, before it). A 3-D block's rows
+///                 are whole planes, so its points per thread run higher for the same number of
+///                 active blocks; the barrier form's exchange of 3-D faces and its boundary
+///                 planes cost more than in 2-D.
+inline double flow_points_limit(int rank, int pes) {
+  if (pes <= 1) return 16.0;
+  return rank >= 3 ? 56.0 : 24.0;
+}
+
 inline bool flow_pays(const FlowSize& s) {
   if (s.blocks <= 0 || s.block_threads <= 0 || s.rows <= 0) return false;
   const long long active = rt::cuda::flow_part(static_cast<int>(s.rows), s.radius, s.blocks, 0).active;
   const double per_thread = static_cast<double>(s.points) / static_cast<double>(active * s.block_threads);
-  return per_thread <= (s.pes > 1 ? 24.0 : 16.0);
+  return per_thread <= flow_points_limit(s.rank, s.pes);
 }
 
 /// Where a kernel with a dataflow loop (flow.cuh: the default loop's second form, or a

@@ -87,9 +87,10 @@ int main() {
     for (int radius : {1, 2, 3})
       for (int blocks : {1, 3, 32, 132, 264, 2000}) partition(rows, radius, blocks);
   // The cost model: at most 16 points per thread of an active block (min(blocks, rows / radius))
-  // on one PE, 24 on several. 264 blocks of 256 threads (an H200 at 2 per SM); 2 PEs unless said.
+  // on one PE; on several, 24 for a 2-D loop and 56 for a 3-D one. 264 blocks of 256 threads (an
+  // H200 at 2 per SM); 2 PEs and 2-D unless said.
   namespace sc = stencilc::compiled;
-  auto size = [](long long rows, long long cols, int radius, int pes = 2) {
+  auto size = [](long long rows, long long cols, int radius, int pes = 2, int rank = 2) {
     sc::FlowSize f;
     f.rows = rows;
     f.points = rows * cols;
@@ -97,6 +98,7 @@ int main() {
     f.blocks = 264;
     f.block_threads = 256;
     f.pes = pes;
+    f.rank = rank;
     return f;
   };
   check(sc::flow_pays(size(128, 256, 1)), "jacobi2d 256^2 on 2 PEs: 1 point a thread");
@@ -107,9 +109,15 @@ int main() {
   check(!sc::flow_pays(size(768, 1536, 1, 1)), "17.5 points a thread on 1 PE");
   check(!sc::flow_pays(size(1024, 2048, 1)), "2048^2 on 2 PEs: 31 points a thread");
   check(sc::flow_pays(size(512, 1024, 2)), "radius 2, 512 rows: 256 active blocks, 8 points a thread");
-  check(sc::flow_pays(size(32, 64 * 64, 1)), "heat3d 64^3 on 2 PEs: 32 planes, 16 points a thread");
-  check(!sc::flow_pays(size(64, 128 * 128, 1)), "heat3d 128^3 on 2 PEs: 64 planes, 64 points a thread");
-  check(sc::flow_pays(size(16, 32 * 32, 1)), "heat3d 32^3 on 2 PEs: 4 points a thread");
+  check(sc::flow_pays(size(32, 64 * 64, 1, 2, 3)), "heat3d 64^3 on 2 PEs: 32 planes, 16 points a thread");
+  check(sc::flow_pays(size(48, 96 * 96, 1, 2, 3)), "heat3d 96^3 on 2 PEs: 48 planes, 36 points a thread");
+  check(sc::flow_pays(size(56, 112 * 112, 1, 2, 3)), "heat3d 112^3 on 2 PEs: 56 planes, 49 points a thread");
+  check(!sc::flow_pays(size(64, 128 * 128, 1, 2, 3)), "heat3d 128^3 on 2 PEs: 64 planes, 64 points a thread");
+  check(!sc::flow_pays(size(96, 96 * 96, 1, 1, 3)), "heat3d 96^3 on 1 PE: 36 points a thread");
+  check(sc::flow_pays(size(64, 64 * 64, 1, 1, 3)), "heat3d 64^3 on 1 PE: 16 points a thread");
+  check(!sc::flow_pays(size(112, 112 * 112, 1, 1, 3)), "heat3d 112^3 on 1 PE: 49 points a thread");
+  check(!sc::flow_pays(size(64, 128 * 128, 1, 2)), "64 points a thread in 2-D");
+  check(sc::flow_pays(size(16, 32 * 32, 1, 2, 3)), "heat3d 32^3 on 2 PEs: 4 points a thread");
   check(!sc::flow_pays(sc::FlowSize{}), "no size known: off");
   // The grid: a block per radius of rows, at most 1024 (and STENCILC_MAX_BLOCKS).
   unsetenv("STENCILC_MAX_BLOCKS");
