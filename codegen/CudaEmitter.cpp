@@ -435,7 +435,10 @@ class CudaKernelEmitter : public CppEmitter {
   std::vector<FlowReduction> flow_reduction_list_;   // the same, in that order
   bool flow_rows_ = false;  // open_points: walk this block's rows of the range only (a flow reduction)
   int folding_ = -1;        // the flow reduction folded into the update being emitted (fold_into_update), or -1
-  bool no_faces_ = false;   // emitting the dataflow walk of a block with no face rows (no store_to)
+  bool no_faces_ = false;   // emitting the dataflow walk of a block with no face rows (no face stores)
+  std::map<const ForEach*, std::string> hoisted_walks_;  // boundary parts set up before their loop (hoist_boundary_walks)
+  int loop_depth_ = 0;      // loops open around the statement being emitted
+  int walks_hoisted_ = 0;   // hoist_boundary_walks' names so far
   bool batch_walk_ = false; // open_walk: the loop of a batched walk (batched_points)
   std::string batch_group_;  // ... the workers of the batched walk it opened ("": none)
   bool walk_else_ = false;   // close_points: the walk's plain loop is the else of a batched one
@@ -608,24 +611,24 @@ class CudaKernelEmitter : public CppEmitter {
       return open_walk(indent, point_body, "sc_mine", where);
     }
     if (split_) {
-      // split-boundary: the points within the widths of the block's faces, or the others. An
-      // SPMD part is measured from the block it stores to.
-      const std::string faces = spmd_ ? split_reference_block(*part) : first_grid_;
-      std::set<std::string> touched = stored_blocks(point_body);  // the widths' two reasons: sends and receives
-      for (const auto& [grid, ext] : reads.grids) touched.insert(grid);
-      std::vector<std::string> sides;
-      for (const std::string& g : touched)
-        if (!spmd_ && exchanged_.count(g)) sides.push_back("args." + g + "_halo.faces");
-      if (sides.empty()) {
-        line(indent, "const int sc_wlo[] = " + int_list(part->width_lo) + ", sc_whi[] = " + int_list(part->width_hi) + ";");
-      } else {  // faces where no exchange acts need no boundary part
-        line(indent, "int sc_wlo[] = " + int_list(part->width_lo) + ", sc_whi[] = " + int_list(part->width_hi) + ";");
-        line(indent, std::string(kRt) + "keep_exchanged_faces(sc_wlo, sc_whi, " + std::to_string(n) + ", " +
-                         join(sides, " | ") + ");");
+      if (part->part == ForEachPart::Boundary) {
+        const auto hoisted = hoisted_walks_.find(part);
+        if (hoisted == hoisted_walks_.end()) {
+          split_parts(indent, *part, point_body);
+          return open_walk(indent, point_body, group, where);
+        }
+        // The experiment's form (STENCILC_HOIST_BOUNDARY_WALK, generated.cuh): the walk set up
+        // before the loop (hoist_boundary_walks).
+        line(0, "#if STENCILC_HOIST_BOUNDARY_WALK");
+        line(indent, "const auto& sc_walk = " + hoisted->second + ";  // set up before the loop");
+        line(indent, "(void)sc_local;");
+        line(0, "#else");
+        split_parts(indent, *part, point_body);
+        build_walk(indent, "sc_walk", where);
+        line(0, "#endif");
+        return open_walk(indent, point_body, group, where, "", true);
       }
-      line(indent, "const auto sc_parts = " + std::string(kRt) + "part_boxes(sc_local, " + kRt + "inner_part(sc_local, " +
-                       faces + ", sc_wlo, sc_whi), " + (part->part == ForEachPart::Boundary ? "true" : "false") + ");");
-      if (part->part == ForEachPart::Boundary) return open_walk(indent, point_body, group, where);
+      split_parts(indent, *part, point_body);
       line(indent, "for (int sc_b = 0; sc_b < sc_parts.count; ++sc_b) {");
       ++indent;
       line(indent, "const auto& sc_box = sc_parts.box[sc_b];");
@@ -656,20 +659,85 @@ class CudaKernelEmitter : public CppEmitter {
     return open_point_loop(indent, group, false);
   }
 
+  /// A split foreach's part of sc_local (split-boundary: the points within the widths of the
+  /// block's faces, or the others) as sc_parts, the widths kept only at faces where an exchange
+  /// acts. An SPMD part is measured from the block it stores to.
+  void split_parts(int indent, const ForEach& part, const Stmt& point_body) {
+    ReadExtents reads;
+    reads.visit(point_body);
+    const std::string faces = spmd_ ? split_reference_block(part) : first_grid_;
+    std::set<std::string> touched = stored_blocks(point_body);  // the widths' two reasons: sends and receives
+    for (const auto& [grid, ext] : reads.grids) touched.insert(grid);
+    std::vector<std::string> sides;
+    for (const std::string& g : touched)
+      if (!spmd_ && exchanged_.count(g)) sides.push_back("args." + g + "_halo.faces");
+    if (sides.empty()) {
+      line(indent, "const int sc_wlo[] = " + int_list(part.width_lo) + ", sc_whi[] = " + int_list(part.width_hi) + ";");
+    } else {  // faces where no exchange acts need no boundary part
+      line(indent, "int sc_wlo[] = " + int_list(part.width_lo) + ", sc_whi[] = " + int_list(part.width_hi) + ";");
+      line(indent, std::string(kRt) + "keep_exchanged_faces(sc_wlo, sc_whi, " + std::to_string(part.indices.size()) + ", " +
+                       join(sides, " | ") + ");");
+    }
+    line(indent, "const auto sc_parts = " + std::string(kRt) + "part_boxes(sc_local, " + kRt + "inner_part(sc_local, " +
+                     faces + ", sc_wlo, sc_whi), " + (part.part == ForEachPart::Boundary ? "true" : "false") + ");");
+  }
+
+  /// `name`: the BoxWalk of sc_parts, checked (open_points' `where`).
+  void build_walk(int indent, const std::string& name, const std::string& where) {
+    const std::string rt = kRt;
+    line(indent, "const " + rt + "BoxWalk<" + std::to_string(indices_.size()) + "> " + name + "(sc_parts);");
+    line(indent, rt + "check_walk(pe, " + name + ", \"" + program_->name + " at " + where + "\");");
+  }
+
+  /// Before a loop's barrier form (its outermost loop): the walk of each boundary part inside it
+  /// whose range is a grid's interior (the same box every step: the buffers the swaps trade have
+  /// one shape, the exchanges' faces do not change), set up once, for the experiment's form
+  /// (STENCILC_HOIST_BOUNDARY_WALK, generated.cuh; docs/BENCHMARKS.md, session 13: built every
+  /// step, by every thread of the group, it took 6.5 us more a step of heat3d 96^3 on 2 GPUs than
+  /// built once). The part's statement then reads it.
+  void hoist_boundary_walks(const Stmt& loop, int indent) {
+    if (spmd_ || loop_depth_ > 0) return;
+    struct Parts : IRVisitor {
+      using IRVisitor::visit;
+      std::vector<const ForEach*> found;
+      void visit(const ForEach* f) override {
+        if (f->part == ForEachPart::Boundary && f->range.kind == Range::Kind::Interior) found.push_back(f);
+        IRVisitor::visit(f);
+      }
+    } parts;
+    parts.visit(loop);
+    const std::string rt = kRt;
+    for (const ForEach* f : parts.found) {
+      const std::string name = "sc_bwalk" + std::to_string(walks_hoisted_++);
+      const std::string where = module_->source + ":" + std::to_string(f->loc.line) + ":" + std::to_string(f->loc.col);
+      hoisted_walks_[f] = name;
+      indices_ = f->indices;
+      line(0, "#if STENCILC_HOIST_BOUNDARY_WALK");
+      line(indent, "const " + rt + "BoxWalk<" + std::to_string(f->indices.size()) + "> " + name + " = [&] {  // the boundary part at " +
+                       where + ", the same every step");
+      line(indent + 1, "const auto sc_local = " + rt + "clip(" + global_range(f->range) + ", " + first_grid_ + ");");
+      split_parts(indent + 1, *f, f->body);
+      line(indent + 1, "return " + rt + "BoxWalk<" + std::to_string(f->indices.size()) + ">(sc_parts);");
+      line(indent, "}();");
+      line(indent, rt + "check_walk(pe, " + name + ", \"" + program_->name + " at " + where + "\");");
+      line(0, "#endif");
+    }
+  }
+
   /// A boundary part (open_points' sc_parts): its slabs' points as one sequence (BoxWalk), one
   /// grid-stride loop of `group`'s threads, unrolled, so a thread's points of different slabs
   /// are in flight together (slab after slab, the thin slabs waited a load round trip each).
   /// Returns the body's indent.
-  /// `built`: the name of a walk set up (and checked) before, else one of sc_parts here.
+  /// `built`: the name of a walk set up (and checked) before, else one of sc_parts here;
+  /// `declared`: sc_walk is declared already.
   int open_walk(int indent, const Stmt& point_body, const std::string& group, const std::string& where,
-                const std::string& built = "") {
+                const std::string& built = "", bool declared = false) {
     const size_t n = indices_.size();
     walk_ = true;
     if (!built.empty()) {
       line(indent, "const auto& sc_walk = " + built + ";");
-    } else {
-      line(indent, "const " + std::string(kRt) + "BoxWalk<" + std::to_string(n) + "> sc_walk(sc_parts);");
-      line(indent, std::string(kRt) + "check_walk(pe, sc_walk, \"" + program_->name + " at " + where + "\");");
+    } else if (!declared) {
+      build_walk(indent, "sc_walk", where);
     }
     open_views(point_body, indent);
     loop_vars_.assign(n, "");
@@ -1080,7 +1148,7 @@ class CudaKernelEmitter : public CppEmitter {
   /// walks its own rows, waits for its neighbours' previous step, publishes its own, no barrier),
   /// else the loop as the passes left it (barrier_all after each update).
   void loop(const Stmt& s, int indent) override {
-    if (s.get() != flow_loop_.loop) return CppEmitter::loop(s, indent, {});
+    if (s.get() != flow_loop_.loop) return barrier_loop(s, indent);
     const std::string rt = kRt;
     line(indent, "{  // the dataflow schedule where the launcher turned it on (flow.cuh), else barrier_all each step");
     line(indent + 1, "const " + rt + "DFlow<" + rt + "DevicePe> sc_flow(pe, args.sc_flow, " + first_grid_ + ".extent[0], " +
@@ -1122,8 +1190,10 @@ class CudaKernelEmitter : public CppEmitter {
     }
     line(indent + 2, "std::uint64_t sc_step = 0;  // steps done");
     flow_ = true;
+    ++loop_depth_;
     CppEmitter::loop(s, indent + 2, {"if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the step before",
                                      "++sc_step;"});
+    --loop_depth_;
     flow_ = false;
     for (size_t k = 0; k < flow_reduction_list_.size(); ++k) {
       // A deferred reduction's last execution, and the assignments after it on its value.
@@ -1138,9 +1208,18 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent + 2, "sc_flow.finish(sc_step);  // barrier_all: every block of every PE is done");
     for (size_t k = 0; k < flow_reductions_.size(); ++k) line(indent + 2, "sc_red" + std::to_string(k) + ".finish();");
     line(indent + 1, "} else {");
-    CppEmitter::loop(s, indent + 2, {});
+    barrier_loop(s, indent + 2);
     line(indent + 1, "}");
     line(indent, "}");
+  }
+
+  /// A loop as the passes left it (its barriers), its boundary walks set up before it where
+  /// they may be (hoist_boundary_walks).
+  void barrier_loop(const Stmt& s, int indent) {
+    hoist_boundary_walks(s, indent);
+    ++loop_depth_;
+    CppEmitter::loop(s, indent, {});
+    --loop_depth_;
   }
 
   /// Whether the dataflow form sets up its walk of the update once, before the loop: where the

@@ -34,6 +34,14 @@
 #ifndef STENCILC_FLOW_POLL_IN_FLIGHT
 #define STENCILC_FLOW_POLL_IN_FLIGHT 1
 #endif
+// 1 makes a loop's barrier form set up the walk of each boundary part whose range is a grid's
+// interior once, before the loop, instead of every step (the CUDA emitter's
+// hoist_boundary_walks). An experiment's switch, not yet run on a GPU (docs/BENCHMARKS.md,
+// session 13: a hack of the same on the generated CUDA took heat3d 96^3 on 2 GPUs from 29.6 to
+// 23.1 us a step, and 256^3 on 1 GPU from 93 to 103): the generated CUDA has both forms.
+#ifndef STENCILC_HOIST_BOUNDARY_WALK
+#define STENCILC_HOIST_BOUNDARY_WALK 0
+#endif
 // 0 compiles a kernel's dataflow form of its time loop away (flow.cuh; the launcher may still
 // choose it, the kernel then runs the barrier form): for timing the barrier form without the
 // other in the same kernel (the A/B of docs/BENCHMARKS.md, session 8, plan item 1).
