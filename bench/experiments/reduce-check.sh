@@ -12,7 +12,8 @@
 #   2. ab.py: main (its CUDA, and with a fourth argument its headers) against the branch, on
 #      $AB_CASES (default jacobi2d and jacobi2d+norm at 256 and 1024), on 1, 2 and 4 GPUs as there
 #      are; extra variants in $AB_VARIANTS (e.g. "blocking=-DSTENCILC_FLOW_REDUCE_BLOCKING": the
-#      blocking form where the deferred one applies).
+#      blocking form where the deferred one applies), and run-time settings in $AB_SETTINGS (e.g.
+#      "df0=STENCILC_DATAFLOW=0": the barrier form where the cost model would pick the other).
 # Session 10's wip/candidate (flow_grid, deferred reductions) and session 11's wip/fold (the
 # reduction folded into the update's walk; a lag-2 runtime, 8e26e10, measured and not kept) were
 # checked with its two earlier forms (candidate-check.sh, fold-check.sh).
@@ -66,6 +67,7 @@ cases=()
 for c in ${AB_CASES:-jacobi2d:256,1024 jacobi2d+norm:256,1024}; do cases+=(--case "$c"); done
 variants=(--variant main= --variant branch=)
 for v in ${AB_VARIANTS:-}; do variants+=(--variant "$v"); done
+for v in ${AB_SETTINGS:-}; do variants+=(--setting "$v"); done
 headers=()
 [ -n "$main_headers" ] && headers=(--headers-of main="$main_headers")
 timeout "$(left 570)" python3 "$root/bench/experiments/ab.py" --gen "$bgen" --gen-of main="$bgen_main" "${headers[@]}" \
