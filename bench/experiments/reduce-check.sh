@@ -30,28 +30,27 @@ bgen="${2:-$root/bench-gen}"
 bgen_main="${3:-$root/bench-gen-main}"
 main_headers="${4:-}"
 
+# Builds tests/gpu/$1.cu and runs it on every GPU count (at most $2 s each): its verdict, and its
+# lines that match $3. The binary stays in $out for the caller.
+gpu_test() {
+  nvcc -arch=sm_90 -std=c++17 -O2 -lineinfo -I "$root/runtime/include" "$root/tests/gpu/$1.cu" -o "$out/$1" ||
+    echo "$1: build FAILED"
+  for n in 1 2 3 4; do
+    [ "$n" -le "$gpus" ] || continue
+    timeout "$2" "$out/$1" --pes=$n > "$out/$1.$n.txt" 2>&1
+    echo "pes=$n rc=$?: $(grep -E '^(PASS|FAIL)' "$out/$1.$n.txt")"
+    grep -E "$3" "$out/$1.$n.txt" | head -4 | cut -c1-300
+  done
+}
+
 stage "0. tests/gpu/flow_reduce.cu on every GPU count, and its stall"
-nvcc -arch=sm_90 -std=c++17 -O2 -lineinfo -I "$root/runtime/include" "$root/tests/gpu/flow_reduce.cu" -o "$out/flow_reduce" ||
-  echo "flow_reduce: build FAILED"
-for n in 1 2 3 4; do
-  [ "$n" -le "$gpus" ] || continue
-  timeout 60 "$out/flow_reduce" --pes=$n > "$out/flow_reduce.$n.txt" 2>&1
-  echo "pes=$n rc=$?: $(grep -c ': ok' "$out/flow_reduce.$n.txt") ok; $(grep -E '^(PASS|FAIL)' "$out/flow_reduce.$n.txt")"
-  grep -E "FAILED|wrong values|error" "$out/flow_reduce.$n.txt" | head -4
-done
+gpu_test flow_reduce 60 "FAILED|wrong values|error"
 STENCILC_WAIT_TIMEOUT_MS=500 timeout 30 "$out/flow_reduce" --pes=2 --mode=stall > "$out/flow_reduce_stall.txt" 2>&1
 echo "stall rc=$? (expected 3)"; head -c 300 "$out/flow_reduce_stall.txt"; echo
 rm -f "$out/flow_reduce"
 
 stage "0b. tests/gpu/halo_check.cu (exchange, store_to, FaceWriter) on every GPU count"
-nvcc -arch=sm_90 -std=c++17 -O2 -lineinfo -I "$root/runtime/include" "$root/tests/gpu/halo_check.cu" -o "$out/halo_check" ||
-  echo "halo_check: build FAILED"
-for n in 1 2 3 4; do
-  [ "$n" -le "$gpus" ] || continue
-  timeout 120 "$out/halo_check" --pes=$n > "$out/halo_check.$n.txt" 2>&1
-  echo "pes=$n rc=$?: $(grep -E '^(PASS|FAIL)' "$out/halo_check.$n.txt")"
-  grep -E "wrong cells|error" "$out/halo_check.$n.txt" | head -4 | cut -c1-300
-done
+gpu_test halo_check 120 "wrong cells|error"
 rm -f "$out/halo_check"
 
 stage "1. run_generated"
