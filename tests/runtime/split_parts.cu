@@ -92,7 +92,9 @@ void one_case(std::mt19937& rng, int seed) {
   const rc::BoxWalk<N> walk(boundary);
   long long slab_points = 0;
   for (int b = 0; b < boundary.count; ++b) slab_points += rc::box_points(boundary.box[b]) > 0 ? rc::box_points(boundary.box[b]) : 0;
-  bool walk_ok = walk.fits && static_cast<long long>(walk.total) == slab_points;
+  int slabs_with_points = 0;  // the walk keeps only those (it is built every step)
+  for (int b = 0; b < boundary.count; ++b) slabs_with_points += rc::box_points(boundary.box[b]) > 0 ? 1 : 0;
+  bool walk_ok = walk.fits && static_cast<long long>(walk.total) == slab_points && walk.count == slabs_with_points;
   std::vector<int> hits(static_cast<size_t>(total), 0);
   for (unsigned q = 0; walk_ok && q < walk.total; ++q) {
     int l[N];
