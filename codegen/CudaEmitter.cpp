@@ -711,7 +711,6 @@ class CudaKernelEmitter : public CppEmitter {
       const std::string name = "sc_bwalk" + std::to_string(walks_hoisted_++);
       const std::string where = module_->source + ":" + std::to_string(f->loc.line) + ":" + std::to_string(f->loc.col);
       hoisted_walks_[f] = name;
-      indices_ = f->indices;
       line(0, "#if STENCILC_HOIST_BOUNDARY_WALK");
       line(indent, "const " + rt + "BoxWalk<" + std::to_string(f->indices.size()) + "> " + name + " = [&] {  // the boundary part at " +
                        where + ", the same every step");
