@@ -562,7 +562,7 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent, "const auto sc_range = " + global_range(range) + ";");
     ReadExtents reads;
     reads.visit(point_body);
-    std::string where = module_->source + ":" + std::to_string(s->loc.line) + ":" + std::to_string(s->loc.col);
+    const std::string where = this->where(s->loc);
     for (const auto& [grid, ext] : reads.grids) {
       bool offsets = std::any_of(ext.first.begin(), ext.first.end(), [](int o) { return o != 0; }) ||
                      std::any_of(ext.second.begin(), ext.second.end(), [](int o) { return o != 0; });
@@ -684,9 +684,16 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// `name`: the BoxWalk of sc_parts, checked (open_points' `where`).
   void build_walk(int indent, const std::string& name, const std::string& where) {
-    const std::string rt = kRt;
-    line(indent, "const " + rt + "BoxWalk<" + std::to_string(indices_.size()) + "> " + name + "(sc_parts);");
-    line(indent, rt + "check_walk(pe, " + name + ", \"" + program_->name + " at " + where + "\");");
+    line(indent, "const " + std::string(kRt) + "BoxWalk<" + std::to_string(indices_.size()) + "> " + name + "(sc_parts);");
+    check_walk(indent, name, where);
+  }
+  /// The run-time check that walk `name` (of the statement at `where`) fits its 32-bit index.
+  void check_walk(int indent, const std::string& name, const std::string& where) {
+    line(indent, std::string(kRt) + "check_walk(pe, " + name + ", \"" + program_->name + " at " + where + "\");");
+  }
+  /// A statement's place in the source, for run-time messages: file:line:col.
+  std::string where(const SourceLoc& loc) const {
+    return module_->source + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
   }
 
   /// Before a loop's barrier form (its outermost loop): the walk of each boundary part inside it
@@ -709,16 +716,16 @@ class CudaKernelEmitter : public CppEmitter {
     const std::string rt = kRt;
     for (const ForEach* f : parts.found) {
       const std::string name = "sc_bwalk" + std::to_string(walks_hoisted_++);
-      const std::string where = module_->source + ":" + std::to_string(f->loc.line) + ":" + std::to_string(f->loc.col);
+      const std::string at = where(f->loc);
       hoisted_walks_[f] = name;
       line(0, "#if STENCILC_HOIST_BOUNDARY_WALK");
       line(indent, "const " + rt + "BoxWalk<" + std::to_string(f->indices.size()) + "> " + name + " = [&] {  // the boundary part at " +
-                       where + ", the same every step");
+                       at + ", the same every step");
       line(indent + 1, "const auto sc_local = " + rt + "clip(" + global_range(f->range) + ", " + first_grid_ + ");");
       split_parts(indent + 1, *f, f->body);
       line(indent + 1, "return " + rt + "BoxWalk<" + std::to_string(f->indices.size()) + ">(sc_parts);");
       line(indent, "}();");
-      line(indent, rt + "check_walk(pe, " + name + ", \"" + program_->name + " at " + where + "\");");
+      check_walk(indent, name, at);
       line(0, "#endif");
     }
   }
@@ -1173,10 +1180,9 @@ class CudaKernelEmitter : public CppEmitter {
     }
     if (flow_walk_hoisted()) {
       const ForEach* u = flow_loop_.update;
-      const std::string where = module_->source + ":" + std::to_string(u->loc.line) + ":" + std::to_string(u->loc.col);
       line(indent + 2, "const " + rt + "BoxWalk<" + std::to_string(u->indices.size()) + "> sc_flow_walk(" + rt + "flow_rows(" + rt +
                            "clip(" + global_range(u->range) + ", " + first_grid_ + "), sc_flow));  // its rows of the update, the same every step");
-      line(indent + 2, rt + "check_walk(pe, sc_flow_walk, \"" + program_->name + " at " + where + "\");");
+      check_walk(indent + 2, "sc_flow_walk", where(u->loc));
     }
     if (!flow_reductions_.empty()) {
       // The reductions of the step, with no barrier (DFlowReduce): each PE's block count first.
@@ -1622,9 +1628,7 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
  private:
-  std::string where(const Stmt& s) const {
-    return module_->source + ":" + std::to_string(s->loc.line) + ":" + std::to_string(s->loc.col);
-  }
+  std::string where(const Stmt& s) const { return where(s->loc); }
 
   std::string box_list(const std::vector<Expr>& v) {
     std::vector<std::string> parts;
