@@ -617,8 +617,8 @@ class CudaKernelEmitter : public CppEmitter {
           split_parts(indent, *part, point_body);
           return open_walk(indent, point_body, group, where);
         }
-        // The experiment's form (STENCILC_HOIST_BOUNDARY_WALK, generated.cuh): the walk set up
-        // before the loop (hoist_boundary_walks).
+        // The walk set up before the loop (hoist_boundary_walks), or with
+        // STENCILC_HOIST_BOUNDARY_WALK=0 (generated.cuh) every step.
         line(0, "#if STENCILC_HOIST_BOUNDARY_WALK");
         line(indent, "const auto& sc_walk = " + hoisted->second + ";  // set up before the loop");
         line(indent, "(void)sc_local;");
@@ -698,10 +698,11 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// Before a loop's barrier form (its outermost loop): the walk of each boundary part inside it
   /// whose range is a grid's interior (the same box every step: the buffers the swaps trade have
-  /// one shape, the exchanges' faces do not change), set up once, for the experiment's form
-  /// (STENCILC_HOIST_BOUNDARY_WALK, generated.cuh; docs/BENCHMARKS.md, session 13: built every
-  /// step, by every thread of the group, it took 6.5 us more a step of heat3d 96^3 on 2 GPUs than
-  /// built once). The part's statement then reads it.
+  /// one shape, the exchanges' faces do not change), set up once (STENCILC_HOIST_BOUNDARY_WALK,
+  /// generated.cuh, on by default; docs/BENCHMARKS.md, session 14: built every step, by every
+  /// thread of the group, it took 10 us more a step of heat3d 96^3 on 2 GPUs than built once). The walk lives in the block's shared memory (SharedWalk, generated.cuh), not
+  /// in each thread's registers and local memory across the loop. The part's statement then
+  /// reads it.
   void hoist_boundary_walks(const Stmt& loop, int indent) {
     if (spmd_ || loop_depth_ > 0) return;
     struct Parts : IRVisitor {
@@ -719,12 +720,14 @@ class CudaKernelEmitter : public CppEmitter {
       const std::string at = where(f->loc);
       hoisted_walks_[f] = name;
       line(0, "#if STENCILC_HOIST_BOUNDARY_WALK");
-      line(indent, "const " + rt + "BoxWalk<" + std::to_string(f->indices.size()) + "> " + name + " = [&] {  // the boundary part at " +
-                       at + ", the same every step");
+      const std::string n = std::to_string(f->indices.size());
+      line(indent, "__shared__ " + rt + "SharedWalk<" + n + "> " + name + "_mem;  // the boundary part at " + at +
+                       ", the same every step");
+      line(indent, "const " + rt + "BoxWalk<" + n + ">& " + name + " = " + rt + "build_shared_walk(" + name + "_mem, [&] {");
       line(indent + 1, "const auto sc_local = " + rt + "clip(" + global_range(f->range) + ", " + first_grid_ + ");");
       split_parts(indent + 1, *f, f->body);
-      line(indent + 1, "return " + rt + "BoxWalk<" + std::to_string(f->indices.size()) + ">(sc_parts);");
-      line(indent, "}();");
+      line(indent + 1, "return sc_parts;");
+      line(indent, "}());");
       check_walk(indent, name, at);
       line(0, "#endif");
     }

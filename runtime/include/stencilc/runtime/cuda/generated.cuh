@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <new>
 
 #include "stencilc/runtime/common.hpp"
 #include "stencilc/runtime/roles.hpp"
@@ -34,13 +35,16 @@
 #ifndef STENCILC_FLOW_POLL_IN_FLIGHT
 #define STENCILC_FLOW_POLL_IN_FLIGHT 1
 #endif
-// 1 makes a loop's barrier form set up the walk of each boundary part whose range is a grid's
-// interior once, before the loop, instead of every step (the CUDA emitter's
-// hoist_boundary_walks). An experiment's switch, not yet run on a GPU (docs/BENCHMARKS.md,
-// session 13: a hack of the same on the generated CUDA took heat3d 96^3 on 2 GPUs from 29.6 to
-// 23.1 us a step, and 256^3 on 1 GPU from 93 to 103): the generated CUDA has both forms.
+// 1 (the default) makes a loop's barrier form set up the walk of each boundary part whose range
+// is a grid's interior once, before the loop, in the block's shared memory (SharedWalk), instead
+// of every step (the CUDA emitter's hoist_boundary_walks). Measured on nvidia-h200-x2 (session
+// 14, docs/BENCHMARKS.md), us a step, 1 GPU / 2 GPUs: heat3d 96^3 8.80 / 29.24 -> 9.03 / 19.49,
+// 112^3 9.99 / 32.45 -> 10.78 / 21.24, 256^3 91.55 / 56.54 -> 101.65 / 57.55; jacobi2d 1536^2
+// 14.54 / 15.18 -> 12.71 / 12.64, 4096^2 48.94 / 29.20 -> 47.91 / 27.06; wave2d 2048^2 20.52 /
+// 20.69 -> 20.72 / 19.28. The loss of heat3d on 1 GPU is not explained (the streaming loop's
+// SASS is the same instructions); 0 builds the per-step form to measure it.
 #ifndef STENCILC_HOIST_BOUNDARY_WALK
-#define STENCILC_HOIST_BOUNDARY_WALK 0
+#define STENCILC_HOIST_BOUNDARY_WALK 1
 #endif
 // 0 compiles a kernel's dataflow form of its time loop away (flow.cuh; the launcher may still
 // choose it, the kernel then runs the barrier form): for timing the barrier form without the
@@ -305,6 +309,29 @@ struct BoxWalk {
     l[0] = lo[b][0] + static_cast<int>(rest);
   }
 };
+
+#ifdef __CUDACC__
+/// A walk set up once before a loop, in the block's shared memory (a __shared__ variable has no
+/// constructor: this is its storage). Every thread of a block walks the same boxes, so one copy
+/// a block serves them all and the loop keeps none in registers or local memory: held by each
+/// thread across the loop, a hoisted walk cost heat3d 256^3 on 1 GPU 10 us a step (session 14;
+/// ptxas' stack 1408 -> 1704 bytes a thread).
+template <int N>
+struct SharedWalk {
+  alignas(BoxWalk<N>) unsigned char bytes[sizeof(BoxWalk<N>)];
+
+  __device__ const BoxWalk<N>& get() const { return *reinterpret_cast<const BoxWalk<N>*>(bytes); }
+};
+
+/// Every thread of the block, before the loop (a __syncthreads inside): thread 0 builds the walk
+/// of `parts` into `walk`; the others read it once the barrier is passed.
+template <int N>
+__device__ inline const BoxWalk<N>& build_shared_walk(SharedWalk<N>& walk, const PartBoxes<N>& parts) {
+  if (threadIdx.x == 0) new (walk.bytes) BoxWalk<N>(parts);
+  __syncthreads();
+  return walk.get();
+}
+#endif  // __CUDACC__
 
 template <int N>
 __host__ __device__ inline long long box_points(const SBox<N>& b) {
