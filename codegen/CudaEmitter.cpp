@@ -617,9 +617,9 @@ class CudaKernelEmitter : public CppEmitter {
           split_parts(indent, *part, point_body);
           return open_walk(indent, point_body, group, where);
         }
-        // The walk set up before the loop (hoist_boundary_walks), or with
-        // STENCILC_HOIST_BOUNDARY_WALK=0 (generated.cuh) every step.
-        line(0, "#if STENCILC_HOIST_BOUNDARY_WALK");
+        // The walk set up before the loop (hoist_boundary_walks) where generated.cuh's
+        // STENCILC_HOIST_BOUNDARY_WALK reaches the part's rank, else every step.
+        line(0, hoist_condition(part->indices.size()));
         line(indent, "const auto& sc_walk = " + hoisted->second + ";  // set up before the loop");
         line(indent, "(void)sc_local;");
         line(0, "#else");
@@ -698,9 +698,10 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// Before a loop's barrier form (its outermost loop): the walk of each boundary part inside it
   /// whose range is a grid's interior (the same box every step: the buffers the swaps trade have
-  /// one shape, the exchanges' faces do not change), set up once (STENCILC_HOIST_BOUNDARY_WALK,
-  /// generated.cuh, on by default; docs/BENCHMARKS.md, session 14: built every step, by every
-  /// thread of the group, it took 10 us more a step of heat3d 96^3 on 2 GPUs than built once). The walk lives in the block's shared memory (SharedWalk, generated.cuh), not
+  /// one shape, the exchanges' faces do not change), set up once where STENCILC_HOIST_BOUNDARY_WALK
+  /// (generated.cuh) reaches the loop's rank: by default 1-D and 2-D (docs/BENCHMARKS.md, session
+  /// 14: built every step, by every thread of the group, it took 10 us more a step of heat3d 96^3
+  /// on 2 GPUs than built once, but heat3d's large sizes ran 10-16% slower hoisted). The walk lives in the block's shared memory (SharedWalk, generated.cuh), not
   /// in each thread's registers and local memory across the loop. The part's statement then
   /// reads it.
   void hoist_boundary_walks(const Stmt& loop, int indent) {
@@ -719,7 +720,7 @@ class CudaKernelEmitter : public CppEmitter {
       const std::string name = "sc_bwalk" + std::to_string(walks_hoisted_++);
       const std::string at = where(f->loc);
       hoisted_walks_[f] = name;
-      line(0, "#if STENCILC_HOIST_BOUNDARY_WALK");
+      line(0, hoist_condition(f->indices.size()));
       const std::string n = std::to_string(f->indices.size());
       line(indent, "__shared__ " + rt + "SharedWalk<" + n + "> " + name + "_mem;  // the boundary part at " + at +
                        ", the same every step");
@@ -731,6 +732,12 @@ class CudaKernelEmitter : public CppEmitter {
       check_walk(indent, name, at);
       line(0, "#endif");
     }
+  }
+
+  /// The preprocessor test that picks a boundary walk of `rank` dimensions set up before its loop
+  /// (STENCILC_HOIST_BOUNDARY_WALK, generated.cuh: the highest rank whose walks are).
+  static std::string hoist_condition(size_t rank) {
+    return "#if STENCILC_HOIST_BOUNDARY_WALK >= " + std::to_string(rank);
   }
 
   /// A boundary part (open_points' sc_parts): its slabs' points as one sequence (BoxWalk), one

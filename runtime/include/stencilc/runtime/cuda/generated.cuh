@@ -35,16 +35,18 @@
 #ifndef STENCILC_FLOW_POLL_IN_FLIGHT
 #define STENCILC_FLOW_POLL_IN_FLIGHT 1
 #endif
-// 1 (the default) makes a loop's barrier form set up the walk of each boundary part whose range
-// is a grid's interior once, before the loop, in the block's shared memory (SharedWalk), instead
-// of every step (the CUDA emitter's hoist_boundary_walks). Measured on nvidia-h200-x2 (session
-// 14, docs/BENCHMARKS.md), us a step, 1 GPU / 2 GPUs: heat3d 96^3 8.80 / 29.24 -> 9.03 / 19.49,
-// 112^3 9.99 / 32.45 -> 10.78 / 21.24, 256^3 91.55 / 56.54 -> 101.65 / 57.55; jacobi2d 1536^2
-// 14.54 / 15.18 -> 12.71 / 12.64, 4096^2 48.94 / 29.20 -> 47.91 / 27.06; wave2d 2048^2 20.52 /
-// 20.69 -> 20.72 / 19.28. The loss of heat3d on 1 GPU is not explained (the streaming loop's
-// SASS is the same instructions); 0 builds the per-step form to measure it.
+// The highest rank of the loops whose barrier form sets up the walk of each boundary part whose
+// range is a grid's interior once, before the loop, in the block's shared memory (SharedWalk),
+// instead of every step (the CUDA emitter's hoist_boundary_walks): 0 none, 3 every loop. The
+// default, 2, is what was measured faster (session 14, nvidia-h200-x2, same-run A/B, us a step,
+// 1 GPU / 2 GPUs, every step -> hoisted): jacobi2d 1536^2 14.54 / 15.18 -> 12.71 / 12.64, 4096^2
+// 48.94 / 29.20 -> 47.91 / 27.06, 16384^2 704.5 / 363.3 -> 697.5 / 359.6; wave2d 2048^2 20.52 /
+// 20.69 -> 20.72 / 19.28, 8192^2 323.2 / 183.4 -> 322.6 / 188.3; heat3d (3-D) 96^3 8.80 / 29.24
+// -> 9.03 / 19.49, 256^3 91.55 / 56.54 -> 101.65 / 57.55, 512^3 715.5 / 350.8 -> 791.6 / 406.2.
+// heat3d's loss at large sizes is not explained (the streaming loops' SASS has the same
+// instructions either way; docs/BENCHMARKS.md).
 #ifndef STENCILC_HOIST_BOUNDARY_WALK
-#define STENCILC_HOIST_BOUNDARY_WALK 1
+#define STENCILC_HOIST_BOUNDARY_WALK 2
 #endif
 // 0 compiles a kernel's dataflow form of its time loop away (flow.cuh; the launcher may still
 // choose it, the kernel then runs the barrier form): for timing the barrier form without the

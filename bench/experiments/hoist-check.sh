@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One device call (about 8 minutes, 1 GPU is enough) for session 14's open question: why heat3d
+# streams 10-16% slower at 256^3 and 512^3 when its boundary walk is set up before the loop
+# (-DSTENCILC_HOIST_BOUNDARY_WALK=3) than when it is built every step (the 3-D default), though
+# the two kernels' loops have the same instructions (docs/BENCHMARKS.md, session 14, item 2):
+#   1. phases.py: the barrier form's per-phase time of heat3d 256^3 on 1 GPU, both forms (which
+#      phase grows: the inner part's loop, and in every block?);
+#   2. ncu (when the machine has it): one launch of each, 20 steps, memory and warp-state sections;
+#   3. ab.py: wide items of 2, 3 and 4 rows (-DSTENCILC_WIDE_ROWS) at the large sizes.
+# Needs bench-gen written by this checkout (bench/generate.sh); carry it. Results under $OUT.
+#   bash bench/experiments/hoist-check.sh bench-gen
+set -u
+out="${OUT:-/tmp/hoist-check}"
+. "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, gpus
+bgen="${1:-$root/bench-gen}"
+nvcc=(nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include")
+
+stage "1. phases of heat3d 256^3 on 1 GPU, per-step and hoisted walk"
+python3 "$root/bench/experiments/phases.py" "$bgen/heat3d.cpu-free.cu" "$out/heat3d.phases.cu"
+"${nvcc[@]}" "$out/heat3d.phases.cu" -o "$out/phases.perstep" &
+"${nvcc[@]}" -DSTENCILC_HOIST_BOUNDARY_WALK=3 "$out/heat3d.phases.cu" -o "$out/phases.hoisted" &
+"${nvcc[@]}" "$bgen/heat3d.cpu-free.cu" -o "$out/heat3d.perstep" &
+"${nvcc[@]}" -DSTENCILC_HOIST_BOUNDARY_WALK=3 "$bgen/heat3d.cpu-free.cu" -o "$out/heat3d.hoisted" &
+wait
+for v in perstep hoisted; do
+  echo "-- $v"
+  STENCILC_PES=1 STENCILC_DATAFLOW=0 timeout 60 "$out/phases.$v" 256 200 1 2>&1 | grep "^phases" | head -40
+done
+
+stage "2. ncu, one launch of each (20 steps)"
+if command -v ncu > /dev/null; then
+  for v in perstep hoisted; do
+    STENCILC_PES=1 STENCILC_DATAFLOW=0 timeout "$(left 200)" ncu --launch-count 1 --section SpeedOfLight \
+      --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
+      "$out/heat3d.$v" 256 20 1 > "$out/ncu.$v.txt" 2>&1
+    echo "-- $v: rc=$?"; grep -E "Throughput|Duration|Hit Rate|Stall|Achieved Occupancy|Warp Cycles" "$out/ncu.$v.txt" | head -24
+  done
+else
+  echo "no ncu on this machine"
+fi
+
+stage "3. ab.py: wide items of 2, 3 and 4 rows, large sizes"
+counts=1; [ "$gpus" -ge 2 ] && counts=1,2
+timeout "$(left 570)" python3 "$root/bench/experiments/ab.py" --gen "$bgen" --out "$out/ab" --case heat3d:512 --case jacobi2d:16384 \
+  --case wave2d:8192 --case jacobi2d:4096 --gpus "$counts" --variant w2= --variant w3=-DSTENCILC_WIDE_ROWS=3 \
+  --variant w4=-DSTENCILC_WIDE_ROWS=4 > "$out/ab.txt" 2>&1
+grep '^|' "$out/ab.txt" || tail -5 "$out/ab.txt"
+rm -rf "$out/ab" "$out"/phases.* "$out"/heat3d.perstep "$out"/heat3d.hoisted
+stage "done"
