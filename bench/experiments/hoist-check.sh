@@ -4,7 +4,8 @@
 # (-DSTENCILC_HOIST_BOUNDARY_WALK=3) than when it is built every step (the 3-D default), though
 # the two kernels' loops have the same instructions (docs/BENCHMARKS.md, session 14, item 2):
 #   1. phases.py: the barrier form's per-phase time of heat3d 256^3 on 1 GPU, both forms (which
-#      phase grows: the inner part's loop, and in every block?);
+#      phase grows: the inner part's loop, and in every block?); and jacobi2d 4096^2 on 2 GPUs
+#      (27 us a step where its streaming alone would take about 20);
 #   2. ncu (when the machine has it): one launch of each, 20 steps, memory and warp-state sections;
 #   3. ab.py: wide items of 2, 3 and 4 rows (-DSTENCILC_WIDE_ROWS) at the large sizes.
 # Needs bench-gen written by this checkout (bench/generate.sh); carry it. Results under $OUT.
@@ -26,6 +27,13 @@ for v in perstep hoisted; do
   echo "-- $v"
   STENCILC_PES=1 STENCILC_DATAFLOW=0 timeout 60 "$out/phases.$v" 256 200 1 2>&1 | grep "^phases" | head -40
 done
+
+stage "1b. phases of jacobi2d 4096^2 on 2 GPUs (the barrier form: where the step's 27 us go above the streaming)"
+if [ "$gpus" -ge 2 ]; then
+  python3 "$root/bench/experiments/phases.py" "$bgen/jacobi2d.cpu-free.cu" "$out/jacobi2d.phases.cu"
+  "${nvcc[@]}" "$out/jacobi2d.phases.cu" -o "$out/phases.jacobi2d"
+  STENCILC_PES=2 STENCILC_DATAFLOW=0 timeout 60 "$out/phases.jacobi2d" 4096 4096 300 0 1 2>&1 | grep "^phases" | head -40
+fi
 
 stage "2. ncu, one launch of each (20 steps)"
 if command -v ncu > /dev/null; then
