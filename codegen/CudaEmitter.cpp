@@ -401,6 +401,7 @@ class CudaKernelEmitter : public CppEmitter {
       if (p.kind == ParamKind::ScalarRef) line(1, t + " " + p.name + " = args." + p.name + ";");
     }
     for (const std::string& g : exchanged) line(1, "std::uint64_t " + g + "_epoch = 0;  // exchanges of %" + g + " so far");
+    stage_through_writers();
     find_fused_reductions(program_->body);
     flow_loop_ = spmd_ ? FlowLoop{} : find_flow_loop(*program_, roles_);
     flow_reductions_.clear();
@@ -1262,7 +1263,7 @@ class CudaKernelEmitter : public CppEmitter {
     }
     if (!through_.empty() && s->grid == through_ && !flow_) {
       // store-through: also into the neighbours' halos that hold the cell.
-      return store_forwarded(s, indent, "args." + s->grid + "_halo.store_through(pe, " + s->grid +
+      return store_forwarded(s, indent, "args." + s->grid + "_halo.store_through(sc_" + s->grid + "_through, " + s->grid +
                                             ", sc_l, sc_through);  // into the neighbours' halos of this buffer");
     }
     if (wide_r_ >= 0) {
@@ -1270,6 +1271,27 @@ class CudaKernelEmitter : public CppEmitter {
       return;
     }
     CppEmitter::store(s, indent);
+  }
+
+  /// Before anything else in the kernel (every thread: a __syncthreads inside), for each grid a
+  /// foreach writes through (store-through): a FaceWriter of every send channel of its exchange,
+  /// staged in shared memory, which the store-through stores go through.
+  void stage_through_writers() {
+    struct Through : IRVisitor {
+      using IRVisitor::visit;
+      std::set<std::string> grids;
+      void visit(const ForEach* f) override {
+        if (!f->through.empty()) grids.insert(f->through);
+        IRVisitor::visit(f);
+      }
+    } through;
+    through.visit(program_->body);
+    const std::string rt = kRt;
+    for (const std::string& g : through.grids) {
+      line(1, "__shared__ " + rt + "FaceChannel sc_" + g + "_through_channels[" + rt + "kMaxFaceChannels];");
+      line(1, "const auto sc_" + g + "_through = " + rt + "face_writer(pe, args." + g + "_halo, " + g + ", args." + g +
+                  "_halo.all_channels(), sc_" + g + "_through_channels);  // store-through's face stores, every channel staged");
+    }
   }
 
   /// A store of a boundary walk's point (sc_l) whose value also goes elsewhere: the value, into

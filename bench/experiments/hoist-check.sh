@@ -1,20 +1,42 @@
 #!/usr/bin/env bash
-# One device call (about 8 minutes, 1 GPU is enough) for session 14's open question: why heat3d
+# One device call (under 10 minutes, on nvidia-h200-x2) for session 14's open question: why heat3d
 # streams 10-16% slower at 256^3 and 512^3 when its boundary walk is set up before the loop
 # (-DSTENCILC_HOIST_BOUNDARY_WALK=3) than when it is built every step (the 3-D default), though
 # the two kernels' loops have the same instructions (docs/BENCHMARKS.md, session 14, item 2):
+#   0. first, the store-through variant's face stores through a FaceWriter (session 14's change,
+#      not yet run on a GPU): tests/gpu/halo_check.cu on every GPU count, run_generated.sh's
+#      store-through variant on every sample;
 #   1. phases.py: the barrier form's per-phase time of heat3d 256^3 on 1 GPU, both forms (which
 #      phase grows: the inner part's loop, and in every block?); and jacobi2d 4096^2 on 2 GPUs
 #      (27 us a step where its streaming alone would take about 20);
 #   2. ncu (when the machine has it): one launch of each, 20 steps, memory and warp-state sections;
 #   3. ab.py: wide items of 2, 3 and 4 rows (-DSTENCILC_WIDE_ROWS) at the large sizes.
-# Needs bench-gen written by this checkout (bench/generate.sh); carry it. Results under $OUT.
-#   bash bench/experiments/hoist-check.sh bench-gen
+# Needs bench-gen and gpu-gen written by this checkout (bench/generate.sh, tests/gpu/generate.sh);
+# carry both. Results under $OUT.
+#   bash bench/experiments/hoist-check.sh bench-gen gpu-gen
 set -u
 out="${OUT:-/tmp/hoist-check}"
 . "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, gpus
 bgen="${1:-$root/bench-gen}"
+gen="${2:-$root/gpu-gen}"
 nvcc=(nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include")
+
+stage "0. store-through through a FaceWriter (session 14, not yet run): halo_check, run_generated store-through"
+nvcc -arch=sm_90 -std=c++17 -O2 -lineinfo -I "$root/runtime/include" "$root/tests/gpu/halo_check.cu" -o "$out/halo_check" ||
+  echo "halo_check: build FAILED"
+for n in 1 2 3 4; do
+  [ "$n" -le "$gpus" ] || continue
+  timeout 120 "$out/halo_check" --pes=$n > "$out/halo_check.$n.txt" 2>&1
+  echo "halo_check pes=$n rc=$?: $(grep -E '^(PASS|FAIL)' "$out/halo_check.$n.txt")"
+  grep -E "wrong cells|error" "$out/halo_check.$n.txt" | head -4 | cut -c1-300
+done
+rm -f "$out/halo_check"
+if [ -d "$gen" ]; then
+  OUT="$out/rg" VARIANTS=store-through timeout 150 bash "$root/tests/gpu/run_generated.sh" "$gen" > "$out/rg.txt" 2>&1
+  echo "run_generated store-through rc=$?: $(grep -c '\] ok' "$out/rg.txt") ok, $(grep -c 'FAIL' "$out/rg.txt") FAIL"
+  grep -v '^  \[.*\] ok' "$out/rg.txt" | tail -6
+  rm -rf "$out/rg"
+fi
 
 stage "1. phases of heat3d 256^3 on 1 GPU, per-step and hoisted walk"
 python3 "$root/bench/experiments/phases.py" "$bgen/heat3d.cpu-free.cu" "$out/heat3d.phases.cu"

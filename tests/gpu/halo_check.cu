@@ -7,9 +7,9 @@
 // source's value, halo cells without one (fixed edges, corners when corners are off) still
 // holding the poison the host wrote. Each configuration runs three ways: the exchange protocol
 // (send, recv); store-through, each owned cell stored into every neighbour's halo that holds it as
-// it is written (DHaloExchange::store_to over every send channel, then barrier_all); and the same
-// through a FaceWriter (the channels staged in shared memory first: the dataflow loop's face
-// stores).
+// it is written (DHaloExchange::store_through: cells near a sent face through a FaceWriter of
+// every send channel, then barrier_all); and every cell through that FaceWriter (the dataflow
+// loop's face stores: the channels staged in shared memory first).
 //
 //   halo_check --pes=1|2
 #include <array>
@@ -34,8 +34,8 @@ namespace {
 
 constexpr int kEpochs = 6;
 constexpr double kPoison = -777.0;
-enum Mode { kExchange = 0, kStoreTo = 1, kFaceWriter = 2 };
-const char* const kModeName[] = {"exchange", "store_to", "FaceWriter"};
+enum Mode { kExchange = 0, kStoreThrough = 1, kFaceWriter = 2 };
+const char* const kModeName[] = {"exchange", "store_through", "FaceWriter"};
 
 template <class T, int N>
 struct HaloArgs {
@@ -68,7 +68,7 @@ __global__ void halo_kernel(const __grid_constant__ DevicePe pe,
   const long threads = static_cast<long>(gridDim.x) * blockDim.x;
   const unsigned all_channels = (1u << a.halo.n_send) - 1u;
   __shared__ FaceChannel staged[kMaxFaceChannels];
-  const FaceWriter<T, N> writer = face_writer(pe, a.halo, b, a.mode == kFaceWriter ? all_channels : 0u, staged);
+  const FaceWriter<T, N> writer = face_writer(pe, a.halo, b, a.mode == kExchange ? 0u : all_channels, staged);
   for (int epoch = 1; epoch <= kEpochs; ++epoch) {
     for (long i = tid; i < owned; i += threads) {
       int local[N], g[N];
@@ -82,7 +82,7 @@ __global__ void halo_kernel(const __grid_constant__ DevicePe pe,
       for (int d = 0; d < N; ++d) offset += local[d] * b.stride[d];
       const T value = static_cast<T>(cell_value(g, N, epoch));
       b.data[offset] = value;
-      if (a.mode == kStoreTo) a.halo.store_to(pe, b, local, value, all_channels);
+      if (a.mode == kStoreThrough) a.halo.store_through(writer, b, local, value);
       if (a.mode == kFaceWriter) writer.store(b, local, value);
     }
     if (a.mode == kExchange) {
@@ -165,7 +165,7 @@ void run(P2PTeam& team, std::array<int, N> extent, std::array<int, N> lo, std::a
     if (!grid) continue;  // too thin for this halo
     std::vector<DBlock<T, N>> blocks = alloc_blocks<T, N>(team, *grid, extent, lo, hi);
     HaloExchange<T, N> exchange(team, *grid, blocks, periodic, corners, "h");
-    for (const int mode : {kExchange, kStoreTo, kFaceWriter}) {
+    for (const int mode : {kExchange, kStoreThrough, kFaceWriter}) {
       Sym<unsigned long long> errors = team.alloc<unsigned long long>(8);
       for (int pe = 0; pe < n; ++pe) {
         std::vector<T> poison(static_cast<std::size_t>(blocks[pe].allocated()), static_cast<T>(kPoison));
@@ -252,7 +252,7 @@ int main(int argc, char** argv) {
   }
   run<double, 3>(team, {13, 7, 5}, {1, 1, 1}, {1, 1, 1}, {true, true, true}, true, 2, check,
                  &cases);
-  std::printf("  %d configurations (exchange, store_to, FaceWriter) x %d epochs, every cell checked\n", cases, kEpochs);
+  std::printf("  %d configurations (exchange, store_through, FaceWriter) x %d epochs, every cell checked\n", cases, kEpochs);
   char name[64];
   std::snprintf(name, sizeof name, "halo_check (%d GPU%s)", n, n > 1 ? "s" : "");
   return gputest::finish(name, check);

@@ -107,6 +107,9 @@ struct HaloPlan {
 // and recv(). Epochs count 1, 2, 3, ... per exchange, across launches too (checked on the
 // device: a fatal error, status 2).
 template <class T, int N>
+class FaceWriter;  // a block's face channels staged in shared memory (below)
+
+template <class T, int N>
 struct DHaloExchange {
   using Plan = HaloPlan<T, N>;
   static constexpr int kCodes = Plan::kCodes;
@@ -160,13 +163,17 @@ struct DHaloExchange {
   // store-through (passes/StoreThrough.h): my owned cell `l` (local indices) of `block` has just
   // been given `value`; write it into every neighbour's halo that holds that cell, in the same
   // buffer on the neighbour (blocks are symmetric allocations: the buffer is at the same offset
-  // of every PE's heap). Any thread, for its own cells; no ordering of its own: the caller's
+  // of every PE's heap), through `faces`: a FaceWriter of every send channel (all_channels()),
+  // staged before the loop. Any thread, for its own cells; no ordering of its own: the caller's
   // barrier across PEs (barrier_all) makes the stores visible before the halos are read.
-  __device__ void store_through(const DevicePe& pe, const DBlock<T, N>& block, const int* l, T value) const {
+  __device__ void store_through(const FaceWriter<T, N>& faces, const DBlock<T, N>& block, const int* l, T value) const {
     bool near_a_sent_face = false;
     for (int d = 0; d < N; ++d) near_a_sent_face = near_a_sent_face || l[d] < send_below[d] || l[d] >= send_above[d];
-    if (near_a_sent_face) store_to(pe, block, l, value, (1u << n_send) - 1u);
+    if (near_a_sent_face) faces.store(block, l, value);
   }
+
+  // Every send channel, as a mask over send[] (store-through's FaceWriter).
+  __device__ unsigned all_channels() const { return (1u << n_send) - 1u; }
 
   // The dataflow loop's face stores (flow.cuh): the send channels whose boxes hold cells of rows
   // [row_lo, row_hi) of dimension 0 (local indices), as a mask over send[]. A block works this
@@ -181,34 +188,6 @@ struct DHaloExchange {
       if (c.lo[d0] < row_hi && c.lo[d0] + c.count[d0] > row_lo) mask |= 1u << s;
     }
     return mask;
-  }
-
-  // Cell `l` (local indices) of `block` has just been given `value`: into the halo of the same
-  // buffer of each neighbour whose channel, among `channels` (a mask over send[]), holds it.
-  // Any thread, for its own cells; plain stores: the caller's release (flow.cuh's publish) or
-  // barrier orders them before the neighbour reads.
-  __device__ void store_to(const DevicePe& pe, const DBlock<T, N>& block, const int* l, T value,
-                           unsigned channels) const {
-    if (channels == 0) return;
-    long l3[3] = {0, 0, 0};
-    for (int d = 0; d < N; ++d) l3[3 - N + d] = l[d];
-    for (; channels != 0; channels &= channels - 1) {
-      const int s = __ffs(channels) - 1;
-      const typename Plan::Channel& c = plan->send[s];
-      bool inside = true;
-      for (int k = 0; k < 3; ++k) inside = inside && l3[k] >= c.lo[k] && l3[k] < c.lo[k] + c.count[k];
-      if (!inside) continue;
-      T* const base = pe.remote(block.data - block.data_offset(), c.peer);
-      if (base == nullptr) {
-        pe.fatal_with([&](detail::Message& m) {
-          m.str("the face stores of grid '").str(plan->name).str("': PE ").num(c.peer);
-          m.str(" cannot be reached with loads and stores from PE ").num(pe.id);
-        });
-      }
-      long long offset = c.peer_data_offset;
-      for (int k = 0; k < 3; ++k) offset += (l3[k] + c.shift[k]) * c.peer_step[k];
-      base[offset] = value;
-    }
   }
 
   // send() then recv() (the same requirements).
@@ -383,16 +362,17 @@ struct DHaloExchange {
 };
 
 #if defined(__CUDACC__)
-// The dataflow loop's face stores, with the channels a block feeds read once, before the loop.
-// DHaloExchange::store_to reads each channel's box, peer and steps from the plan, in global
-// memory, for every point it stores; the face blocks of jacobi2d 256^2 took 0.65-0.9 us longer
-// over their update than the other blocks (session 12's phases), and they set the step's pace.
-// A FaceWriter stages the channels of `channels` (a mask over the plan's send channels,
-// DHaloExchange::channels_of_rows) in shared memory, with the peer's address as a byte distance
-// from this PE's buffer (the buffers are symmetric: the same distance for both of a swapped pair)
-// and the offset of local index 0 in the peer's buffer; store() then does store_to's work from
-// shared memory with no global load. Measured on 2 x H200 (docs/BENCHMARKS.md, session 13):
-// jacobi2d 256^2 3.98 -> 3.51 us a step on 2 GPUs, 1024^2 8.32 -> 5.97, heat3d 64^3 12.96 -> 9.89.
+// Face stores (the dataflow loop's, flow.cuh, and store-through's, DHaloExchange::store_through),
+// with the channels a block feeds read once, before the loop. A FaceWriter stages the channels of
+// `channels` (a mask over the plan's send channels: DHaloExchange::channels_of_rows for the rows a
+// dataflow block owns, all_channels() for store-through) in shared memory, with the peer's
+// address as a byte distance from this PE's buffer (the buffers are symmetric: the same distance
+// for both of a swapped pair) and the offset of local index 0 in the peer's buffer; store() then
+// reads no plan from global memory. The form before it (store_to, removed in session 14) read
+// each channel's box, peer and steps from the plan in global memory at every point: the face
+// blocks of jacobi2d 256^2 took 0.65-0.9 us longer over their update than the other blocks
+// (session 12's phases), and they set the step's pace. Measured on 2 x H200 (docs/BENCHMARKS.md, session 13): jacobi2d
+// 256^2 3.98 -> 3.51 us a step on 2 GPUs, 1024^2 8.32 -> 5.97, heat3d 64^3 12.96 -> 9.89.
 inline constexpr int kMaxFaceChannels = 27;  // a block's face channels at most (3-D: 26 neighbours)
 
 struct FaceChannel {
@@ -443,8 +423,8 @@ class FaceWriter {
 
   // Cell `l` (local indices) of `block` (either buffer) has just been given `value`: into the
   // halo of the same buffer of each neighbour whose staged channel holds it. Any thread of the
-  // block, for its own cells; plain stores, ordered by the caller's release (flow.cuh's publish),
-  // as store_to's.
+  // block, for its own cells; plain stores, ordered by the caller's release (flow.cuh's publish)
+  // or barrier (store-through's barrier_all).
   __device__ void store(const DBlock<T, N>& block, const int* l, T value) const {
     long long l3[3] = {0, 0, 0};
     for (int d = 0; d < N; ++d) l3[3 - N + d] = l[d];
