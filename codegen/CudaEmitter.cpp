@@ -987,7 +987,8 @@ class CudaKernelEmitter : public CppEmitter {
   /// time (a 16-byte load per row and grid; the side neighbours one by one), the body is written
   /// out for every point of the item on those registers, and the values are stored v at a time.
   /// The strip's last, partial item runs row by row, and the columns outside [sc_w0, sc_w1)
-  /// (fewer than v at each end) run point by point after the wide items.
+  /// (fewer than v at each end) run point by point, after the wide items or, with kMergeSides
+  /// (generated.cuh), as the same loop's last indices.
   void wide_points(const Stmt& point_body, int indent, const std::string& group, int v) {
     const std::string L = std::to_string(indices_.size() - 1), V = std::to_string(v), R = std::string(kRt) + "kWideRows";
     collect_wide_rows(point_body);
@@ -995,8 +996,11 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent, "const " + std::string(kRt) + "FastDiv sc_divv(sc_nv);");
     line(indent, "const unsigned sc_items = static_cast<unsigned>((sc_n0 + " + R + " - 1) / " + R +
                      ") * (sc_points / static_cast<unsigned>(sc_n0) / static_cast<unsigned>(sc_n" + L + ")) * sc_nv;");
-    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items; sc_p += " + group + ".threads()) {");
-    const int in = indent + 1;
+    side_setup(indent);
+    line(indent, std::string("const unsigned sc_merged = ") + kRt + "kMergeSides ? sc_side_points : 0u;  // side points in this loop");
+    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items + sc_merged; sc_p += " + group + ".threads()) {");
+    line(indent + 1, "if (sc_p < sc_items) {");
+    const int in = indent + 2;
     line(in, "const unsigned sc_qv = sc_divv.div(sc_p);");
     line(in, "const int sc_wl = sc_w0 + static_cast<int>(sc_p - sc_qv * sc_nv) * " + V + ";");
     const std::string rest = split_dims("sc_qv", indices_.size() - 1, in);
@@ -1018,8 +1022,15 @@ class CudaKernelEmitter : public CppEmitter {
     }
     line(in + 1, "}");
     line(in, "}");
+    line(indent + 1, "} else {  // a side point, in the same pass as the items (kMergeSides)");
+    side_point(point_body, indent + 2, "sc_p - sc_items");
+    line(indent + 1, "}");
     line(indent, "}");
-    side_points(point_body, indent, group);
+    line(indent, std::string("if (!") + kRt + "kMergeSides) {  // the side points in a pass of their own");
+    line(indent + 1, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_side_points; sc_p += " + group + ".threads()) {");
+    side_point(point_body, indent + 2, "sc_p");
+    line(indent + 1, "}");
+    line(indent, "}");
   }
 
   /// The rows a wide item's copies of the body read (wide_rows_), for up to kMaxWideRows rows.
@@ -1104,27 +1115,29 @@ class CudaKernelEmitter : public CppEmitter {
     wide_cells_ = 1;
   }
 
-  /// The points of the chunk's columns outside the wide part [sc_w0, sc_w1): fewer than v at each
-  /// end of every row, walked point by point.
-  void side_points(const Stmt& point_body, int indent, const std::string& group) {
+  /// The points of the chunk's columns outside the wide part [sc_w0, sc_w1) (fewer than v at each
+  /// end of every row, walked point by point): how many, and their divisor.
+  void side_setup(int indent) {
     const size_t n = indices_.size();
     const std::string L = std::to_string(n - 1);
     line(indent, "const int sc_side_lo = sc_w0 - sc_box.lo[" + L + "], sc_sides = sc_side_lo + (sc_box.hi[" + L + "] - sc_w1);");
-    line(indent, "if (sc_sides > 0) {");
-    int in = indent + 1;
-    line(in, "const " + std::string(kRt) + "FastDiv sc_divs(static_cast<unsigned>(sc_sides));");
-    line(in, "const unsigned sc_side_points = sc_points / static_cast<unsigned>(sc_n" + L + ") * static_cast<unsigned>(sc_sides);");
-    line(in, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_side_points; sc_p += " + group + ".threads()) {");
-    ++in;
-    line(in, "const unsigned sc_qs = sc_divs.div(sc_p);");
-    line(in, "const int sc_side = static_cast<int>(sc_p - sc_qs * static_cast<unsigned>(sc_sides));");
-    line(in, "const int sc_l" + L + " = sc_side < sc_side_lo ? sc_box.lo[" + L + "] + sc_side : sc_w1 + (sc_side - sc_side_lo);");
-    const std::string rest = split_dims("sc_qs", n - 1, in);
-    line(in, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
-    for (size_t d = 0; d < n; ++d) index_var(d, in);
-    body(point_body, in);
-    line(in - 1, "}");
-    line(indent, "}");
+    line(indent, "const " + std::string(kRt) + "FastDiv sc_divs(static_cast<unsigned>(sc_sides > 0 ? sc_sides : 1));");
+    line(indent, "const unsigned sc_side_points = sc_sides > 0 ? sc_points / static_cast<unsigned>(sc_n" + L +
+                     ") * static_cast<unsigned>(sc_sides) : 0u;");
+  }
+
+  /// Side point number `index` (side_setup's names): its coordinates, then the body.
+  void side_point(const Stmt& point_body, int indent, const std::string& index) {
+    const size_t n = indices_.size();
+    const std::string L = std::to_string(n - 1);
+    line(indent, "const unsigned sc_ps = " + index + ";");
+    line(indent, "const unsigned sc_qs = sc_divs.div(sc_ps);");
+    line(indent, "const int sc_side = static_cast<int>(sc_ps - sc_qs * static_cast<unsigned>(sc_sides));");
+    line(indent, "const int sc_l" + L + " = sc_side < sc_side_lo ? sc_box.lo[" + L + "] + sc_side : sc_w1 + (sc_side - sc_side_lo);");
+    const std::string rest = split_dims("sc_qs", n - 1, indent);
+    line(indent, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
+    for (size_t d = 0; d < n; ++d) index_var(d, indent);
+    body(point_body, indent);
   }
 
   /// Whether a point body's stores can wait until the end of its strip: each store is a

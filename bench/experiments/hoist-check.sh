@@ -3,14 +3,16 @@
 # streams 10-16% slower at 256^3 and 512^3 when its boundary walk is set up before the loop
 # (-DSTENCILC_HOIST_BOUNDARY_WALK=3) than when it is built every step (the 3-D default), though
 # the two kernels' loops have the same instructions (docs/BENCHMARKS.md, session 14, item 2):
-#   0. first, the store-through variant's face stores through a FaceWriter (session 14's change,
-#      not yet run on a GPU): tests/gpu/halo_check.cu on every GPU count, run_generated.sh's
-#      store-through variant on every sample;
+#   0. first, session 14's changes not yet run on a GPU: the store-through variant's face stores
+#      through a FaceWriter (tests/gpu/halo_check.cu on every GPU count, run_generated.sh's
+#      store-through variant), the wide loop's side points restructured (run_generated's cpu-free
+#      variant, and again with -DSTENCILC_MERGE_SIDES=1), every sample;
 #   1. phases.py: the barrier form's per-phase time of heat3d 256^3 on 1 GPU, both forms (which
 #      phase grows: the inner part's loop, and in every block?); and jacobi2d 4096^2 on 2 GPUs
 #      (27 us a step where its streaming alone would take about 20);
 #   2. ncu (when the machine has it): one launch of each, 20 steps, memory and warp-state sections;
-#   3. ab.py: wide items of 2, 3 and 4 rows (-DSTENCILC_WIDE_ROWS) at the large sizes.
+#   3. ab.py: the side points merged into the items' loop (-DSTENCILC_MERGE_SIDES=1) against a
+#      pass of their own, at medium sizes (docs/BENCHMARKS.md, session 14, item 5).
 # Needs bench-gen and gpu-gen written by this checkout (bench/generate.sh, tests/gpu/generate.sh);
 # carry both. Results under $OUT.
 #   bash bench/experiments/hoist-check.sh bench-gen gpu-gen
@@ -19,9 +21,10 @@ out="${OUT:-/tmp/hoist-check}"
 . "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, gpus
 bgen="${1:-$root/bench-gen}"
 gen="${2:-$root/gpu-gen}"
+budget() { local t; t=$(left "$1"); [ "$t" -gt 20 ] && echo "$t" || echo 20; }  # at least 20 s
 nvcc=(nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include")
 
-stage "0. store-through through a FaceWriter (session 14, not yet run): halo_check, run_generated store-through"
+stage "0. session 14's changes not yet run: halo_check; run_generated store-through, cpu-free, cpu-free merged sides"
 nvcc -arch=sm_90 -std=c++17 -O2 -lineinfo -I "$root/runtime/include" "$root/tests/gpu/halo_check.cu" -o "$out/halo_check" ||
   echo "halo_check: build FAILED"
 for n in 1 2 3 4; do
@@ -32,9 +35,14 @@ for n in 1 2 3 4; do
 done
 rm -f "$out/halo_check"
 if [ -d "$gen" ]; then
-  OUT="$out/rg" VARIANTS=store-through timeout 150 bash "$root/tests/gpu/run_generated.sh" "$gen" > "$out/rg.txt" 2>&1
-  echo "run_generated store-through rc=$?: $(grep -c '\] ok' "$out/rg.txt") ok, $(grep -c 'FAIL' "$out/rg.txt") FAIL"
+  # store-through (the FaceWriter change) and cpu-free (the wide loop's side points restructured,
+  # kMergeSides off: the default), then cpu-free with the side points merged.
+  OUT="$out/rg" VARIANTS="store-through cpu-free" timeout 200 bash "$root/tests/gpu/run_generated.sh" "$gen" > "$out/rg.txt" 2>&1
+  echo "run_generated store-through, cpu-free rc=$?: $(grep -c '\] ok' "$out/rg.txt") ok, $(grep -c 'FAIL' "$out/rg.txt") FAIL"
   grep -v '^  \[.*\] ok' "$out/rg.txt" | tail -6
+  OUT="$out/rg" NVCC_FLAGS=-DSTENCILC_MERGE_SIDES=1 VARIANTS=cpu-free timeout 120 bash "$root/tests/gpu/run_generated.sh" "$gen" > "$out/rg-merge.txt" 2>&1
+  echo "run_generated cpu-free, -DSTENCILC_MERGE_SIDES=1 rc=$?: $(grep -c '\] ok' "$out/rg-merge.txt") ok, $(grep -c 'FAIL' "$out/rg-merge.txt") FAIL"
+  grep -v '^  \[.*\] ok' "$out/rg-merge.txt" | tail -6
   rm -rf "$out/rg"
 fi
 
@@ -60,7 +68,7 @@ fi
 stage "2. ncu, one launch of each (20 steps)"
 if command -v ncu > /dev/null; then
   for v in perstep hoisted; do
-    STENCILC_PES=1 STENCILC_DATAFLOW=0 timeout "$(left 200)" ncu --launch-count 1 --section SpeedOfLight \
+    STENCILC_PES=1 STENCILC_DATAFLOW=0 timeout "$(budget 400)" ncu --launch-count 1 --section SpeedOfLight \
       --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
       "$out/heat3d.$v" 256 20 1 > "$out/ncu.$v.txt" 2>&1
     echo "-- $v: rc=$?"; grep -E "Throughput|Duration|Hit Rate|Stall|Achieved Occupancy|Warp Cycles" "$out/ncu.$v.txt" | head -24
@@ -69,11 +77,11 @@ else
   echo "no ncu on this machine"
 fi
 
-stage "3. ab.py: wide items of 2, 3 and 4 rows, large sizes"
+stage "3. ab.py: the side points merged into the wide items' loop, medium sizes (barrier form)"
 counts=1; [ "$gpus" -ge 2 ] && counts=1,2
-timeout "$(left 570)" python3 "$root/bench/experiments/ab.py" --gen "$bgen" --out "$out/ab" --case heat3d:512 --case jacobi2d:16384 \
-  --case wave2d:8192 --case jacobi2d:4096 --gpus "$counts" --variant w2= --variant w3=-DSTENCILC_WIDE_ROWS=3 \
-  --variant w4=-DSTENCILC_WIDE_ROWS=4 > "$out/ab.txt" 2>&1
+timeout "$(budget 575)" python3 "$root/bench/experiments/ab.py" --gen "$bgen" --out "$out/ab" --case heat3d:96,112,256 --case jacobi2d:1536,4096 \
+  --case wave2d:2048 --gpus "$counts" --variant apart= --variant merged=-DSTENCILC_MERGE_SIDES=1 \
+  --setting df0=STENCILC_DATAFLOW=0 > "$out/ab.txt" 2>&1
 grep '^|' "$out/ab.txt" || tail -5 "$out/ab.txt"
 rm -rf "$out/ab" "$out"/phases.* "$out"/heat3d.perstep "$out"/heat3d.hoisted
 stage "done"

@@ -116,6 +116,17 @@ static_assert(kStripRows<2> >= 1 && kStripRows<3> >= 1, "a strip has at least on
 constexpr int kWideRows = STENCILC_WIDE_ROWS;
 static_assert(kWideRows >= 1 && kWideRows <= 4, "a wide strip has 1 to 4 rows (the emitter writes 4 at most)");
 
+/// Whether a wide strip's side points (the columns outside its 16-byte part, point by point) are
+/// the last indices of the items' own grid-stride loop (1) or a pass after it (0, the default
+/// until measured: an experiment's switch, -DSTENCILC_MERGE_SIDES=1; session 14, not yet run on
+/// a GPU). A pass of their own costs a thread one more memory round trip a step where it has
+/// few items (medium sizes: heat3d 96^3 on 1 GPU has 3 to 4 items a thread), in the same loop
+/// the threads without an item take them.
+#ifndef STENCILC_MERGE_SIDES
+#define STENCILC_MERGE_SIDES 0
+#endif
+constexpr bool kMergeSides = STENCILC_MERGE_SIDES != 0;
+
 /// V consecutive cells of T as one aligned value: a 16-byte (or 8-byte) load or store.
 template <class T, int V>
 struct alignas(sizeof(T) * V) Vec {
