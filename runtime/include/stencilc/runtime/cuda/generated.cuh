@@ -326,9 +326,9 @@ struct BoxWalk {
 #ifdef __CUDACC__
 /// A walk set up once before a loop, in the block's shared memory (a __shared__ variable has no
 /// constructor: this is its storage). Every thread of a block walks the same boxes, so one copy
-/// a block serves them all and the loop keeps none in registers or local memory: held by each
-/// thread across the loop, a hoisted walk cost heat3d 256^3 on 1 GPU 10 us a step (session 14;
-/// ptxas' stack 1408 -> 1704 bytes a thread).
+/// a block serves them all and the loop keeps none in registers or local memory (heat3d's
+/// kernel: ptxas' stack 1408 bytes a thread, as without the hoisting; 1704 with a copy a thread,
+/// session 14).
 template <int N>
 struct SharedWalk {
   alignas(BoxWalk<N>) unsigned char bytes[sizeof(BoxWalk<N>)];
