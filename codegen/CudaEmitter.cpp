@@ -702,9 +702,9 @@ class CudaKernelEmitter : public CppEmitter {
   /// one shape, the exchanges' faces do not change), set up once where STENCILC_HOIST_BOUNDARY_WALK
   /// (generated.cuh) reaches the loop's rank: by default 1-D and 2-D (docs/BENCHMARKS.md, session
   /// 14: built every step, by every thread of the group, it took 10 us more a step of heat3d 96^3
-  /// on 2 GPUs than built once, but heat3d's large sizes ran 10-16% slower hoisted). The walk lives in the block's shared memory (SharedWalk, generated.cuh), not
-  /// in each thread's registers and local memory across the loop. The part's statement then
-  /// reads it.
+  /// on 2 GPUs than built once, but heat3d's large sizes ran 10-16% slower hoisted). The walk
+  /// lives in the block's shared memory (SharedWalk, generated.cuh), not in each thread's
+  /// registers and local memory across the loop. The part's statement then reads it.
   void hoist_boundary_walks(const Stmt& loop, int indent) {
     if (spmd_ || loop_depth_ > 0) return;
     struct Parts : IRVisitor {
