@@ -66,9 +66,10 @@ if [ "$gpus" -ge 2 ]; then
 fi
 
 stage "2. ncu, one launch of each (20 steps)"
-if command -v ncu > /dev/null; then
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2> /dev/null | head -1)
+if [ -n "$ncu" ]; then
   for v in perstep hoisted; do
-    STENCILC_PES=1 STENCILC_DATAFLOW=0 timeout "$(budget 400)" ncu --launch-count 1 --section SpeedOfLight \
+    STENCILC_PES=1 STENCILC_DATAFLOW=0 timeout "$(budget 400)" "$ncu" --launch-count 1 --section SpeedOfLight \
       --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
       "$out/heat3d.$v" 256 20 1 > "$out/ncu.$v.txt" 2>&1
     echo "-- $v: rc=$?"; grep -E "Throughput|Duration|Hit Rate|Stall|Achieved Occupancy|Warp Cycles" "$out/ncu.$v.txt" | head -24
@@ -83,5 +84,5 @@ timeout "$(budget 575)" python3 "$root/bench/experiments/ab.py" --gen "$bgen" --
   --case wave2d:2048 --gpus "$counts" --variant apart= --variant merged=-DSTENCILC_MERGE_SIDES=1 \
   --setting df0=STENCILC_DATAFLOW=0 > "$out/ab.txt" 2>&1
 grep '^|' "$out/ab.txt" || tail -5 "$out/ab.txt"
-rm -rf "$out/ab" "$out"/phases.* "$out"/heat3d.perstep "$out"/heat3d.hoisted
+rm -rf "$out/ab" "$out"/phases.* "$out"/*.phases.cu "$out"/heat3d.perstep "$out"/heat3d.hoisted
 stage "done"
