@@ -1198,9 +1198,8 @@ class CudaKernelEmitter : public CppEmitter {
     if (!flow_loop_.put_grid.empty()) {
       // Those channels staged in shared memory once (FaceWriter, halo.cuh): the walk's face
       // stores read no plan from global memory.
-      line(indent + 2, "__shared__ " + rt + "FaceChannel sc_face_channels[" + rt + "kMaxFaceChannels];");
-      line(indent + 2, "const auto sc_face_writer = " + rt + "face_writer(pe, args." + flow_loop_.put_handle + "_halo, " +
-                           flow_loop_.put_grid + ", sc_faces, sc_face_channels);  // sc_faces' channels, staged");
+      stage_face_writer(indent + 2, "sc_face_writer", "sc_face_channels", flow_loop_.put_handle, flow_loop_.put_grid,
+                        "sc_faces", "sc_faces' channels, staged");
     }
     if (flow_walk_hoisted()) {
       const ForEach* u = flow_loop_.update;
@@ -1299,12 +1298,20 @@ class CudaKernelEmitter : public CppEmitter {
       }
     } through;
     through.visit(program_->body);
-    const std::string rt = kRt;
     for (const std::string& g : through.grids) {
-      line(1, "__shared__ " + rt + "FaceChannel sc_" + g + "_through_channels[" + rt + "kMaxFaceChannels];");
-      line(1, "const auto sc_" + g + "_through = " + rt + "face_writer(pe, args." + g + "_halo, " + g + ", args." + g +
-                  "_halo.all_channels(), sc_" + g + "_through_channels);  // store-through's face stores, every channel staged");
+      stage_face_writer(1, "sc_" + g + "_through", "sc_" + g + "_through_channels", g, g, "args." + g + "_halo.all_channels()",
+                        "store-through's face stores, every channel staged");
     }
+  }
+
+  /// A FaceWriter `writer` of the channels `mask` of grid `handle`'s exchange, for stores into
+  /// `block`, staged in the shared array `channels` (every thread: a __syncthreads inside).
+  void stage_face_writer(int indent, const std::string& writer, const std::string& channels, const std::string& handle,
+                         const std::string& block, const std::string& mask, const std::string& comment) {
+    const std::string rt = kRt;
+    line(indent, "__shared__ " + rt + "FaceChannel " + channels + "[" + rt + "kMaxFaceChannels];");
+    line(indent, "const auto " + writer + " = " + rt + "face_writer(pe, args." + handle + "_halo, " + block + ", " + mask + ", " +
+                     channels + ");  // " + comment);
   }
 
   /// A store of a boundary walk's point (sc_l) whose value also goes elsewhere: the value, into
