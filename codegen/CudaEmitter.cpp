@@ -360,6 +360,101 @@ std::vector<FlowReduction> flow_reductions(const FlowLoop& f) {
   return find.found;
 }
 
+/// The dataflow loop's on-chip form (onchip.cuh; docs/SCHEDULES.md, "The on-chip form"): the
+/// grids each block keeps its rows of in shared memory for the whole loop, and of those the ones
+/// it reloads the cells others write at the top of each step.
+struct OnChipGrids {
+  std::vector<std::string> cached;  // in the program's parameter order; empty: no on-chip form
+  std::set<std::string> reloaded;   // read across points by the update, and written in the loop
+};
+
+/// The on-chip form applies to the default pipeline's form of the loop (store-through's is not the
+/// default), where the step touches grids only in its update and in flow reductions (each
+/// block's own rows) that read every grid at the point itself: the tiles then hold every cell a
+/// step reads, and a block's own rows of them are current only in its tiles. Cached: the grids
+/// the update or the reductions read or write, and those the loop's swaps trade with them (they
+/// hold the same buffers a step later). Reloaded: those of them the update reads away from the
+/// point that the loop writes (the next step's %x of the exchange: its neighbours' rows and halo
+/// cells); a grid the loop never writes is loaded once.
+OnChipGrids onchip_grids(const Program& p, const FlowLoop& f, const std::vector<FlowReduction>& reductions) {
+  OnChipGrids none, found;
+  if (!f.loop || !f.update || f.exchanged.empty() || !f.body) return none;
+  std::set<const StmtNode*> reduces;
+  for (const FlowReduction& r : reductions) reduces.insert(r.reduce);
+  struct Touches : IRVisitor {
+    using IRVisitor::visit;
+    const std::set<const StmtNode*>* reduces = nullptr;
+    const ForEach* update = nullptr;
+    std::set<std::string> grids, across, written, swapped;
+    std::vector<std::pair<std::string, std::string>> swaps;
+    bool inside = false, ok = true;
+    void visit(const ForEach* e) override {
+      if (e->part == ForEachPart::Inner) return;  // the update's other part: a comment in the dataflow form
+      if (e != update) return void(ok = false);
+      inside = true;
+      IRVisitor::visit(e);
+      inside = false;
+    }
+    void visit(const Reduce* r) override {
+      if (!reduces->count(r)) return void(ok = false);  // walks every block's rows, after a grid barrier
+      inside = true;
+      IRVisitor::visit(r);
+      inside = false;
+    }
+    void visit(const GridRead* g) override {
+      ok = ok && inside;
+      grids.insert(g->grid);
+      if (std::any_of(g->offsets.begin(), g->offsets.end(), [](int o) { return o != 0; })) across.insert(g->grid);
+    }
+    void visit(const Store* st) override {
+      ok = ok && inside;
+      grids.insert(st->grid);
+      written.insert(st->grid);
+      IRVisitor::visit(st);
+    }
+    void visit(const Swap* w) override {
+      swaps.emplace_back(w->a, w->b);
+      swapped.insert(w->a);
+      swapped.insert(w->b);
+    }
+  } touches;
+  touches.reduces = &reduces;
+  touches.update = f.update;
+  touches.visit(f.body);
+  if (!touches.ok) return none;
+  for (const FlowReduction& r : reductions) {  // each block's own rows, at the point: its tiles
+    struct AtPoint : IRVisitor {
+      using IRVisitor::visit;
+      bool ok = true;
+      void visit(const GridRead* g) override {
+        ok = ok && std::all_of(g->offsets.begin(), g->offsets.end(), [](int o) { return o == 0; });
+      }
+    } at_point;
+    at_point.visit(r.reduce->body);
+    if (!at_point.ok) return none;
+  }
+  std::set<std::string> cached = touches.grids;
+  for (bool grew = true; grew;) {  // what the swaps trade with a cached grid
+    grew = false;
+    for (const auto& [a, b] : touches.swaps) {
+      if (cached.count(a) != cached.count(b)) {
+        cached.insert(a);
+        cached.insert(b);
+        grew = true;
+      }
+    }
+  }
+  const int rank = static_cast<int>(f.update->indices.size());
+  for (const Param& q : p.params) {
+    if (!cached.count(q.name)) continue;
+    if (q.kind != ParamKind::Grid || q.rank != rank) return none;
+    found.cached.push_back(q.name);
+  }
+  for (const std::string& g : touches.across)
+    if (touches.written.count(g) || touches.swapped.count(g)) found.reloaded.insert(g);
+  return found;
+}
+
 const char* reduce_op_name(ReduceOp op) {
   return op == ReduceOp::Sum ? "::stencilc::rt::ReduceOp::Sum"
          : op == ReduceOp::Max ? "::stencilc::rt::ReduceOp::Max"
@@ -410,6 +505,7 @@ class CudaKernelEmitter : public CppEmitter {
       flow_reductions_.emplace(r.reduce, static_cast<int>(flow_reductions_.size()));
       flow_reduction_list_.push_back(r);
     }
+    onchip_ = onchip_grids(*program_, flow_loop_, flow_reduction_list_);
     body(program_->body, 1);
     if (spmd_) {
       line(1, "pe.barrier_all(\"the end of " + program_->name + "\");  // no PE still puts into a block the host copies back");
@@ -437,6 +533,8 @@ class CudaKernelEmitter : public CppEmitter {
   bool flow_rows_ = false;  // open_points: walk this block's rows of the range only (a flow reduction)
   int folding_ = -1;        // the flow reduction folded into the update being emitted (fold_into_update), or -1
   bool no_faces_ = false;   // emitting the dataflow walk of a block with no face rows (no face stores)
+  OnChipGrids onchip_;      // the dataflow loop's on-chip form's grids (none: no such form)
+  bool in_onchip_ = false;  // emitting that form: the cached grids' cells in their tiles (sc_oc_<grid>)
   std::map<const ForEach*, std::string> hoisted_walks_;  // boundary parts set up before their loop (hoist_boundary_walks)
   int loop_depth_ = 0;      // loops open around the statement being emitted
   int walks_hoisted_ = 0;   // hoist_boundary_walks' names so far
@@ -459,11 +557,16 @@ class CudaKernelEmitter : public CppEmitter {
 
   std::string grid_read(const GridRead* r) override {
     if (wide_r_ >= 0) return wide_read(r);
-    if (!views_.count(r->grid)) return CppEmitter::grid_read(r);
+    if (!views_.count(r->grid)) {
+      const std::string read = CppEmitter::grid_read(r);
+      return in_onchip_ && onchip_cached(r->grid) ? "sc_oc_" + read : read;  // the block's tile
+    }
     size_t n = r->offsets.size();
     std::string offset;
+    const bool tile = in_onchip_ && onchip_cached(r->grid);  // rows counted from the tile's first
     for (size_t d = 0; d < n; ++d) {
-      std::string coord = shifted(loop_vars_[d], r->offsets[d]);
+      std::string coord = shifted(d == 0 && tile ? loop_vars_[0] + " - sc_oc_row0" : loop_vars_[d], r->offsets[d]);
+      if (d == 0 && tile && r->offsets[0] == 0) coord = "(" + coord + ")";
       if (d + 1 < n) coord += " * sc_" + r->grid + "_s" + std::to_string(d);  // the last dimension is contiguous
       offset += (d ? " + " : "") + coord;
     }
@@ -491,8 +594,17 @@ class CudaKernelEmitter : public CppEmitter {
     for (const std::string& g : grids.names) {
       const Param* q = program_->find_param(g);
       if (!q || (q->kind != ParamKind::Grid && q->kind != ParamKind::Block)) continue;
-      line(indent, std::string(cpp_type(q->type)) + "* __restrict__ const sc_" + g + "_data = " + g + ".data;");
-      line(indent, "STENCILC_GLOBAL_VIEW(sc_" + g + "_data);");
+      const std::string t = cpp_type(q->type);
+      if (in_onchip_ && onchip_cached(g)) {  // its tile; the written grid's edge rows also in global memory (store())
+        line(indent, t + "* __restrict__ const sc_" + g + "_data = sc_oc_" + g + ".origin;  // rows from sc_oc_row0 (shared: no view assumption, generated.cuh)");
+        if (g == flow_loop_.put_grid) {
+          line(indent, t + "* __restrict__ const sc_" + g + "_gdata = " + g + ".data;");
+          line(indent, "STENCILC_GLOBAL_VIEW(sc_" + g + "_gdata);");
+        }
+      } else {
+        line(indent, t + "* __restrict__ const sc_" + g + "_data = " + g + ".data;");
+        line(indent, "STENCILC_GLOBAL_VIEW(sc_" + g + "_data);");
+      }
       for (int d = 0; d + 1 < q->rank; ++d)
         line(indent, "const long sc_" + g + "_s" + std::to_string(d) + " = " + g + ".stride[" + std::to_string(d) + "];");
       views_.insert(g);
@@ -1217,10 +1329,18 @@ class CudaKernelEmitter : public CppEmitter {
       line(indent + 2, "pe.barrier_all(\"the dataflow loop's reductions\");  // every PE's block count is in place");
     }
     line(indent + 2, "std::uint64_t sc_step = 0;  // steps done");
+    const std::vector<std::string> prologue{"if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the step before",
+                                            "++sc_step;"};
     flow_ = true;
     ++loop_depth_;
-    CppEmitter::loop(s, indent + 2, {"if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the step before",
-                                     "++sc_step;"});
+    if (onchip_.cached.empty()) {
+      CppEmitter::loop(s, indent + 2, prologue);
+    } else {
+      onchip_loop(s, indent + 2, prologue);
+      line(indent + 2, "{");
+      CppEmitter::loop(s, indent + 3, prologue);
+      line(indent + 2, "}");
+    }
     --loop_depth_;
     flow_ = false;
     for (size_t k = 0; k < flow_reduction_list_.size(); ++k) {
@@ -1241,6 +1361,45 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent, "}");
   }
 
+  /// The dataflow loop's on-chip form (onchip.cuh) where the launcher chose it (args.sc_onchip:
+  /// compiled::onchip_plan), up to the `else` of the form from global memory: each block's rows
+  /// of the cached grids in tiles of its dynamic shared memory, loaded before the loop; per step
+  /// the reloaded grids' cells that others wrote, then the step on the tiles (the update's edge
+  /// rows also into global memory: store()); after the loop the rows it wrote back.
+  void onchip_loop(const Stmt& s, int indent, std::vector<std::string> prologue) {
+    const std::string rt = kRt, r = std::to_string(flow_loop_.radius);
+    const std::string rows = "sc_flow.row_begin(), sc_flow.row_end()";
+    line(0, "#if STENCILC_ONCHIP_FORM");
+    line(indent, "if (args.sc_onchip) {  // the on-chip form: this block's rows of the loop's grids in shared memory");
+    line(indent + 1, "extern __shared__ __align__(16) unsigned char sc_onchip_smem[];  // the tiles (compiled::onchip_plan sized it)");
+    line(indent + 1, "std::size_t sc_onchip_used = 0;");
+    for (const std::string& g : onchip_.cached) {
+      line(indent + 1, "auto sc_oc_" + g + " = " + rt + "onchip_tile(" + g + ", sc_onchip_smem, " + rows + ", " + r +
+                           ", sc_onchip_used);  // rows " + r + " past the block's on each side");
+    }
+    for (const std::string& g : onchip_.cached) {
+      line(indent + 1, rt + "onchip_copy_rows(sc_oc_" + g + ", " + g + ", sc_flow.row_begin() - " + r + ", sc_flow.row_end() + " + r +
+                           ");");
+    }
+    line(indent + 1, "const int sc_oc_row0 = sc_flow.row_begin() - " + r + ";  // the tiles' first row (their index 0 along dimension 0)");
+    line(indent + 1, "__syncthreads();  // the tiles are loaded");
+    line(indent + 1, "const int sc_oc_edge_lo = sc_flow.row_begin() + " + r + ", sc_oc_edge_hi = sc_flow.row_end() - " + r +
+                         ";  // rows outside [lo, hi): the neighbours read them");
+    for (const std::string& g : onchip_.reloaded)
+      prologue.push_back(rt + "onchip_reload(sc_oc_" + g + ", " + g + ", " + rows + ", " + r + ");  // what others wrote of %" + g);
+    if (!onchip_.reloaded.empty()) prologue.push_back("__syncthreads();  // reloaded before any thread reads the tiles");
+    in_onchip_ = true;
+    CppEmitter::loop(s, indent + 1, prologue);
+    in_onchip_ = false;
+    const ForEach* u = flow_loop_.update;
+    for (const std::string& g : onchip_.cached) {
+      line(indent + 1, rt + "onchip_store_back(" + g + ", sc_oc_" + g + ", " + rt + "clip(" + global_range(u->range) + ", " + g +
+                           "), " + rows + ");  // the rows it wrote");
+    }
+    line(indent, "} else");
+    line(0, "#endif");
+  }
+
   /// A loop as the passes left it (its barriers), its boundary walks set up before it where
   /// they may be (hoist_boundary_walks).
   void barrier_loop(const Stmt& s, int indent) {
@@ -1257,6 +1416,10 @@ class CudaKernelEmitter : public CppEmitter {
     return flow_loop_.update && flow_loop_.update->range.kind == Range::Kind::Interior;
   }
 
+  bool onchip_cached(const std::string& g) const {
+    return std::find(onchip_.cached.begin(), onchip_.cached.end(), g) != onchip_.cached.end();
+  }
+
   /// A barrier in the dataflow loop's step: none (DFlow's wait and publish take their place).
   void flow_barrier(const Stmt& s, int indent) {
     comment(indent, s);
@@ -1268,15 +1431,16 @@ class CudaKernelEmitter : public CppEmitter {
       line(indent, "sc_st_" + s->grid + "[sc_r] = " + expr(s->value) + ";");
       return;
     }
-    if (flow_ && walk_ && s->grid == flow_loop_.put_grid && !no_faces_) {
+    if (flow_ && walk_ && s->grid == flow_loop_.put_grid && (!no_faces_ || in_onchip_)) {
       // The dataflow loop: also into the neighbours' halos that hold the cell, only where the
-      // block's rows feed a channel (sc_faces); publish() releases them.
-      return store_forwarded(s, indent, face_stores(s->grid));
+      // block's rows feed a channel (sc_faces); publish() releases them. The on-chip form: the
+      // edge rows also into global memory.
+      return store_forwarded(s, indent, put_forwards(s->grid));
     }
     if (!through_.empty() && s->grid == through_ && !flow_) {
       // store-through: also into the neighbours' halos that hold the cell.
-      return store_forwarded(s, indent, "args." + s->grid + "_halo.store_through(sc_" + s->grid + "_through, " + s->grid +
-                                            ", sc_l, sc_through);  // into the neighbours' halos of this buffer");
+      return store_forwarded(s, indent, {"args." + s->grid + "_halo.store_through(sc_" + s->grid + "_through, " + s->grid +
+                                             ", sc_l, sc_through);  // into the neighbours' halos of this buffer"});
     }
     if (wide_r_ >= 0) {
       line(indent, "sc_st_" + s->grid + "[" + std::to_string(wide_r_) + "][" + std::to_string(wide_v_) + "] = " + expr(s->value) + ";");
@@ -1316,20 +1480,38 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// A store of a boundary walk's point (sc_l) whose value also goes elsewhere: the value, into
   /// the cell, then `forward` (a statement that reads it as sc_through).
-  void store_forwarded(const Store* s, int indent, const std::string& forward) {
+  void store_forwarded(const Store* s, int indent, const std::vector<std::string>& forward) {
     forward_value(s->grid, expr(s->value), indent, forward);
   }
   /// The same for a value already computed (`value`, C++), into `grid`'s cell at the point;
   /// `before`: a line to emit first in the block (batched_points: the point's sc_l).
-  void forward_value(const std::string& grid, const std::string& value, int indent, const std::string& forward,
+  void forward_value(const std::string& grid, const std::string& value, int indent, const std::vector<std::string>& forward,
                      const std::string& before = "") {
     GridRead centre(ScalarType::F32, grid, std::vector<int>(loop_vars_.size(), 0));
     line(indent, "{");
     if (!before.empty()) line(indent + 1, before);
     line(indent + 1, "const auto sc_through = " + value + ";");
     line(indent + 1, grid_read(&centre) + " = sc_through;");
-    line(indent + 1, forward);
+    for (const std::string& f : forward) line(indent + 1, f);
     line(indent, "}");
+  }
+  /// Where the dataflow loop's update also stores the written grid's point (sc_through): the
+  /// face stores of a block whose rows feed a channel; in the on-chip form, the global block's
+  /// cell where the row is one its neighbours read.
+  std::vector<std::string> put_forwards(const std::string& grid) {
+    std::vector<std::string> out;
+    if (in_onchip_) {
+      GridRead centre(ScalarType::F32, grid, std::vector<int>(loop_vars_.size(), 0));
+      in_onchip_ = false;  // the global block's offset of the cell
+      std::string cell = grid_read(&centre);
+      in_onchip_ = true;
+      const std::string tile = "sc_" + grid + "_data[";
+      if (cell.compare(0, tile.size(), tile) == 0) cell = "sc_" + grid + "_gdata[" + cell.substr(tile.size());
+      out.push_back("if (" + loop_vars_[0] + " < sc_oc_edge_lo || " + loop_vars_[0] + " >= sc_oc_edge_hi) " + cell +
+                    " = sc_through;  // an edge row: the neighbours read it from global memory");
+    }
+    if (!no_faces_) out.push_back(face_stores(grid));
+    return out;
   }
   /// The dataflow loop's face stores of the point's value (sc_through), as store() forwards
   /// them: through the block's FaceWriter (the channels its rows feed, staged before the loop).
@@ -1385,10 +1567,11 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent + 1, "if (sc_q + sc_r * " + group + ".threads() >= sc_walk.total) break;");
     point(indent + 1);
     for (const std::string& g : stored) {
-      if (g == flow_loop_.put_grid && !no_faces_) {
+      if (g == flow_loop_.put_grid && (!no_faces_ || in_onchip_)) {
         std::vector<std::string> l;
         for (size_t d = 0; d < n; ++d) l.push_back("sc_l" + std::to_string(d));
-        forward_value(g, "sc_st_" + g + "[sc_r]", indent + 1, face_stores(g), "const int sc_l[] = {" + join(l) + "};");
+        forward_value(g, "sc_st_" + g + "[sc_r]", indent + 1, put_forwards(g),
+                      no_faces_ ? "" : "const int sc_l[] = {" + join(l) + "};");
       } else {
         GridRead centre(ScalarType::F32, g, std::vector<int>(n, 0));
         line(indent + 1, grid_read(&centre) + " = sc_st_" + g + "[sc_r];");
@@ -1672,6 +1855,9 @@ class CudaKernelEmitter : public CppEmitter {
     if (!spmd_) {
       line(indent, std::string(kRt) + "swap_buffers(" + s->a + ", " + s->b + ");  // swap %" + s->a + ", %" + s->b +
                        ": the buffers trade places");
+      if (in_onchip_ && onchip_cached(s->a)) {
+        line(indent, std::string(kRt) + "swap_buffers(sc_oc_" + s->a + ", sc_oc_" + s->b + ");  // and their tiles");
+      }
       return;
     }
     line(indent, std::string(kRt) + "check_swap(pe, " + s->a + ", " + s->b + ", \"" + program_->name + ": swap of %" +
@@ -1808,6 +1994,8 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
   if (const FlowLoop flow = find_flow_loop(p, roles); flow.loop) {
     l.push_back("  " + std::string(kRt) + "FlowSignals sc_flow;  // the dataflow loop's flags (flow.cuh)");
     l.push_back("  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::flow_plan: on, the PEs before and after along dimension 0");
+    if (!onchip_grids(p, flow, flow_reductions(flow)).cached.empty())
+      l.push_back("  int sc_onchip;  // compiled::onchip_plan: the loop's on-chip form");
     const size_t reductions = flow_reductions(flow).size();
     for (size_t k = 0; k < reductions; ++k)
       l.push_back("  std::uint64_t* sc_flow_red" + std::to_string(k) + ";  // its reduction " + std::to_string(k) + "'s words (DFlowReduce)");
@@ -1883,8 +2071,14 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   out.push_back("  " + std::string(kRt) + "LaunchConfig sc_config;");
   out.push_back("  sc_config.block_threads = STENCILC_BLOCK_THREADS;");
   out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
-  if (find_flow_loop(p, model.roles).loop) {
+  if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop) {
     out.push_back("  if (sc_flow_plan.on) sc_config.max_blocks = ::stencilc::compiled::flow_blocks(sc_flow_size);  // the dataflow loop: a block per radius of rows at most (no idle blocks)");
+    if (!nvshmem && !onchip_grids(p, flow, flow_reductions(flow)).cached.empty()) {
+      out.push_back("  if (sc_onchip.on) {  // its on-chip form: the tiles, on as many blocks per SM as they fit");
+      out.push_back("    sc_config.dynamic_smem = sc_onchip.smem;");
+      out.push_back("    sc_config.blocks_per_sm = sc_onchip.blocks_per_sm;");
+      out.push_back("  }");
+    }
   }
   out.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
   out.push_back(std::string("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +
@@ -1994,9 +2188,21 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
     const size_t k = std::find(grid_names.begin(), grid_names.end(), flow.put_handle) - grid_names.begin();
     l.push_back("  const ::stencilc::compiled::FlowSize sc_flow_size = ::stencilc::compiled::flow_size<" + std::to_string(rank) + ">(sc_plan, " +
                 std::to_string(flow.radius) + ", STENCILC_BLOCK_THREADS);  // for the cost model");
-    l.push_back("  const ::stencilc::compiled::FlowPlan sc_flow_plan = ::stencilc::compiled::flow_plan(\"" + p.name +
+    const OnChipGrids onchip = nvshmem ? OnChipGrids{} : onchip_grids(p, flow, flow_reductions(flow));
+    l.push_back(std::string("  ") + (onchip.cached.empty() ? "const " : "") + "::stencilc::compiled::FlowPlan sc_flow_plan = ::stencilc::compiled::flow_plan(\"" + p.name +
                 "\", sc_plan.grid, ::stencilc::compiled::periodic_dims(sc_descs[" + std::to_string(k) + "])[0], " +
                 (nvshmem ? "false" : "true") + ", &sc_flow_size);  // the dataflow loop, or not");
+    if (!onchip.cached.empty()) {
+      std::vector<std::string> rows;
+      for (const std::string& g : onchip.cached) {
+        const Param* q = p.find_param(g);
+        rows.push_back("{sc_" + g + "[0].stride[0], static_cast<int>(sizeof(" + cpp_type(q->type) + "))}");
+      }
+      l.push_back("  const ::stencilc::compiled::OnChipPlan sc_onchip = ::stencilc::compiled::onchip_plan(sc_" + p.name + "::kernel, \"" +
+                  p.name + "\", sc_flow_plan, sc_flow_size, {" + join(rows) + "});  // the loop's on-chip form where its tiles fit");
+      l.push_back("  if (sc_onchip.on) sc_flow_plan.on = true;  // that form is the dataflow loop's");
+      args.push_back("sc_args.sc_onchip = sc_onchip.on;");
+    }
     l.push_back("  const " + std::string(kRt) + "FlowAlloc sc_flow_alloc(sc_team);  // its flags");
     args.push_back("sc_args.sc_flow = sc_flow_alloc.on(sc_pe);");
     args.push_back("sc_args.sc_flow_on = sc_flow_plan.on;");

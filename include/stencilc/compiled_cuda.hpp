@@ -7,6 +7,7 @@
 
 #include <stencilc/runtime/cuda/generated.cuh>
 #include <stencilc/runtime/cuda/halo.cuh>
+#include <stencilc/runtime/cuda/onchip.cuh>
 #include <stencilc/runtime/cuda/spmd.cuh>
 
 #include <cstdio>
@@ -204,6 +205,7 @@ inline bool flow_pays(const FlowSize& s) {
 /// before the first and after the last row (-1 at a non-periodic edge).
 struct FlowPlan {
   bool on = false;
+  bool possible = false;  // the backend and process grid allow it
   rt::ProcessGrid grid;
   bool periodic = false;  // along dimension 0
   int up(int pe) const { return rt::neighbor(grid, pe, {-1, 0, 0}, {periodic, false, false}); }
@@ -227,6 +229,7 @@ inline FlowPlan flow_plan(const char* program, const rt::ProcessGrid& grid, bool
   f.periodic = periodic0;
   const int mode = flow_mode();
   const bool possible = p2p && grid.dims[1] == 1 && grid.dims[2] == 1;
+  f.possible = possible;
   if (mode == 1) {
     f.on = possible;
     if (!possible) {
@@ -237,6 +240,72 @@ inline FlowPlan flow_plan(const char* program, const rt::ProcessGrid& grid, bool
     f.on = possible && size != nullptr && flow_pays(*size);
   }
   return f;
+}
+
+#ifndef STENCILC_ONCHIP
+#define STENCILC_ONCHIP 0  // the on-chip form's default (onchip_plan): 0 off, 1 (or 2, auto) where it fits
+#endif
+
+/// STENCILC_ONCHIP (0, 1 or auto), else the build's STENCILC_ONCHIP.
+inline int onchip_mode() {
+  const char* text = std::getenv("STENCILC_ONCHIP");
+  if (text == nullptr) return STENCILC_ONCHIP;
+  const std::string v(text);
+  if (v != "0" && v != "1" && v != "auto") rt::fatal("STENCILC_ONCHIP='%s': expected 0, 1 or auto", text);
+  return v == "auto" ? 2 : v == "1" ? 1 : 0;
+}
+
+/// The dataflow loop's on-chip form (onchip.cuh) for one launch: whether it runs, and the blocks
+/// per SM and dynamic shared memory (every tile of the block with the most rows) it runs with.
+struct OnChipPlan {
+  bool on = false;
+  int blocks_per_sm = 0;
+  std::size_t smem = 0;
+};
+
+/// Where the on-chip form runs (PERKS-style: the grids' rows on chip for the whole loop). Off by
+/// default: measured on 2 x H200 (docs/BENCHMARKS.md, session 15) it was slower than the best of
+/// the other two forms almost everywhere it fits, because the dataflow walk it shares with the
+/// form from global memory is bound by its instructions (a point located through the BoxWalk,
+/// scalar loads), not by where the loads go, and each step adds a reload and a __syncthreads.
+/// STENCILC_ONCHIP=1 (or auto) runs it wherever the dataflow loop can run (flow_plan: the p2p
+/// backend, a process grid cutting dimension 0; not with STENCILC_DATAFLOW=0) and the tiles of
+/// every cached grid (`grids`: each one's row along dimension 0, stride[0] elements, and its
+/// element size) fit in the shared memory of as many blocks per SM as the kernel's occupancy
+/// allows, STENCILC_MIN_BLOCKS_PER_SM first, then fewer; it then also turns the dataflow loop on
+/// where its cost model would not. Where it cannot run, =1 says why on stderr.
+template <class... KArgs>
+OnChipPlan onchip_plan(void (*kernel)(KArgs...), const char* program, const FlowPlan& flow, const FlowSize& size, const std::vector<std::pair<long, int>>& grids) {
+  OnChipPlan p;
+  const int mode = onchip_mode();
+  if (mode == 0 || flow_mode() == 0 || grids.empty()) return p;
+  auto say = [&](const char* why) {
+    if (mode == 1) std::fprintf(stderr, "stencilc: %s: the on-chip form does not run: %s\n", program, why);
+  };
+  if (!flow.possible) return say("the dataflow loop cannot run here (flow_plan)"), p;
+  int device = 0, sms = 0, optin = 0;
+  STENCILC_CUDA_CHECK(cudaGetDevice(&device));
+  STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const int cap = flow_blocks(size);
+  for (int per_sm = STENCILC_MIN_BLOCKS_PER_SM; per_sm >= 1; --per_sm) {
+    const int blocks = std::min(per_sm * sms, cap);
+    const rt::cuda::FlowPart part = rt::cuda::flow_part(static_cast<int>(size.rows), size.radius, blocks, 0);
+    const int rows = static_cast<int>((size.rows + part.active - 1) / part.active);
+    std::size_t smem = 0;
+    for (const auto& g : grids) smem += rt::cuda::onchip_tile_bytes(rows, size.radius, g.first, g.second);
+    if (smem > static_cast<std::size_t>(optin)) continue;
+    STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    int fits = 0;
+    STENCILC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fits, kernel, size.block_threads, smem));
+    if (fits < per_sm) continue;
+    p.on = true;
+    p.blocks_per_sm = per_sm;
+    p.smem = smem;
+    return p;
+  }
+  say("its tiles do not fit in shared memory");
+  return p;
 }
 
 /// The plan of a program whose time loop has a dataflow form (the p2p launcher): `p`'s process

@@ -15,9 +15,15 @@
 #   - dataflow:        the same binary with STENCILC_DATAFLOW=1: its time loop without barriers
 #                      (flow.cuh) where the process grid cuts dimension 0 only (elsewhere, e.g. a
 #                      2-D sample's 2x2 grid on 4 GPUs, it says so and keeps its barriers);
-#   - cpu-free-dataflow: <name>.cu with STENCILC_DATAFLOW=1: the default pipeline's dataflow
-#                      form (an exchange before the loop, face stores each step; global-view samples
-#                      whose loop is one such step, the others run as cpu-free);
+#   - cpu-free-dataflow: <name>.cu with STENCILC_DATAFLOW=1 STENCILC_ONCHIP=0: the default
+#                      pipeline's dataflow form from global memory (an exchange before the loop, face
+#                      stores each step; global-view samples whose loop is one such step, the others
+#                      run as cpu-free);
+#   - cpu-free-onchip: the same with STENCILC_ONCHIP=1: its on-chip form (onchip.cuh: each block's
+#                      rows in shared memory) where the sample's loop has one, on the blocks the
+#                      launcher gives it (a few rows each at these sizes);
+#   - cpu-free-onchip-rows: the same on 5 blocks a GPU (STENCILC_MAX_BLOCKS=5): many rows a block,
+#                      uneven, most of them only in the tiles;
 #   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
 #                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output
 #                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
@@ -36,7 +42,7 @@ gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/generated"
 gpus_visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,3,4 || echo 1,2)}"
-variants="${VARIANTS:-cpu-free cpu-free-roles cpu-free-dataflow host-controlled nvshmem store-through dataflow}"
+variants="${VARIANTS:-cpu-free cpu-free-roles cpu-free-dataflow cpu-free-onchip cpu-free-onchip-rows host-controlled nvshmem store-through dataflow}"
 backends=p2p
 [[ " $variants " == *" nvshmem "* ]] && backends=p2p,nvshmem
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
@@ -103,7 +109,7 @@ build() {  # log exe nvcc-arguments...
   if [ "$jobs" -ge "$(nproc)" ]; then wait -n; jobs=$((jobs - 1)); fi
 }
 for name in $samples; do
-  if has cpu-free || has cpu-free-roles || has cpu-free-dataflow; then build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"; fi
+  if has cpu-free || has cpu-free-roles || has cpu-free-dataflow || has cpu-free-onchip || has cpu-free-onchip-rows; then build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"; fi
   if has_hc "$name"; then build "$out/$name.hc.nvcc.log" "$out/$name.hc.cuda" "${common[@]}" "$gen/$name.hc.cu"; fi
   if has_st "$name"; then build "$out/$name.st.nvcc.log" "$out/$name.st.cuda" "${common[@]}" "$gen/$name.st.cu"; fi
   if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
@@ -134,7 +140,16 @@ for name in $samples; do
     STENCILC_DATAFLOW=0 STENCILC_COMM_BLOCKS=2 run "$name.cpu-free-roles" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
   fi
   if has cpu-free-dataflow && [[ "$name" != spmd_* ]]; then
-    STENCILC_DATAFLOW=1 run "$name.cpu-free-dataflow" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
+    STENCILC_DATAFLOW=1 STENCILC_ONCHIP=0 run "$name.cpu-free-dataflow" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
+  fi
+  if [[ "$name" != spmd_* ]] && grep -q "args.sc_onchip" "$gen/$name.cu"; then
+    if has cpu-free-onchip; then
+      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=1 run "$name.cpu-free-onchip" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
+    fi
+    if has cpu-free-onchip-rows; then
+      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=1 STENCILC_MAX_BLOCKS=5 run "$name.cpu-free-onchip-rows" "$out/$name.cuda" \
+          "$out/$name.nvcc.log" "$pes"
+    fi
   fi
   if has_hc "$name"; then run "$name.host-controlled" "$out/$name.hc.cuda" "$out/$name.hc.nvcc.log" "$pes"; fi
   if has_st "$name" && has store-through; then STENCILC_DATAFLOW=0 run "$name.store-through" "$out/$name.st.cuda" "$out/$name.st.nvcc.log" "$pes"; fi

@@ -54,6 +54,12 @@
 #ifndef STENCILC_DATAFLOW_FORM
 #define STENCILC_DATAFLOW_FORM 1
 #endif
+// 0 compiles the dataflow form's on-chip copy away (onchip.cuh; the kernel then runs the dataflow
+// form from global memory where the launcher chose the on-chip one): for A/B runs and smaller
+// kernels.
+#ifndef STENCILC_ONCHIP_FORM
+#define STENCILC_ONCHIP_FORM 1
+#endif
 // How many iterations of a point loop the compiler unrolls (their loads can be in flight together).
 #ifndef STENCILC_POINT_UNROLL
 #define STENCILC_POINT_UNROLL 4
@@ -90,6 +96,10 @@
 #else
 #define STENCILC_GLOBAL_VIEW(p) __builtin_assume(__isGlobal(p))
 #endif
+// The on-chip form's pointers into its tiles (onchip.cuh) get no such assumption: nvcc infers
+// their space from the shared array they come from (ld.shared), and with
+// __builtin_assume(__isShared(p)) nvcc 13.0 compiled the whole on-chip loop away as unreachable
+// (session 15: every sample's on-chip run left its grids untouched, with no error).
 
 namespace stencilc::rt::cuda {
 
