@@ -243,7 +243,7 @@ inline FlowPlan flow_plan(const char* program, const rt::ProcessGrid& grid, bool
 }
 
 #ifndef STENCILC_ONCHIP
-#define STENCILC_ONCHIP 0  // the on-chip form's default (onchip_plan): 0 off, 1 (or 2, auto) where it fits
+#define STENCILC_ONCHIP (STENCILC_ONCHIP_FORM ? 2 : 0)  // the on-chip form's default (onchip_plan): 0 off, 1 or 2 (auto) where it fits
 #endif
 
 /// STENCILC_ONCHIP (0, 1 or auto), else the build's STENCILC_ONCHIP.
@@ -263,17 +263,18 @@ struct OnChipPlan {
   std::size_t smem = 0;
 };
 
-/// Where the on-chip form runs (PERKS-style: the grids' rows on chip for the whole loop). Off by
-/// default: measured on 2 x H200 (docs/BENCHMARKS.md, session 15) it was slower than the best of
-/// the other two forms almost everywhere it fits, because the dataflow walk it shares with the
-/// form from global memory is bound by its instructions (a point located through the BoxWalk,
-/// scalar loads), not by where the loads go, and each step adds a reload and a __syncthreads.
-/// STENCILC_ONCHIP=1 (or auto) runs it wherever the dataflow loop can run (flow_plan: the p2p
-/// backend, a process grid cutting dimension 0; not with STENCILC_DATAFLOW=0) and the tiles of
-/// every cached grid (`grids`: each one's row along dimension 0, stride[0] elements, and its
-/// element size) fit in the shared memory of as many blocks per SM as the kernel's occupancy
-/// allows, STENCILC_MIN_BLOCKS_PER_SM first, then fewer; it then also turns the dataflow loop on
-/// where its cost model would not. Where it cannot run, =1 says why on stderr.
+/// Where the on-chip form runs (PERKS-style: the grids' rows on chip for the whole loop), in a
+/// kernel built with it (-DSTENCILC_ONCHIP_FORM=1; not by default: measured on 2 x H200,
+/// docs/BENCHMARKS.md session 15, it was slower than the best of the other two forms almost
+/// everywhere it fits, because the dataflow walk it shares with the form from global memory is
+/// bound by its instructions and its flag chain, not by where its loads go, and each step adds a
+/// reload and a __syncthreads). There, unless STENCILC_ONCHIP=0: wherever the dataflow loop can
+/// run (flow_plan: the p2p backend, a process grid cutting dimension 0; not with
+/// STENCILC_DATAFLOW=0) and the tiles of every cached grid (`grids`: each one's row along
+/// dimension 0, stride[0] elements, and its element size) fit in the shared memory of as many
+/// blocks per SM as the kernel's occupancy allows, STENCILC_MIN_BLOCKS_PER_SM first, then fewer;
+/// it then also turns the dataflow loop on where its cost model would not. Where it cannot run,
+/// STENCILC_ONCHIP=1 says why on stderr.
 template <class... KArgs>
 OnChipPlan onchip_plan(void (*kernel)(KArgs...), const char* program, const FlowPlan& flow, const FlowSize& size, const std::vector<std::pair<long, int>>& grids) {
   OnChipPlan p;
@@ -282,6 +283,7 @@ OnChipPlan onchip_plan(void (*kernel)(KArgs...), const char* program, const Flow
   auto say = [&](const char* why) {
     if (mode == 1) std::fprintf(stderr, "stencilc: %s: the on-chip form does not run: %s\n", program, why);
   };
+  if (!STENCILC_ONCHIP_FORM) return say("the kernel was built without it (-DSTENCILC_ONCHIP_FORM=1)"), p;
   if (!flow.possible) return say("the dataflow loop cannot run here (flow_plan)"), p;
   int device = 0, sms = 0, optin = 0;
   STENCILC_CUDA_CHECK(cudaGetDevice(&device));

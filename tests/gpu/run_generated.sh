@@ -19,9 +19,10 @@
 #                      pipeline's dataflow form from global memory (an exchange before the loop, face
 #                      stores each step; global-view samples whose loop is one such step, the others
 #                      run as cpu-free);
-#   - cpu-free-onchip: the same with STENCILC_ONCHIP=1: its on-chip form (onchip.cuh: each block's
-#                      rows in shared memory) where the sample's loop has one, on the blocks the
-#                      launcher gives it (a few rows each at these sizes);
+#   - cpu-free-onchip: <name>.cu built with -DSTENCILC_ONCHIP_FORM=1, run with STENCILC_DATAFLOW=1
+#                      STENCILC_ONCHIP=1: its on-chip form (onchip.cuh: each block's rows in shared
+#                      memory) where the sample's loop has one, on the blocks the launcher gives it
+#                      (a few rows each at these sizes);
 #   - cpu-free-onchip-rows: the same on 5 blocks a GPU (STENCILC_MAX_BLOCKS=5): many rows a block,
 #                      uneven, most of them only in the tiles;
 #   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
@@ -109,7 +110,10 @@ build() {  # log exe nvcc-arguments...
   if [ "$jobs" -ge "$(nproc)" ]; then wait -n; jobs=$((jobs - 1)); fi
 }
 for name in $samples; do
-  if has cpu-free || has cpu-free-roles || has cpu-free-dataflow || has cpu-free-onchip || has cpu-free-onchip-rows; then build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"; fi
+  if { has cpu-free-onchip || has cpu-free-onchip-rows; } && grep -q "args.sc_onchip" "$gen/$name.cu"; then
+    build "$out/$name.onchip.nvcc.log" "$out/$name.onchip.cuda" "${common[@]}" -DSTENCILC_ONCHIP_FORM=1 "$gen/$name.cu"
+  fi
+  if has cpu-free || has cpu-free-roles || has cpu-free-dataflow; then build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"; fi
   if has_hc "$name"; then build "$out/$name.hc.nvcc.log" "$out/$name.hc.cuda" "${common[@]}" "$gen/$name.hc.cu"; fi
   if has_st "$name"; then build "$out/$name.st.nvcc.log" "$out/$name.st.cuda" "${common[@]}" "$gen/$name.st.cu"; fi
   if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
@@ -144,11 +148,11 @@ for name in $samples; do
   fi
   if [[ "$name" != spmd_* ]] && grep -q "args.sc_onchip" "$gen/$name.cu"; then
     if has cpu-free-onchip; then
-      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=1 run "$name.cpu-free-onchip" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
+      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=1 run "$name.cpu-free-onchip" "$out/$name.onchip.cuda" "$out/$name.onchip.nvcc.log" "$pes"
     fi
     if has cpu-free-onchip-rows; then
-      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=1 STENCILC_MAX_BLOCKS=5 run "$name.cpu-free-onchip-rows" "$out/$name.cuda" \
-          "$out/$name.nvcc.log" "$pes"
+      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=1 STENCILC_MAX_BLOCKS=5 run "$name.cpu-free-onchip-rows" "$out/$name.onchip.cuda" \
+          "$out/$name.onchip.nvcc.log" "$pes"
     fi
   fi
   if has_hc "$name"; then run "$name.host-controlled" "$out/$name.hc.cuda" "$out/$name.hc.nvcc.log" "$pes"; fi

@@ -54,11 +54,12 @@
 #ifndef STENCILC_DATAFLOW_FORM
 #define STENCILC_DATAFLOW_FORM 1
 #endif
-// 0 compiles the dataflow form's on-chip copy away (onchip.cuh; the kernel then runs the dataflow
-// form from global memory where the launcher chose the on-chip one): for A/B runs and smaller
-// kernels.
+// 1 compiles the dataflow loop's on-chip form into the kernel (onchip.cuh; the launcher then runs
+// it where its tiles fit: compiled::onchip_plan). Off by default: it measured slower than the
+// other two forms almost everywhere (docs/BENCHMARKS.md, session 15), and its copy of the loop
+// costs the kernel a few spilled bytes (heat3d, wave2d) and compile time.
 #ifndef STENCILC_ONCHIP_FORM
-#define STENCILC_ONCHIP_FORM 1
+#define STENCILC_ONCHIP_FORM 0
 #endif
 // How many iterations of a point loop the compiler unrolls (their loads can be in flight together).
 #ifndef STENCILC_POINT_UNROLL
