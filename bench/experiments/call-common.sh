@@ -7,4 +7,5 @@ mkdir -p "$out" || exit 1
 t0=$(date +%s)
 stage() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
 left() { echo $(( $1 - ($(date +%s) - t0) )); }  # seconds left of a budget counted from the start
+budget() { local t; t=$(left "$1"); [ "$t" -gt 20 ] && echo "$t" || echo 20; }  # the same, at least 20 s (a timeout)
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')

@@ -18,10 +18,9 @@
 #   bash bench/experiments/hoist-check.sh bench-gen gpu-gen
 set -u
 out="${OUT:-/tmp/hoist-check}"
-. "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, gpus
+. "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, budget, gpus
 bgen="${1:-$root/bench-gen}"
 gen="${2:-$root/gpu-gen}"
-budget() { local t; t=$(left "$1"); [ "$t" -gt 20 ] && echo "$t" || echo 20; }  # at least 20 s
 nvcc=(nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include")
 
 stage "0. session 14's changes not yet run: halo_check; run_generated store-through, cpu-free, cpu-free merged sides"

@@ -16,10 +16,9 @@
 #   bash bench/experiments/onchip-check.sh bench-gen gpu-gen
 set -u
 out="${OUT:-/tmp/onchip-check}"
-. "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, gpus
+. "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, budget, gpus
 bgen="${1:-$root/bench-gen}"
 gen="${2:-$root/gpu-gen}"
-budget() { local t; t=$(left "$1"); [ "$t" -gt 20 ] && echo "$t" || echo 20; }  # at least 20 s
 counts=1; [ "$gpus" -ge 2 ] && counts=1,2
 
 stage "0. run_generated: cpu-free, cpu-free-dataflow, cpu-free-onchip, cpu-free-onchip-rows"

@@ -212,15 +212,18 @@ struct FlowPlan {
   int down(int pe) const { return rt::neighbor(grid, pe, {1, 0, 0}, {periodic, false, false}); }
 };
 
-/// STENCILC_DATAFLOW (0, 1 or auto), else the build's STENCILC_DATAFLOW: 0 off, 1 on, 2 the cost
-/// model's choice.
-inline int flow_mode() {
-  const char* text = std::getenv("STENCILC_DATAFLOW");
-  if (text == nullptr) return STENCILC_DATAFLOW;
+/// A three-way switch from the environment variable `name` (0, 1 or auto), else `built` (the
+/// build's default): 0 off, 1 on, 2 auto.
+inline int switch_mode(const char* name, int built) {
+  const char* text = std::getenv(name);
+  if (text == nullptr) return built;
   const std::string v(text);
-  if (v != "0" && v != "1" && v != "auto") rt::fatal("STENCILC_DATAFLOW='%s': expected 0, 1 or auto", text);
+  if (v != "0" && v != "1" && v != "auto") rt::fatal("%s='%s': expected 0, 1 or auto", name, text);
   return v == "auto" ? 2 : v == "1" ? 1 : 0;
 }
+
+/// STENCILC_DATAFLOW, else the build's: 0 off, 1 on, 2 the cost model's choice.
+inline int flow_mode() { return switch_mode("STENCILC_DATAFLOW", STENCILC_DATAFLOW); }
 
 inline FlowPlan flow_plan(const char* program, const rt::ProcessGrid& grid, bool periodic0, bool p2p,
                           const FlowSize* size = nullptr) {
@@ -246,14 +249,8 @@ inline FlowPlan flow_plan(const char* program, const rt::ProcessGrid& grid, bool
 #define STENCILC_ONCHIP (STENCILC_ONCHIP_FORM ? 2 : 0)  // the on-chip form's default (onchip_plan): 0 off, 1 or 2 (auto) where it fits
 #endif
 
-/// STENCILC_ONCHIP (0, 1 or auto), else the build's STENCILC_ONCHIP.
-inline int onchip_mode() {
-  const char* text = std::getenv("STENCILC_ONCHIP");
-  if (text == nullptr) return STENCILC_ONCHIP;
-  const std::string v(text);
-  if (v != "0" && v != "1" && v != "auto") rt::fatal("STENCILC_ONCHIP='%s': expected 0, 1 or auto", text);
-  return v == "auto" ? 2 : v == "1" ? 1 : 0;
-}
+/// STENCILC_ONCHIP, else the build's: 0 off, 1 or 2 (auto) where it fits (onchip_plan).
+inline int onchip_mode() { return switch_mode("STENCILC_ONCHIP", STENCILC_ONCHIP); }
 
 /// The dataflow loop's on-chip form (onchip.cuh) for one launch: whether it runs, and the blocks
 /// per SM and dynamic shared memory (every tile of the block with the most rows) it runs with.
