@@ -369,16 +369,19 @@ struct OnChipGrids {
 };
 
 /// The on-chip form applies to the default pipeline's form of the loop (store-through's is not the
-/// default), where the step touches grids only in its update and in flow reductions (each
-/// block's own rows) that read every grid at the point itself: the tiles then hold every cell a
-/// step reads, and a block's own rows of them are current only in its tiles. Cached: the grids
+/// default) over a grid's interior, where the step touches grids only in its update and in flow
+/// reductions (each block's own rows) that read every grid at the point itself: the tiles then
+/// hold every cell a step reads, and a block's own rows of them are current only in its tiles. Cached: the grids
 /// the update or the reductions read or write, and those the loop's swaps trade with them (they
 /// hold the same buffers a step later). Reloaded: those of them the update reads away from the
 /// point that the loop writes (the next step's %x of the exchange: its neighbours' rows and halo
 /// cells); a grid the loop never writes is loaded once.
 OnChipGrids onchip_grids(const Program& p, const FlowLoop& f, const std::vector<FlowReduction>& reductions) {
   OnChipGrids none, found;
-  if (!f.loop || !f.update || f.exchanged.empty() || !f.body) return none;
+  // The update's range a grid's interior: the same rows every step, and the write-back after the
+  // loop can name it (a range of other bounds may read the loop's variables).
+  if (!f.loop || !f.update || f.exchanged.empty() || !f.body || f.update->range.kind != Range::Kind::Interior)
+    return none;
   std::set<const StmtNode*> reduces;
   for (const FlowReduction& r : reductions) reduces.insert(r.reduce);
   struct Touches : IRVisitor {
@@ -596,7 +599,8 @@ class CudaKernelEmitter : public CppEmitter {
       if (!q || (q->kind != ParamKind::Grid && q->kind != ParamKind::Block)) continue;
       const std::string t = cpp_type(q->type);
       if (in_onchip_ && onchip_cached(g)) {  // its tile; the written grid's edge rows also in global memory (store())
-        line(indent, t + "* __restrict__ const sc_" + g + "_data = sc_oc_" + g + ".origin;  // rows from sc_oc_row0 (shared: no view assumption, generated.cuh)");
+        // No view assumption for a tile (generated.cuh: nvcc then dropped the loop).
+        line(indent, t + "* __restrict__ const sc_" + g + "_data = sc_oc_" + g + ".origin;  // rows from sc_oc_row0");
         if (g == flow_loop_.put_grid) {
           line(indent, t + "* __restrict__ const sc_" + g + "_gdata = " + g + ".data;");
           line(indent, "STENCILC_GLOBAL_VIEW(sc_" + g + "_gdata);");
