@@ -1665,7 +1665,11 @@ class CudaKernelEmitter : public CppEmitter {
       // the point before's stores (one round trip a point). Most blocks have no face rows.
       line(in_role, "if (sc_faces == 0) {  // no face rows: no face stores, so a point's loads may pass the stores before");
       no_faces_ = true;
-      points(in_role + 1);
+      if (s->indices.size() >= 2 && !in_onchip_) {
+        flow_strips(self, in_role + 1, points);
+      } else {
+        points(in_role + 1);
+      }
       no_faces_ = false;
       line(in_role, "} else {");
       points(in_role + 1);
@@ -1682,6 +1686,38 @@ class CudaKernelEmitter : public CppEmitter {
     through_.clear();
     if (!flow_) close_role(s->role, indent);
     if (!flow_) conservative_barrier(indent, "the update is complete before anything reads or overwrites it");
+  }
+
+  /// The dataflow walk of a block with no face rows, where generated.cuh's STENCILC_FLOW_STRIPS is
+  /// set (off by default: written in session 15, not yet run on a GPU): the block's rows of the
+  /// update as the barrier form's inner part walks its box, in strips (wide, 16-byte ones where
+  /// the layout allows) over the block's own threads, instead of point by point through the
+  /// BoxWalk. A step that computes a reduction folded into the update takes the walk, which adds
+  /// up the fold (the strips do not). Else, and without the switch, `walk` (the points lambda).
+  template <class Walk>
+  void flow_strips(const Stmt& self, int indent, const Walk& walk) {
+    auto* s = as<ForEach>(self);
+    line(0, "#if STENCILC_FLOW_STRIPS");
+    const int fold = folding_;
+    line(indent, fold >= 0 ? "if (!sc_fold" + std::to_string(fold) + "_on) {  // wide strips of the block's rows (no fold this step)"
+                           : "{  // wide strips of the block's rows");
+    folding_ = -1;
+    flow_rows_ = true;
+    const int inner = open_points(self, s->range, s->indices, s->body, indent + 1, "sc_mine", nullptr, true);
+    flow_rows_ = false;
+    strip_points(s->body, inner, "sc_mine");
+    close_points(inner, true);
+    folding_ = fold;
+    if (fold >= 0) {  // if (!on) { strips } else { walk }; without the switch { walk }
+      line(indent, "} else");
+      line(0, "#endif");
+      walk(indent);
+    } else {  // { strips }, or without the switch { walk }
+      line(indent, "}");
+      line(0, "#else");
+      walk(indent);
+      line(0, "#endif");
+    }
   }
 
   /// The reductions directly followed by an allreduce of their result (the global-view lowering

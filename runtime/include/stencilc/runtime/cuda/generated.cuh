@@ -61,6 +61,13 @@
 #ifndef STENCILC_ONCHIP_FORM
 #define STENCILC_ONCHIP_FORM 0
 #endif
+// 1: the dataflow form's blocks with no face rows walk their rows in (wide) strips, as the barrier
+// form's inner part does, instead of point by point (CudaEmitter's flow_strips; a step that
+// computes a folded reduction keeps the point walk). Written in session 15, not yet run on a GPU:
+// off until it is (docs/BENCHMARKS.md, session 15, "What to do next").
+#ifndef STENCILC_FLOW_STRIPS
+#define STENCILC_FLOW_STRIPS 0
+#endif
 // How many iterations of a point loop the compiler unrolls (their loads can be in flight together).
 #ifndef STENCILC_POINT_UNROLL
 #define STENCILC_POINT_UNROLL 4
