@@ -1022,6 +1022,10 @@ class CudaKernelEmitter : public CppEmitter {
       line(indent + 1, std::string("for (int sc_r = 0; sc_r < ") + kRt + strip_rows() + "; ++sc_r) {");
       line(indent + 2, "const int sc_l0 = sc_s0 + sc_r;");
       for (const std::string& g : stored) {
+        if (in_onchip_ && g == flow_loop_.put_grid) {  // the tile, and an edge row into the global block
+          forward_value(g, "sc_st_" + g + "[sc_r]", indent + 2, put_forwards(g));
+          continue;
+        }
         GridRead centre(ScalarType::F32, g, std::vector<int>(loop_vars_.size(), 0));
         line(indent + 2, grid_read(&centre) + " = sc_st_" + g + "[sc_r];");
       }
@@ -1090,7 +1094,8 @@ class CudaKernelEmitter : public CppEmitter {
   /// expression), the leading dimensions at the loop's indices plus `mids`.
   std::string wide_address(const std::string& g, const std::string& row, const std::vector<int>& mids,
                            const std::string& col) {
-    std::string a = "sc_" + g + "_data + " + row + " * sc_" + g + "_s0";
+    const bool tile = in_onchip_ && onchip_cached(g);  // rows counted from the tile's first
+    std::string a = "sc_" + g + "_data + " + (tile ? "(" + row + " - sc_oc_row0)" : row) + " * sc_" + g + "_s0";
     for (size_t k = 0; k < mids.size(); ++k) {
       const std::string d = std::to_string(k + 1);
       a += " + " + shifted("sc_l" + d, mids[k]) + " * sc_" + g + "_s" + d;
@@ -1221,10 +1226,19 @@ class CudaKernelEmitter : public CppEmitter {
       for (const std::string& g : stored) {
         std::vector<std::string> cells;
         for (int c = 0; c < v; ++c) cells.push_back("sc_st_" + g + "[" + std::to_string(r) + "][" + std::to_string(c) + "]");
-        line(indent + 1, std::string(kRt) + "store_vec<" + V + ">(" +
-                             wide_address(g, "(sc_s0 + " + std::to_string(r) + ")", std::vector<int>(n - 2, 0), "sc_wl") +
-                             ", " + kRt + "Vec<" + cpp_type(program_->find_param(g)->type) + ", " + V + ">{{" + join(cells) +
-                             "}});");
+        const std::string row = "(sc_s0 + " + std::to_string(r) + ")";
+        const std::string value = std::string(kRt) + "Vec<" + cpp_type(program_->find_param(g)->type) + ", " + V + ">{{" +
+                                  join(cells) + "}}";
+        line(indent + 1, std::string(kRt) + "store_vec<" + V + ">(" + wide_address(g, row, std::vector<int>(n - 2, 0), "sc_wl") +
+                             ", " + value + ");");
+        if (in_onchip_ && g == flow_loop_.put_grid) {  // an edge row: also into the global block
+          in_onchip_ = false;
+          std::string global = wide_address(g, row, std::vector<int>(n - 2, 0), "sc_wl");
+          in_onchip_ = true;
+          global.replace(0, ("sc_" + g + "_data").size(), "sc_" + g + "_gdata");
+          line(indent + 1, "if (" + row + " < sc_oc_edge_lo || " + row + " >= sc_oc_edge_hi) " + kRt + "store_vec<" + V + ">(" +
+                               global + ", " + value + ");");
+        }
       }
       line(indent, "}");
     }
@@ -1435,7 +1449,7 @@ class CudaKernelEmitter : public CppEmitter {
       line(indent, "sc_st_" + s->grid + "[sc_r] = " + expr(s->value) + ";");
       return;
     }
-    if (flow_ && walk_ && s->grid == flow_loop_.put_grid && (!no_faces_ || in_onchip_)) {
+    if (flow_ && (walk_ || (in_onchip_ && wide_r_ < 0)) && s->grid == flow_loop_.put_grid && (!no_faces_ || in_onchip_)) {
       // The dataflow loop: also into the neighbours' halos that hold the cell, only where the
       // block's rows feed a channel (sc_faces); publish() releases them. The on-chip form: the
       // edge rows also into global memory.
@@ -1665,7 +1679,7 @@ class CudaKernelEmitter : public CppEmitter {
       // the point before's stores (one round trip a point). Most blocks have no face rows.
       line(in_role, "if (sc_faces == 0) {  // no face rows: no face stores, so a point's loads may pass the stores before");
       no_faces_ = true;
-      if (s->indices.size() >= 2 && !in_onchip_) {
+      if (s->indices.size() >= 2) {
         flow_strips(self, in_role + 1, points);
       } else {
         points(in_role + 1);

@@ -29,6 +29,8 @@
 #                      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=0: the dataflow form whose blocks without
 #                      face rows walk their rows in (wide) strips (session 15); -rows: the same on 5
 #                      blocks a GPU (many rows a block: whole strips and partial ones);
+#   - cpu-free-onchip-strips: built with both switches, run as cpu-free-onchip: the on-chip form
+#                      with the strips on its tiles; -rows: on 5 blocks a GPU;
 #   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
 #                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output
 #                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
@@ -47,7 +49,7 @@ gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/generated"
 gpus_visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,3,4 || echo 1,2)}"
-variants="${VARIANTS:-cpu-free cpu-free-roles cpu-free-dataflow cpu-free-onchip cpu-free-onchip-rows cpu-free-flow-strips cpu-free-flow-strips-rows host-controlled nvshmem store-through dataflow}"
+variants="${VARIANTS:-cpu-free cpu-free-roles cpu-free-dataflow cpu-free-onchip cpu-free-onchip-rows cpu-free-flow-strips cpu-free-flow-strips-rows cpu-free-onchip-strips cpu-free-onchip-strips-rows host-controlled nvshmem store-through dataflow}"
 backends=p2p
 [[ " $variants " == *" nvshmem "* ]] && backends=p2p,nvshmem
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
@@ -120,6 +122,10 @@ for name in $samples; do
   if { has cpu-free-flow-strips || has cpu-free-flow-strips-rows; } && grep -q "STENCILC_FLOW_STRIPS" "$gen/$name.cu"; then
     build "$out/$name.strips.nvcc.log" "$out/$name.strips.cuda" "${common[@]}" -DSTENCILC_FLOW_STRIPS=1 "$gen/$name.cu"
   fi
+  if { has cpu-free-onchip-strips || has cpu-free-onchip-strips-rows; } && grep -q "args.sc_onchip" "$gen/$name.cu"; then
+    build "$out/$name.ocstrips.nvcc.log" "$out/$name.ocstrips.cuda" "${common[@]}" -DSTENCILC_FLOW_STRIPS=1 \
+        -DSTENCILC_ONCHIP_FORM=1 "$gen/$name.cu"
+  fi
   if has cpu-free || has cpu-free-roles || has cpu-free-dataflow; then build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"; fi
   if has_hc "$name"; then build "$out/$name.hc.nvcc.log" "$out/$name.hc.cuda" "${common[@]}" "$gen/$name.hc.cu"; fi
   if has_st "$name"; then build "$out/$name.st.nvcc.log" "$out/$name.st.cuda" "${common[@]}" "$gen/$name.st.cu"; fi
@@ -169,6 +175,16 @@ for name in $samples; do
     if has cpu-free-flow-strips-rows; then
       STENCILC_DATAFLOW=1 STENCILC_ONCHIP=0 STENCILC_MAX_BLOCKS=5 run "$name.cpu-free-flow-strips-rows" "$out/$name.strips.cuda" \
           "$out/$name.strips.nvcc.log" "$pes"
+    fi
+  fi
+  if [[ "$name" != spmd_* ]] && grep -q "args.sc_onchip" "$gen/$name.cu"; then
+    if has cpu-free-onchip-strips; then
+      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=1 run "$name.cpu-free-onchip-strips" "$out/$name.ocstrips.cuda" \
+          "$out/$name.ocstrips.nvcc.log" "$pes"
+    fi
+    if has cpu-free-onchip-strips-rows; then
+      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=1 STENCILC_MAX_BLOCKS=5 run "$name.cpu-free-onchip-strips-rows" \
+          "$out/$name.ocstrips.cuda" "$out/$name.ocstrips.nvcc.log" "$pes"
     fi
   fi
   if has_hc "$name"; then run "$name.host-controlled" "$out/$name.hc.cuda" "$out/$name.hc.nvcc.log" "$pes"; fi
