@@ -371,11 +371,11 @@ struct OnChipGrids {
 /// The on-chip form applies to the default pipeline's form of the loop (store-through's is not the
 /// default) over a grid's interior, where the step touches grids only in its update and in flow
 /// reductions (each block's own rows) that read every grid at the point itself: the tiles then
-/// hold every cell a step reads, and a block's own rows of them are current only in its tiles. Cached: the grids
-/// the update or the reductions read or write, and those the loop's swaps trade with them (they
-/// hold the same buffers a step later). Reloaded: those of them the update reads away from the
-/// point that the loop writes (the next step's %x of the exchange: its neighbours' rows and halo
-/// cells); a grid the loop never writes is loaded once.
+/// hold every cell a step reads, and a block's own rows of them are current only in its tiles.
+/// Cached: the grids the update or the reductions read or write, and those the loop's swaps
+/// trade with them (they hold the same buffers a step later). Reloaded: those of them the update
+/// reads away from the point that the loop writes (the next step's %x of the exchange: its
+/// neighbours' rows and halo cells); a grid the loop never writes is loaded once.
 OnChipGrids onchip_grids(const Program& p, const FlowLoop& f, const std::vector<FlowReduction>& reductions) {
   OnChipGrids none, found;
   // The update's range a grid's interior: the same rows every step, and the write-back after the
@@ -1232,10 +1232,7 @@ class CudaKernelEmitter : public CppEmitter {
         line(indent + 1, std::string(kRt) + "store_vec<" + V + ">(" + wide_address(g, row, std::vector<int>(n - 2, 0), "sc_wl") +
                              ", " + value + ");");
         if (in_onchip_ && g == flow_loop_.put_grid) {  // an edge row: also into the global block
-          in_onchip_ = false;
-          std::string global = wide_address(g, row, std::vector<int>(n - 2, 0), "sc_wl");
-          in_onchip_ = true;
-          global.replace(0, ("sc_" + g + "_data").size(), "sc_" + g + "_gdata");
+          const std::string global = in_global(g, [&] { return wide_address(g, row, std::vector<int>(n - 2, 0), "sc_wl"); });
           line(indent + 1, "if (" + row + " < sc_oc_edge_lo || " + row + " >= sc_oc_edge_hi) " + kRt + "store_vec<" + V + ">(" +
                                global + ", " + value + ");");
         }
@@ -1434,6 +1431,19 @@ class CudaKernelEmitter : public CppEmitter {
     return flow_loop_.update && flow_loop_.update->range.kind == Range::Kind::Interior;
   }
 
+  /// In the on-chip form, what `make` writes for a cached grid's cell or address (grid_read,
+  /// wide_address) as the global block's: rows not counted from the tile's, through
+  /// sc_<grid>_gdata (open_views) instead of the tile.
+  template <class Make>
+  std::string in_global(const std::string& grid, const Make& make) {
+    in_onchip_ = false;
+    std::string text = make();
+    in_onchip_ = true;
+    const std::string tile = "sc_" + grid + "_data";
+    if (text.compare(0, tile.size(), tile) == 0) text = "sc_" + grid + "_gdata" + text.substr(tile.size());
+    return text;
+  }
+
   bool onchip_cached(const std::string& g) const {
     return std::find(onchip_.cached.begin(), onchip_.cached.end(), g) != onchip_.cached.end();
   }
@@ -1520,11 +1530,7 @@ class CudaKernelEmitter : public CppEmitter {
     std::vector<std::string> out;
     if (in_onchip_) {
       GridRead centre(ScalarType::F32, grid, std::vector<int>(loop_vars_.size(), 0));
-      in_onchip_ = false;  // the global block's offset of the cell
-      std::string cell = grid_read(&centre);
-      in_onchip_ = true;
-      const std::string tile = "sc_" + grid + "_data[";
-      if (cell.compare(0, tile.size(), tile) == 0) cell = "sc_" + grid + "_gdata[" + cell.substr(tile.size());
+      const std::string cell = in_global(grid, [&] { return grid_read(&centre); });
       out.push_back("if (" + loop_vars_[0] + " < sc_oc_edge_lo || " + loop_vars_[0] + " >= sc_oc_edge_hi) " + cell +
                     " = sc_through;  // an edge row: the neighbours read it from global memory");
     }
