@@ -9,3 +9,16 @@ stage() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
 left() { echo $(( $1 - ($(date +%s) - t0) )); }  # seconds left of a budget counted from the start
 budget() { local t; t=$(left "$1"); [ "$t" -gt 20 ] && echo "$t" || echo 20; }  # the same, at least 20 s (a timeout)
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+counts=1; [ "$gpus" -ge 2 ] && counts=1,2  # the GPU counts to run on
+
+# verify_generated GEN VARIANTS UNTIL: tests/gpu/run_generated.sh's VARIANTS on every sample in
+# GEN, on $counts GPUs, until UNTIL seconds from the call's start: a line of counts, the failures,
+# its last lines (full output in $out/rg.txt).
+verify_generated() {
+  OUT="$out/rg" VARIANTS="$2" PES="$counts" timeout "$(budget "$3")" bash "$root/tests/gpu/run_generated.sh" "$1" \
+    > "$out/rg.txt" 2>&1
+  echo "run_generated rc=$?: $(grep -c '\] ok' "$out/rg.txt") ok, $(grep -c 'FAIL' "$out/rg.txt") FAIL"
+  grep -E "FAIL|on-chip form does not run" "$out/rg.txt" | head -20
+  tail -2 "$out/rg.txt"
+  rm -rf "$out/rg"
+}

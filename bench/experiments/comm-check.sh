@@ -31,7 +31,6 @@ if [ "$gpus" -ge 2 ]; then
 fi
 
 stage "2. heat3d's boundary walk hoisted or not, interleaved"
-counts=1; [ "$gpus" -ge 2 ] && counts=1,2
 for order in "per= hoist=-DSTENCILC_HOIST_BOUNDARY_WALK=3" "hoist=-DSTENCILC_HOIST_BOUNDARY_WALK=3 per="; do
   read -r -a v <<< "$order"
   timeout "$(budget 575)" python3 "$root/bench/experiments/ab.py" --gen "$bgen" --out "$out/ab2" --case heat3d:256,512 \

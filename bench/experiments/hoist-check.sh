@@ -78,7 +78,6 @@ else
 fi
 
 stage "3. ab.py: the side points merged into the wide items' loop, medium sizes (barrier form)"
-counts=1; [ "$gpus" -ge 2 ] && counts=1,2
 timeout "$(budget 575)" python3 "$root/bench/experiments/ab.py" --gen "$bgen" --out "$out/ab" --case heat3d:96,112,256 --case jacobi2d:1536,4096 \
   --case wave2d:2048 --gpus "$counts" --variant apart= --variant merged=-DSTENCILC_MERGE_SIDES=1 \
   --setting df0=STENCILC_DATAFLOW=0 > "$out/ab.txt" 2>&1

@@ -16,18 +16,12 @@
 #   bash bench/experiments/onchip-check.sh bench-gen gpu-gen
 set -u
 out="${OUT:-/tmp/onchip-check}"
-. "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, budget, gpus
+. "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, budget, gpus, counts, verify_generated
 bgen="${1:-$root/bench-gen}"
 gen="${2:-$root/gpu-gen}"
-counts=1; [ "$gpus" -ge 2 ] && counts=1,2
 
 stage "0. run_generated: cpu-free, cpu-free-dataflow, cpu-free-onchip, cpu-free-onchip-rows"
-OUT="$out/rg" VARIANTS="cpu-free cpu-free-dataflow cpu-free-onchip cpu-free-onchip-rows" PES="$counts" \
-  timeout "$(budget 260)" bash "$root/tests/gpu/run_generated.sh" "$gen" > "$out/rg.txt" 2>&1
-echo "run_generated rc=$?: $(grep -c '\] ok' "$out/rg.txt") ok, $(grep -c 'FAIL' "$out/rg.txt") FAIL"
-grep -E "FAIL|on-chip form does not run" "$out/rg.txt" | head -20
-tail -3 "$out/rg.txt"
-rm -rf "$out/rg"
+verify_generated "$gen" "cpu-free cpu-free-dataflow cpu-free-onchip cpu-free-onchip-rows" 260
 
 stage "1. ab.py: barrier form, dataflow from global memory, on-chip"
 # Rows: the settings (bar: the barrier form; flow: the dataflow loop); columns: the kernel without

@@ -15,18 +15,12 @@
 #   bash bench/experiments/strips-check.sh bench-gen gpu-gen
 set -u
 out="${OUT:-/tmp/strips-check}"
-. "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, budget, gpus
+. "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, budget, gpus, counts, verify_generated
 bgen="${1:-$root/bench-gen}"
 gen="${2:-$root/gpu-gen}"
-counts=1; [ "$gpus" -ge 2 ] && counts=1,2
 
 stage "0. run_generated: cpu-free-dataflow, the strips from global memory and on chip"
-OUT="$out/rg" VARIANTS="cpu-free-dataflow cpu-free-flow-strips cpu-free-flow-strips-rows cpu-free-onchip-strips cpu-free-onchip-strips-rows" PES="$counts" \
-  timeout "$(budget 240)" bash "$root/tests/gpu/run_generated.sh" "$gen" > "$out/rg.txt" 2>&1
-echo "run_generated rc=$?: $(grep -c '\] ok' "$out/rg.txt") ok, $(grep -c 'FAIL' "$out/rg.txt") FAIL"
-grep -E "FAIL" "$out/rg.txt" | head -20
-tail -2 "$out/rg.txt"
-rm -rf "$out/rg"
+verify_generated "$gen" "cpu-free-dataflow cpu-free-flow-strips cpu-free-flow-strips-rows cpu-free-onchip-strips cpu-free-onchip-strips-rows" 240
 
 stage "1. ab.py: the dataflow form's point walk and strips, the barrier form"
 # Rows: the settings (bar: the barrier form; flow: the dataflow loop); columns: the kernel
