@@ -103,18 +103,16 @@ __device__ OnChipTile<T, N> onchip_tile(const DBlock<T, N>& block, unsigned char
 }
 
 // Every thread of the block: whole rows [lo, hi) (clipped to the rows the layout has and the
-// tile holds) between the global block and its tile, into the tile (`load`) or out of it.
+// tile holds) from the global block into its tile.
 template <class T, int N>
-__device__ void onchip_copy_rows(const OnChipTile<T, N>& tile, const DBlock<T, N>& global, int lo, int hi, bool load = true) {
+__device__ void onchip_copy_rows(const OnChipTile<T, N>& tile, const DBlock<T, N>& global, int lo, int hi) {
   lo = max(lo, -global.halo_lo[0]);
   hi = min(hi, global.extent[0] + global.halo_hi[0]);
   if (lo >= hi) return;
   const long corner = detail::row_corner(global);
   const long n = static_cast<long>(hi - lo) * global.stride[0];
-  T* const g = global.data + (static_cast<long>(lo) * global.stride[0] - corner);
-  T* const t = tile.origin + (static_cast<long>(lo - tile.row0) * global.stride[0] - corner);
-  const T* const src = load ? g : t;
-  T* const dst = load ? t : g;
+  const T* const src = global.data + (static_cast<long>(lo) * global.stride[0] - corner);
+  T* const dst = tile.origin + (static_cast<long>(lo - tile.row0) * global.stride[0] - corner);
   const auto step = static_cast<long>(blockDim.x);
   long head = n;  // all of it one element at a time, unless aligned alike (below)
   if constexpr (16 % sizeof(T) == 0) {
