@@ -464,6 +464,7 @@ void check_vec(int n0, int n1, int n) {
               worst2, n, worst3, worst2 < 1e-5 && worst3 < 1e-12 ? "" : "  <-- WRONG: do not trust the vec timings");
 }
 
+#ifndef POINTLOOP_NO_MAIN  // rowpipe.cu includes the kernels above without this main
 int main() {
   check_vec(67, 132, 30);  // uneven strips: the remainder paths run too
   const double bw = 4205e9;  // bytes/s, bench/bandwidth.cu on this machine (2026-11-22)
@@ -546,3 +547,4 @@ int main() {
   }
   return 0;
 }
+#endif  // POINTLOOP_NO_MAIN
