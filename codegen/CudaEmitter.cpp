@@ -521,6 +521,10 @@ class CudaKernelEmitter : public CppEmitter {
     }
     line(1, "}");
     line(0, "}");
+    line(0, "");
+    line(0, "// The dynamic shared memory the row pipes' rings take (pipe.cuh; the launcher gives it: compiled::pipe_bytes).");
+    line(0, "constexpr std::size_t kPipeBytes = " +
+                (pipe_sites_.empty() ? std::string("0;") : "STENCILC_ROW_PIPE ? " + std::string(kRt) + "pipe_most({" + join(pipe_sites_) + "}) : 0;"));
   }
 
  protected:
@@ -534,6 +538,8 @@ class CudaKernelEmitter : public CppEmitter {
   std::map<const Reduce*, int> flow_reductions_;  // its flow_reductions, by argument index
   std::vector<FlowReduction> flow_reduction_list_;   // the same, in that order
   bool flow_rows_ = false;  // open_points: walk this block's rows of the range only (a flow reduction)
+  int pipe_c_ = -1;         // emitting a row pipe's copy of the body for the thread's cell pipe_c_ (pipe_points)
+  std::vector<std::string> pipe_sites_;  // each row pipe's ring bytes (an expression): kPipeBytes
   int folding_ = -1;        // the flow reduction folded into the update being emitted (fold_into_update), or -1
   bool no_faces_ = false;   // emitting the dataflow walk of a block with no face rows (no face stores)
   OnChipGrids onchip_;      // the dataflow loop's on-chip form's grids (none: no such form)
@@ -560,6 +566,7 @@ class CudaKernelEmitter : public CppEmitter {
 
   std::string grid_read(const GridRead* r) override {
     if (wide_r_ >= 0) return wide_read(r);
+    if (pipe_c_ >= 0) return pipe_read(r);
     if (!views_.count(r->grid)) {
       const std::string read = CppEmitter::grid_read(r);
       return in_onchip_ && onchip_cached(r->grid) ? "sc_oc_" + read : read;  // the block's tile
@@ -954,6 +961,7 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent, std::string("if (sc_n0 >= ") + kRt + strip_rows() + ") {");
     int at = indent + 1;
     const int v = wide_cells(point_body);
+    const bool pipe = v > 1 && pipe_points(point_body, at, group, v);  // `if (...) { ... } else {` before the wide strips
     if (v > 1) {
       const std::string last = std::to_string(indices_.size() - 1);
       line(at, "// wide strips: columns [sc_w0, sc_w1) of the last dimension, " + std::to_string(v) + " cells at a time");
@@ -974,11 +982,164 @@ class CudaKernelEmitter : public CppEmitter {
     strip_body(point_body, inner);
     line(inner - 1, "}");
     if (v > 1) line(at - 1, "}");
+    if (pipe) {
+      line(0, "#if STENCILC_ROW_PIPE");
+      line(indent + 1, "}  // the row pipe's else");
+      line(0, "#endif");
+    }
     line(indent, "} else {  // thinner than a strip: point by point");
     inner = open_point_loop(indent + 1, group, false);
     body(point_body, inner);
     line(inner - 1, "}");
     line(indent, "}");
+  }
+
+  /// The grids a row pipe's body reads, with their reach (pipe_points).
+  struct PipeGrid {
+    std::string name;
+    int r0 = 0;  // rows either side
+    int r1 = 0;  // cells either side along the row
+  };
+
+  /// Whether the barrier form's point update being emitted (a chunk of strip_points, `v` cells a
+  /// vector) can run as a row pipe (pipe.cuh): 2-D, in the default kernel's plain form (no dataflow
+  /// loop, no on-chip tiles, no store-through, no folded reduction), every grid it touches of one
+  /// element type of 16 / v bytes, and its reads reaching at most v cells along the row. Fills
+  /// `grids` (the ones it reads) and `r0` (the most rows either side any read reaches).
+  bool pipe_eligible(const Stmt& point_body, int v, std::vector<PipeGrid>* grids, int* r0) const {
+    if (spmd_ || flow_ || in_onchip_ || !through_.empty() || folding_ >= 0 || indices_.size() != 2) return false;
+    for (const std::string& g : views_)
+      if (byte_size(program_->find_param(g)->type) * v != 16) return false;
+    ReadExtents reads;
+    reads.visit(point_body);
+    *r0 = 0;
+    for (const auto& [grid, ext] : reads.grids) {
+      PipeGrid p{grid, std::max(-ext.first[0], ext.second[0]), std::max(-ext.first[1], ext.second[1])};
+      if (p.r1 > v) return false;
+      *r0 = std::max(*r0, p.r0);
+      grids->push_back(p);
+    }
+    return !grids->empty();
+  }
+
+  /// The row pipe (pipe.cuh) of a 2-D point update's chunk, where STENCILC_ROW_PIPE is set, the
+  /// launcher gave the kernel its rings (args.sc_pipe) and the chunk is large enough
+  /// (pipe_tiles): an `if (...) { ... } else {` that the wide strips follow (strip_points closes it). Each block of `group`
+  /// takes tiles of the chunk; the rows a tile's reads need stream into its rings of shared
+  /// memory (cp.async, kPipeAhead rows ahead, a __syncthreads a row), and each thread computes v
+  /// cells of each row from the rings and stores them (16 bytes at once where all v are in the box).
+  bool pipe_points(const Stmt& point_body, int indent, const std::string& group, int v) {
+    std::vector<PipeGrid> grids;
+    int r0 = 0;
+    if (!pipe_eligible(point_body, v, &grids, &r0)) return false;
+    const std::string rt = kRt, V = std::to_string(v), R0 = std::to_string(r0);
+    const std::string t = cpp_type(program_->find_param(grids[0].name)->type);
+    // Grid g's ring: R0 + r0_g + 1 + sc_pa slots (its rows from r0_g above the row computed to
+    // those in flight; a load of call q is loaded row q - (R0 - r0_g) of its own), so a grid read
+    // only at the point (r0_g 0) takes fewer slots than one read R0 rows around.
+    int fixed = 0;
+    for (const PipeGrid& g : grids) fixed += r0 + g.r0 + 1;
+    const std::string n = std::to_string(grids.size());
+    pipe_sites_.push_back(rt + "pipe_ring_bytes(" + n + ", " + std::to_string(fixed) + ", sizeof(" + t + "), STENCILC_BLOCK_THREADS)");
+    line(0, "#if STENCILC_ROW_PIPE");
+    line(indent, "// the row pipe (pipe.cuh): tiles of the chunk, a block at a time, their rows streamed through shared memory");
+    line(indent, "const " + rt + "PipeTiles sc_pt = args.sc_pipe ? " + rt + "pipe_tiles<" + V + ">(sc_c0, sc_n0, sc_box.lo[1], sc_box.hi[1], " +
+                     group + ".count) : " + rt + "PipeTiles{};");
+    std::vector<std::string> ok{"sc_pt.count > 0"};
+    for (const std::string& g : views_) ok.push_back(rt + "wide_ok<" + V + ">(sc_" + g + "_data, sc_" + g + "_s0)");
+    line(indent, "if (" + join(ok, " && ") + ") {");
+    int in = indent + 1;
+    line(in, "extern __shared__ __align__(16) unsigned char sc_pipe_smem[];  // the rings (compiled::pipe_bytes sized it)");
+    line(in, "constexpr int sc_pa = " + rt + "pipe_ahead(" + n + ");  // rows in flight");
+    line(in, "const int sc_ps = " + rt + "pipe_slot_cells<" + V + ">(static_cast<int>(blockDim.x));  // a slot's cells");
+    std::string offset = "0";
+    for (const PipeGrid& g : grids) {
+      line(in, "constexpr int sc_pn_" + g.name + " = " + std::to_string(r0 + g.r0 + 1) + " + sc_pa;  // %" + g.name + "'s ring: its slots");
+      line(in, t + "* const sc_pr_" + g.name + " = reinterpret_cast<" + t + "*>(sc_pipe_smem) + (" + offset + ") * sc_ps;");
+      offset = (offset == "0" ? "" : offset + " + ") + "sc_pn_" + g.name;
+    }
+    line(in, "const int sc_pcx = " + V + " * (static_cast<int>(threadIdx.x) + 1);  // this thread's first cell in a slot");
+    line(in, "for (int sc_t = static_cast<int>(blockIdx.x) - " + group + ".first; sc_t < sc_pt.count; sc_t += " + group + ".count) {");
+    ++in;
+    line(in, "int sc_i0, sc_i1, sc_x0;");
+    line(in, "sc_pt.tile(sc_t, &sc_i0, &sc_i1, &sc_x0);");
+    line(in, "const int sc_pq = sc_i1 - sc_i0 + " + std::to_string(2 * r0) + ";  // the rows the tile loads");
+    line(in, "const auto sc_issue = [&](int sc_q) {  // call sc_q: row sc_i0 - " + R0 + " + sc_q of each grid that reads it");
+    line(in + 1, "if (sc_q < sc_pq) {");
+    line(in + 2, "const int sc_y = sc_i0 - " + R0 + " + sc_q;");
+    for (const PipeGrid& g : grids) {
+      const std::string q = g.r0 == r0 ? "sc_q" : "(sc_q - " + std::to_string(r0 - g.r0) + ")";
+      const std::string copy = rt + "pipe_row<" + V + ">(sc_pr_" + g.name + " + (" + q + " % sc_pn_" + g.name + ") * sc_ps, sc_" + g.name +
+                               "_data + sc_y * sc_" + g.name + "_s0, sc_x0, sc_pt.cols, sc_box.lo[1], sc_box.hi[1], " +
+                               std::to_string(g.r1) + ");";
+      if (g.r0 == r0) {
+        line(in + 2, copy);
+      } else {  // fewer rows than the widest read's: only those its reads reach
+        line(in + 2, "if (sc_y >= sc_i0 - " + std::to_string(g.r0) + " && sc_y < sc_i1 + " + std::to_string(g.r0) + ") " + copy);
+      }
+    }
+    line(in + 1, "}");
+    line(in + 1, rt + "pipe_commit();  // (empty past the tile's rows: every thread counts the same groups)");
+    line(in, "};");
+    line(in, "for (int sc_q = 0; sc_q < " + std::to_string(2 * r0) + " + sc_pa; ++sc_q) sc_issue(sc_q);");
+    line(in, "for (int sc_r = 0; sc_r < sc_i1 - sc_i0; ++sc_r) {");
+    ++in;
+    line(in, rt + "pipe_wait<sc_pa - 1>();");
+    line(in, "__syncthreads();  // every thread's calls up to sc_r + " + std::to_string(2 * r0) + " are in; row sc_r - 1's slots are free");
+    line(in, "sc_issue(sc_r + " + std::to_string(2 * r0) + " + sc_pa);");
+    line(in, "const int sc_l0 = sc_i0 + sc_r;");
+    index_var(0, in);
+    for (const PipeGrid& g : grids) {
+      for (int d = -g.r0; d <= g.r0; ++d)
+        line(in, "const int " + pipe_slot(g.name, d) + " = ((sc_r + " + std::to_string(g.r0 + d) + ") % sc_pn_" + g.name +
+                     ") * sc_ps;  // row sc_l0 " + (d < 0 ? "- " : "+ ") + std::to_string(std::abs(d)) + " of %" + g.name);
+    }
+    line(in, "const int sc_wl = sc_x0 + sc_pcx - " + V + ";  // this thread's first column");
+    line(in, "const bool sc_full = sc_wl >= sc_box.lo[1] && sc_wl + " + V + " <= sc_box.hi[1];");
+    const std::set<std::string> stored = stored_blocks(point_body);
+    for (const std::string& g : stored) line(in, t + " sc_st_" + g + "[" + V + "];  // the thread's values");
+    for (int c = 0; c < v; ++c) {
+      line(in, "{");
+      line(in + 1, "const int sc_l1 = sc_wl + " + std::to_string(c) + ";");
+      index_var(1, in + 1);
+      line(in + 1, "if (sc_full || (sc_l1 >= sc_box.lo[1] && sc_l1 < sc_box.hi[1])) {");
+      pipe_c_ = c;
+      body(point_body, in + 2);
+      pipe_c_ = -1;
+      line(in + 1, "}");
+      line(in, "}");
+    }
+    for (const std::string& g : stored) {
+      std::vector<std::string> cells;
+      for (int c = 0; c < v; ++c) cells.push_back("sc_st_" + g + "[" + std::to_string(c) + "]");
+      const std::string row = "sc_" + g + "_data + sc_l0 * sc_" + g + "_s0";
+      line(in, "if (sc_full) {");
+      line(in + 1, rt + "store_vec<" + V + ">(" + row + " + sc_wl, " + rt + "Vec<" + t + ", " + V + ">{{" + join(cells) + "}});");
+      line(in, "} else {");
+      line(in + 1, "for (int sc_c = 0; sc_c < " + V + "; ++sc_c)");
+      line(in + 2, "if (sc_wl + sc_c >= sc_box.lo[1] && sc_wl + sc_c < sc_box.hi[1]) (" + row + ")[sc_wl + sc_c] = sc_st_" + g + "[sc_c];");
+      line(in, "}");
+    }
+    --in;
+    line(in, "}");
+    line(in, rt + "pipe_wait<0>();");
+    line(in, "__syncthreads();  // the next tile's copies go into slots read above");
+    --in;
+    line(in, "}");
+    line(indent, "} else {");
+    line(0, "#endif");
+    return true;
+  }
+
+  /// The name of the offset of grid g's ring slot that holds row sc_l0 + d, in a row pipe.
+  static std::string pipe_slot(const std::string& g, int d) {
+    return "sc_pk_" + g + (d == 0 ? "0" : (d < 0 ? "_m" : "_p") + std::to_string(std::abs(d)));
+  }
+
+  /// A read in a row pipe's copy of the body (cell pipe_c_ of the thread's): its ring.
+  std::string pipe_read(const GridRead* r) const {
+    const int at = pipe_c_ + r->offsets[1];
+    return "sc_pr_" + r->grid + "[" + pipe_slot(r->grid, r->offsets[0]) + " + sc_pcx" + (at < 0 ? " - " : " + ") + std::to_string(std::abs(at)) + "]";
   }
 
   /// The user's index variable of dimension d at the point loop's sc_l<d>.
@@ -1455,6 +1616,10 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   void store(const Store* s, int indent) override {
+    if (pipe_c_ >= 0) {  // a row pipe's cell: its values are stored together (pipe_points)
+      line(indent, "sc_st_" + s->grid + "[" + std::to_string(pipe_c_) + "] = " + expr(s->value) + ";");
+      return;
+    }
     if (defer_stores_) {  // a strip's or a batch's values (their own stores come after)
       line(indent, "sc_st_" + s->grid + "[sc_r] = " + expr(s->value) + ";");
       return;
@@ -2051,6 +2216,7 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
   }
   if (p.kind == ProgramKind::Spmd) l.push_back("  std::uint64_t* signals;  // the program's signals, symmetric, zero at launch");
   l.push_back("  std::uint64_t* scratch;  // reductions: one word per block, and the result");
+  l.push_back("  int sc_pipe;  // the kernel has its row pipes' rings (compiled::pipe_bytes)");
   if (const FlowLoop flow = find_flow_loop(p, roles); flow.loop) {
     l.push_back("  " + std::string(kRt) + "FlowSignals sc_flow;  // the dataflow loop's flags (flow.cuh)");
     l.push_back("  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::flow_plan: on, the PEs before and after along dimension 0");
@@ -2115,7 +2281,7 @@ std::vector<std::string> role_model(const Program& p, const RoleModelInputs& mod
 /// timing line when STENCILC_TIMING is set.
 std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs& model, int rank, bool nvshmem,
                                          const std::string& heap, const std::string& heap_holds,
-                                         const std::vector<std::string>& setup, const std::vector<std::string>& args) {
+                                         const std::vector<std::string>& setup, std::vector<std::string> args) {
   const std::string r = std::to_string(rank);
   std::vector<std::string> out;
   if (nvshmem) {
@@ -2139,6 +2305,17 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
       out.push_back("    sc_config.blocks_per_sm = sc_onchip.blocks_per_sm;");
       out.push_back("  }");
     }
+  }
+  {
+    std::string busy = "false";  // a form of the time loop that runs no row pipe (and may use the memory)
+    if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop) {
+      busy = "sc_flow_plan.on";
+      if (!nvshmem && !onchip_grids(p, flow, flow_reductions(flow)).cached.empty()) busy += " || sc_onchip.on";
+    }
+    out.push_back("  const std::size_t sc_pipe_bytes = ::stencilc::compiled::pipe_bytes(sc_" + p.name + "::kernel, \"" + p.name + "\", sc_" +
+                  p.name + "::kPipeBytes, sc_config, " + busy + ");  // the row pipes' rings, or 0");
+    out.push_back("  if (sc_pipe_bytes > 0) sc_config.dynamic_smem = sc_pipe_bytes;");
+    args.push_back("sc_args.sc_pipe = sc_pipe_bytes > 0;");
   }
   out.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
   out.push_back(std::string("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +

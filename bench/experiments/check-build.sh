@@ -23,11 +23,12 @@ python3 "$root/bench/experiments/phases.py" --dataflow "$work/$program.cpu-free.
   -c "$work/$program.flow-phases.cu" -o "$work/$program.flow-phases.o"
 NVCC="$nvcc" python3 "$root/bench/experiments/ab.py" --gen "$work" --out "$work/ab" --case "$program:256" \
   --variant inline=-DSTENCILC_RUNTIME_INLINE \
-  --variant "switches=-DSTENCILC_FLOW_SELF_RELEASE_GPU=1 -DSTENCILC_HOIST_BOUNDARY_WALK=3 -DSTENCILC_MERGE_SIDES=1 -DSTENCILC_ONCHIP_FORM=1 -DSTENCILC_FLOW_STRIPS=1" --build-only
+  --variant "switches=-DSTENCILC_FLOW_SELF_RELEASE_GPU=1 -DSTENCILC_HOIST_BOUNDARY_WALK=3 -DSTENCILC_MERGE_SIDES=1 -DSTENCILC_ONCHIP_FORM=1 -DSTENCILC_FLOW_STRIPS=1 -DSTENCILC_ROW_PIPE=1" --build-only
 bash -n "$root/bench/experiments/flow-check.sh"  # device calls' scripts: at least they parse
 bash -n "$root/bench/experiments/reduce-check.sh"
 bash -n "$root/bench/experiments/hoist-check.sh"
 bash -n "$root/bench/experiments/onchip-check.sh"
 bash -n "$root/bench/experiments/strips-check.sh"
 bash -n "$root/bench/experiments/comm-check.sh"
+bash -n "$root/bench/experiments/pipe-check.sh"
 echo "experiments build: pointloop, storethrough, phases and ab of $program"

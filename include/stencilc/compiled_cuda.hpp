@@ -249,6 +249,41 @@ inline FlowPlan flow_plan(const char* program, const rt::ProcessGrid& grid, bool
 #define STENCILC_ONCHIP (STENCILC_ONCHIP_FORM ? 2 : 0)  // the on-chip form's default (onchip_plan): 0 off, 1 or 2 (auto) where it fits
 #endif
 
+/// STENCILC_PIPE, else the build's (STENCILC_ROW_PIPE: auto, or off): 0 off, 1 or 2 (auto) on
+/// where the kernel has row pipes (pipe_bytes).
+inline int pipe_mode() { return switch_mode("STENCILC_PIPE", STENCILC_ROW_PIPE ? 2 : 0); }
+
+/// The dynamic shared memory a launch gives the kernel's row pipes (pipe.cuh: `bytes`, its
+/// kPipeBytes), or 0 where they do not run: the kernel has none (built without
+/// -DSTENCILC_ROW_PIPE=1, or no update that can take one), STENCILC_PIPE=0, the launch runs a
+/// form of the time loop with none (`busy`: the dataflow loop, its on-chip form), or the rings
+/// would leave fewer blocks a SM than the kernel gets without them (STENCILC_PIPE=1 says so).
+template <class... KArgs>
+std::size_t pipe_bytes(void (*kernel)(KArgs...), const char* program, std::size_t bytes, const rt::cuda::LaunchConfig& config,
+                       bool busy) {
+  const int mode = pipe_mode();
+  if (mode == 0 || busy) return 0;
+  if (bytes == 0 || !STENCILC_ROW_PIPE) {
+    if (mode == 1) std::fprintf(stderr, "stencilc: %s: no row pipe runs: the kernel has none\n", program);
+    return 0;
+  }
+  int device = 0, optin = 0, without = 0, with = 0;
+  STENCILC_CUDA_CHECK(cudaGetDevice(&device));
+  STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (bytes > static_cast<std::size_t>(optin)) {
+    if (mode == 1) std::fprintf(stderr, "stencilc: %s: no row pipe runs: its rings (%zu bytes) exceed a block's shared memory\n", program, bytes);
+    return 0;
+  }
+  STENCILC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&without, kernel, config.block_threads, config.dynamic_smem));
+  STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  STENCILC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&with, kernel, config.block_threads, bytes));
+  if (with < without) {
+    if (mode == 1) std::fprintf(stderr, "stencilc: %s: no row pipe runs: its rings (%zu bytes) leave %d blocks a SM, not %d\n", program, bytes, with, without);
+    return 0;
+  }
+  return bytes;
+}
+
 /// STENCILC_ONCHIP, else the build's: 0 off, 1 or 2 (auto) where it fits (onchip_plan).
 inline int onchip_mode() { return switch_mode("STENCILC_ONCHIP", STENCILC_ONCHIP); }
 

@@ -31,6 +31,12 @@
 #                      blocks a GPU (many rows a block: whole strips and partial ones);
 #   - cpu-free-onchip-strips: built with both switches, run as cpu-free-onchip: the on-chip form
 #                      with the strips on its tiles; -rows: on 5 blocks a GPU;
+#   - cpu-free-pipe:   <name>.cu built with -DSTENCILC_ROW_PIPE=1 and the pipe's size thresholds
+#                      off (-DSTENCILC_PIPE_MIN_ROWS=1 -DSTENCILC_PIPE_NARROW=0), run with
+#                      STENCILC_DATAFLOW=0 STENCILC_PIPE=1: the barrier form's 2-D inner parts as
+#                      row pipes (pipe.cuh; session 16) even at these small sizes (a row a tile);
+#                      -rows: on 5 blocks a GPU (bands of many rows, several tiles a block); -roles:
+#                      with STENCILC_COMM_BLOCKS=2 (the compute group's blocks take the tiles);
 #   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
 #                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output
 #                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
@@ -49,7 +55,7 @@ gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/generated"
 gpus_visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,3,4 || echo 1,2)}"
-variants="${VARIANTS:-cpu-free cpu-free-roles cpu-free-dataflow cpu-free-onchip cpu-free-onchip-rows cpu-free-flow-strips cpu-free-flow-strips-rows cpu-free-onchip-strips cpu-free-onchip-strips-rows host-controlled nvshmem store-through dataflow}"
+variants="${VARIANTS:-cpu-free cpu-free-roles cpu-free-dataflow cpu-free-onchip cpu-free-onchip-rows cpu-free-flow-strips cpu-free-flow-strips-rows cpu-free-onchip-strips cpu-free-onchip-strips-rows cpu-free-pipe cpu-free-pipe-rows cpu-free-pipe-roles host-controlled nvshmem store-through dataflow}"
 backends=p2p
 [[ " $variants " == *" nvshmem "* ]] && backends=p2p,nvshmem
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
@@ -126,6 +132,10 @@ for name in $samples; do
     build "$out/$name.ocstrips.nvcc.log" "$out/$name.ocstrips.cuda" "${common[@]}" -DSTENCILC_FLOW_STRIPS=1 \
         -DSTENCILC_ONCHIP_FORM=1 "$gen/$name.cu"
   fi
+  if { has cpu-free-pipe || has cpu-free-pipe-rows || has cpu-free-pipe-roles; } && grep -q "STENCILC_ROW_PIPE ?" "$gen/$name.cu"; then
+    build "$out/$name.pipe.nvcc.log" "$out/$name.pipe.cuda" "${common[@]}" -DSTENCILC_ROW_PIPE=1 -DSTENCILC_PIPE_MIN_ROWS=1 \
+        -DSTENCILC_PIPE_NARROW=0 "$gen/$name.cu"
+  fi
   if has cpu-free || has cpu-free-roles || has cpu-free-dataflow; then build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"; fi
   if has_hc "$name"; then build "$out/$name.hc.nvcc.log" "$out/$name.hc.cuda" "${common[@]}" "$gen/$name.hc.cu"; fi
   if has_st "$name"; then build "$out/$name.st.nvcc.log" "$out/$name.st.cuda" "${common[@]}" "$gen/$name.st.cu"; fi
@@ -185,6 +195,19 @@ for name in $samples; do
     if has cpu-free-onchip-strips-rows; then
       STENCILC_DATAFLOW=1 STENCILC_ONCHIP=1 STENCILC_MAX_BLOCKS=5 run "$name.cpu-free-onchip-strips-rows" \
           "$out/$name.ocstrips.cuda" "$out/$name.ocstrips.nvcc.log" "$pes"
+    fi
+  fi
+  if grep -q "STENCILC_ROW_PIPE ?" "$gen/$name.cu"; then  # the kernel has a row pipe
+    if has cpu-free-pipe; then
+      STENCILC_DATAFLOW=0 STENCILC_PIPE=1 run "$name.cpu-free-pipe" "$out/$name.pipe.cuda" "$out/$name.pipe.nvcc.log" "$pes"
+    fi
+    if has cpu-free-pipe-rows; then
+      STENCILC_DATAFLOW=0 STENCILC_PIPE=1 STENCILC_MAX_BLOCKS=5 run "$name.cpu-free-pipe-rows" "$out/$name.pipe.cuda" \
+          "$out/$name.pipe.nvcc.log" "$pes"
+    fi
+    if has cpu-free-pipe-roles; then
+      STENCILC_DATAFLOW=0 STENCILC_PIPE=1 STENCILC_COMM_BLOCKS=2 run "$name.cpu-free-pipe-roles" "$out/$name.pipe.cuda" \
+          "$out/$name.pipe.nvcc.log" "$pes"
     fi
   fi
   if has_hc "$name"; then run "$name.host-controlled" "$out/$name.hc.cuda" "$out/$name.hc.nvcc.log" "$pes"; fi

@@ -14,6 +14,7 @@
 #include "stencilc/runtime/cuda/dblock.cuh"
 #include "stencilc/runtime/cuda/flow.cuh"
 #include "stencilc/runtime/cuda/p2p.cuh"
+#include "stencilc/runtime/cuda/pipe.cuh"
 
 // The persistent kernel's block size and the fewest blocks per SM its registers must allow
 // (__launch_bounds__): more resident threads keep more loads in flight. Override with -D.

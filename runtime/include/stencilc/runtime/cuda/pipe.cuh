@@ -1,0 +1,152 @@
+// The row pipe: the barrier form's inner part of a 2-D point update, streamed through shared
+// memory (docs/RUNTIME-CUDA.md, "The row pipe"; measured first in bench/experiments/rowpipe.cu,
+// docs/BENCHMARKS.md session 16).
+//
+// The wide strips (generated.cuh, the emitter's wide_points) keep a point's loads in registers,
+// so the bytes a SM has in flight are bounded by its threads' registers: at the persistent
+// kernel's 2 blocks of 256 threads a SM they streamed jacobi2d at 74-78% of the copy bandwidth.
+// Here a block takes a tile of the chunk, kPipeCols(V) columns (V cells a thread) by a band of
+// rows, and walks it row by row; the rows its reads need (the band and `r0` rows either side, the
+// tile's columns and up to V cells either side) go into a ring of shared-memory row slots with
+// cp.async, kPipeAhead rows ahead of the row computed, without holding registers. A row's points
+// then read the ring (ld.shared) and store to global memory. rowpipe.cu: 90% of the copy
+// bandwidth at 16384^2 on one H200 against the wide strips' 74%.
+//
+// Ring layout, per grid the body reads: R = 2 r0 + 1 + kPipeAhead slots of pipe_slot_cells(V)
+// cells; the slot of the tile's loaded row q (global row i0 - r0 + q) is q % R, and its cell k is
+// column x0 - V + k of that row (x0: the tile's first column, a multiple of V, so every 16-byte
+// chunk is aligned in both places, as DBlock lays rows out: dblock.cuh).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+
+#include "stencilc/runtime/cuda/common.cuh"
+
+// 1: the barrier form's inner part of a 2-D point update whose grids allow wide strips runs as
+// the row pipe where its chunk is large enough (pipe_tiles) and the launcher gave the kernel its
+// rings (compiled::pipe_bytes; STENCILC_PIPE=0 in the environment turns it off for a run).
+#ifndef STENCILC_ROW_PIPE
+#define STENCILC_ROW_PIPE 0
+#endif
+// Rows of a tile in flight ahead of the row computed (cp.async groups). rowpipe.cu on H200: 5
+// (a ring of 8 slots at radius 1) beat 3 and 9 at every size.
+#ifndef STENCILC_PIPE_AHEAD
+#define STENCILC_PIPE_AHEAD 5
+#endif
+// The fewest rows a tile's band may have: thinner bands read their 2 r0 extra rows too often and
+// pay a __syncthreads a row for little work (rowpipe.cu: 16-row bands lost to the wide strips,
+// 63-row bands won).
+#ifndef STENCILC_PIPE_MIN_ROWS
+#define STENCILC_PIPE_MIN_ROWS 24
+#endif
+// 1: no row pipe for rows narrower than half a tile (most of the tile's threads would idle). The
+// GPU tests set it to 0, and STENCILC_PIPE_MIN_ROWS to 1, so their small grids take the pipe.
+#ifndef STENCILC_PIPE_NARROW
+#define STENCILC_PIPE_NARROW 1
+#endif
+
+namespace stencilc::rt::cuda {
+
+constexpr int kPipeAhead = STENCILC_PIPE_AHEAD;
+static_assert(kPipeAhead >= 1, "at least one row in flight");
+
+/// The cells of one ring slot: a tile row of V cells a thread and one 16-byte chunk either side.
+template <int V>
+__host__ __device__ constexpr int pipe_slot_cells(int block_threads) {
+  return V * block_threads + 2 * V;
+}
+
+/// Rows in flight ahead of the row computed for a pipe reading `grids` grids: kPipeAhead for one,
+/// fewer for more (their rows are in flight together), two at least.
+__host__ __device__ constexpr int pipe_ahead(int grids) {
+  return (kPipeAhead + grids - 1) / grids > 2 ? (kPipeAhead + grids - 1) / grids : 2;
+}
+
+/// The bytes of a pipe's rings: `grids` grids of element `bytes` bytes, `fixed` slots besides
+/// each ring's pipe_ahead(grids) (the emitter's: R0 + r0_g + 1 per grid).
+__host__ __device__ constexpr std::size_t pipe_ring_bytes(int grids, int fixed, int bytes, int block_threads) {
+  return static_cast<std::size_t>(fixed + grids * pipe_ahead(grids)) * static_cast<std::size_t>((16 / bytes) * (block_threads + 2)) *
+         static_cast<std::size_t>(bytes);  // slots of pipe_slot_cells<16 / bytes>
+}
+
+/// The most of some ring sizes (a kernel's row pipes share its dynamic shared memory).
+constexpr std::size_t pipe_most(std::initializer_list<std::size_t> bytes) {
+  std::size_t most = 0;
+  for (std::size_t b : bytes) most = b > most ? b : most;
+  return most;
+}
+
+/// A chunk's tiles: `across` tiles of V * blockDim.x columns along a row, bands of `band` rows;
+/// tile t is band t / across, column tile t % across. count == 0: the pipe does not pay here.
+struct PipeTiles {
+  int c0 = 0, n0 = 0;   // the chunk's rows [c0, c0 + n0)
+  int x_first = 0;      // the first tile's first column (lo rounded down to V)
+  int cols = 0;         // a tile's columns
+  int across = 0, band = 0, count = 0;
+
+  __device__ void tile(int t, int* i0, int* i1, int* x0) const {
+    const int by = t / across;
+    *i0 = c0 + by * band;
+    *i1 = min(*i0 + band, c0 + n0);
+    *x0 = x_first + (t - by * across) * cols;
+  }
+};
+
+/// The tiles of rows [c0, c0 + n0) x columns [lo1, hi1) for `blocks` blocks: as many bands as keep
+/// a tile a block (at most); none (count 0) where a band would be thinner than
+/// STENCILC_PIPE_MIN_ROWS or a row narrower than half a tile: the wide strips do better there.
+template <int V>
+__device__ inline PipeTiles pipe_tiles(int c0, int n0, int lo1, int hi1, int blocks) {
+  PipeTiles p;
+  p.c0 = c0;
+  p.n0 = n0;
+  p.cols = V * static_cast<int>(blockDim.x);
+  p.x_first = lo1 >= 0 ? lo1 / V * V : -((-lo1 + V - 1) / V) * V;
+  const int width = hi1 - p.x_first;
+  if (n0 <= 0 || hi1 <= lo1 || (STENCILC_PIPE_NARROW && 2 * (hi1 - lo1) < p.cols)) return p;
+  p.across = (width + p.cols - 1) / p.cols;
+  int bands = blocks / p.across;
+  if (bands < 1) bands = 1;
+  if (bands > n0) bands = n0;
+  p.band = (n0 + bands - 1) / bands;
+  if (p.band < STENCILC_PIPE_MIN_ROWS) return p;
+  p.count = p.across * ((n0 + p.band - 1) / p.band);
+  return p;
+}
+
+#if defined(__CUDACC__)
+__device__ __forceinline__ unsigned pipe_smem_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+/// Starts the copy of one row of a tile into its slot: the 16-byte chunks that hold columns
+/// [max(x0, lo1) - r1, min(x0 + cols, hi1) + r1) (r1 <= V: the reads' reach along the row), one a
+/// thread. `row` is the row's local column 0, `slot` the slot's cell 0 (column x0 - V).
+template <int V, class T>
+__device__ __forceinline__ void pipe_row(T* slot, const T* row, int x0, int cols, int lo1, int hi1, int r1) {
+  static_assert(V * sizeof(T) == 16, "a chunk is 16 bytes");
+  const int from = max(x0, lo1) - r1, to = min(x0 + cols, hi1) + r1;
+  const int first = from >= 0 ? from / V * V : -((-from + V - 1) / V) * V;  // rounded down to a chunk
+  const int chunks = (to - first + V - 1) / V;
+  for (int k = static_cast<int>(threadIdx.x); k < chunks; k += static_cast<int>(blockDim.x)) {
+    const int col = first + k * V;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(pipe_smem_address(slot + (col - x0 + V))),
+                 "l"(row + col)
+                 : "memory");
+  }
+}
+
+/// Closes this thread's copies started since the last commit into one group (an empty group
+/// where it started none, so every thread counts the same groups).
+__device__ __forceinline__ void pipe_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+/// Waits until at most `Pending` of this thread's newest groups are still in flight.
+template <int Pending>
+__device__ __forceinline__ void pipe_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+#endif  // __CUDACC__
+
+}  // namespace stencilc::rt::cuda
