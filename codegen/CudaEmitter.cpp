@@ -1024,10 +1024,10 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// The row pipe (pipe.cuh) of a 2-D point update's chunk, where STENCILC_ROW_PIPE is set, the
   /// launcher gave the kernel its rings (args.sc_pipe) and the chunk is large enough
-  /// (pipe_tiles): an `if (...) { ... } else {` that the wide strips follow (strip_points closes it). Each block of `group`
-  /// takes tiles of the chunk; the rows a tile's reads need stream into its rings of shared
-  /// memory (cp.async, kPipeAhead rows ahead, a __syncthreads a row), and each thread computes v
-  /// cells of each row from the rings and stores them (16 bytes at once where all v are in the box).
+  /// (pipe_tiles): an `if (...) { ... } else {` that the wide strips follow (strip_points closes
+  /// it). Each block of `group` takes tiles of the chunk; the rows a tile's reads need stream into
+  /// its rings of shared memory (cp.async, pipe_ahead rows ahead, a __syncthreads a row), and each
+  /// thread computes v cells of each row, blockDim.x apart, from the rings and stores them.
   bool pipe_points(const Stmt& point_body, int indent, const std::string& group, int v) {
     std::vector<PipeGrid> grids;
     int r0 = 0;
@@ -1058,7 +1058,12 @@ class CudaKernelEmitter : public CppEmitter {
       line(in, t + "* const sc_pr_" + g.name + " = reinterpret_cast<" + t + "*>(sc_pipe_smem) + (" + offset + ") * sc_ps;");
       offset = (offset == "0" ? "" : offset + " + ") + "sc_pn_" + g.name;
     }
-    line(in, "const int sc_pcx = " + V + " * (static_cast<int>(threadIdx.x) + 1);  // this thread's first cell in a slot");
+    // Thread k's cells: k, k + blockDim.x, ... of the tile (a warp's ld.shared of one cell are 32
+    // consecutive words: no bank conflicts; its stores are coalesced).
+    std::vector<std::string> cells;
+    for (int c = 0; c < v; ++c) cells.push_back("sc_pc" + std::to_string(c) + " = sc_pc0 + " + std::to_string(c) + " * static_cast<int>(blockDim.x)");
+    cells[0] = "sc_pc0 = " + V + " + static_cast<int>(threadIdx.x)";
+    line(in, "const int " + join(cells) + ";  // the thread's cells in a slot");
     line(in, "for (int sc_t = static_cast<int>(blockIdx.x) - " + group + ".first; sc_t < sc_pt.count; sc_t += " + group + ".count) {");
     ++in;
     line(in, "int sc_i0, sc_i1, sc_x0;");
@@ -1094,30 +1099,15 @@ class CudaKernelEmitter : public CppEmitter {
         line(in, "const int " + pipe_slot(g.name, d) + " = ((sc_r + " + std::to_string(g.r0 + d) + ") % sc_pn_" + g.name +
                      ") * sc_ps;  // row sc_l0 " + (d < 0 ? "- " : "+ ") + std::to_string(std::abs(d)) + " of %" + g.name);
     }
-    line(in, "const int sc_wl = sc_x0 + sc_pcx - " + V + ";  // this thread's first column");
-    line(in, "const bool sc_full = sc_wl >= sc_box.lo[1] && sc_wl + " + V + " <= sc_box.hi[1];");
-    const std::set<std::string> stored = stored_blocks(point_body);
-    for (const std::string& g : stored) line(in, t + " sc_st_" + g + "[" + V + "];  // the thread's values");
     for (int c = 0; c < v; ++c) {
       line(in, "{");
-      line(in + 1, "const int sc_l1 = sc_wl + " + std::to_string(c) + ";");
+      line(in + 1, "const int sc_l1 = sc_x0 + sc_pc" + std::to_string(c) + " - " + V + ";");
       index_var(1, in + 1);
-      line(in + 1, "if (sc_full || (sc_l1 >= sc_box.lo[1] && sc_l1 < sc_box.hi[1])) {");
+      line(in + 1, "if (sc_l1 >= sc_box.lo[1] && sc_l1 < sc_box.hi[1]) {");
       pipe_c_ = c;
       body(point_body, in + 2);
       pipe_c_ = -1;
       line(in + 1, "}");
-      line(in, "}");
-    }
-    for (const std::string& g : stored) {
-      std::vector<std::string> cells;
-      for (int c = 0; c < v; ++c) cells.push_back("sc_st_" + g + "[" + std::to_string(c) + "]");
-      const std::string row = "sc_" + g + "_data + sc_l0 * sc_" + g + "_s0";
-      line(in, "if (sc_full) {");
-      line(in + 1, rt + "store_vec<" + V + ">(" + row + " + sc_wl, " + rt + "Vec<" + t + ", " + V + ">{{" + join(cells) + "}});");
-      line(in, "} else {");
-      line(in + 1, "for (int sc_c = 0; sc_c < " + V + "; ++sc_c)");
-      line(in + 2, "if (sc_wl + sc_c >= sc_box.lo[1] && sc_wl + sc_c < sc_box.hi[1]) (" + row + ")[sc_wl + sc_c] = sc_st_" + g + "[sc_c];");
       line(in, "}");
     }
     --in;
@@ -1138,8 +1128,9 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// A read in a row pipe's copy of the body (cell pipe_c_ of the thread's): its ring.
   std::string pipe_read(const GridRead* r) const {
-    const int at = pipe_c_ + r->offsets[1];
-    return "sc_pr_" + r->grid + "[" + pipe_slot(r->grid, r->offsets[0]) + " + sc_pcx" + (at < 0 ? " - " : " + ") + std::to_string(std::abs(at)) + "]";
+    const int dc = r->offsets[1];
+    return "sc_pr_" + r->grid + "[" + pipe_slot(r->grid, r->offsets[0]) + " + sc_pc" + std::to_string(pipe_c_) + (dc < 0 ? " - " : " + ") +
+           std::to_string(std::abs(dc)) + "]";
   }
 
   /// The user's index variable of dimension d at the point loop's sc_l<d>.
@@ -1616,8 +1607,8 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   void store(const Store* s, int indent) override {
-    if (pipe_c_ >= 0) {  // a row pipe's cell: its values are stored together (pipe_points)
-      line(indent, "sc_st_" + s->grid + "[" + std::to_string(pipe_c_) + "] = " + expr(s->value) + ";");
+    if (pipe_c_ >= 0) {  // a row pipe's cell (pipe_points): the global block, not a ring (pipe_read)
+      line(indent, "sc_" + s->grid + "_data[sc_l0 * sc_" + s->grid + "_s0 + sc_l1] = " + expr(s->value) + ";");
       return;
     }
     if (defer_stores_) {  // a strip's or a batch's values (their own stores come after)
