@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI (no GPU): the experiments still build. pointloop.cu and storethrough.cu compile (the latter
+# CI (no GPU): the experiments still build. pointloop.cu, rowpipe.cu and storethrough.cu compile (the latter
 # against the runtime), phases.py instruments the CUDA (both forms of a loop with a dataflow form)
 # stencilc emits for a benchmark program into code nvcc compiles, and ab.py builds a variant of it,
 # and one with every experiment's switch that is off by default (so none of them rots between the
@@ -10,6 +10,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 stencilc="$1" nvcc="$2" work="$3" program="${4:-jacobi2d}"
 mkdir -p "$work"
 "$nvcc" -O1 -arch=sm_90 -std=c++17 "$root/bench/experiments/pointloop.cu" -o "$work/pointloop"
+"$nvcc" -O1 -arch=sm_90 -std=c++17 "$root/bench/experiments/rowpipe.cu" -o "$work/rowpipe"
 "$nvcc" -O1 -arch=sm_90 -std=c++17 -I "$root/runtime/include" -I "$root/include" \
   "$root/bench/experiments/storethrough.cu" -o "$work/storethrough"
 "$stencilc" --target=cuda --emit=cuda "$root/bench/programs/$program.cpp" -o "$work/$program.cpu-free.cu"
@@ -31,4 +32,5 @@ bash -n "$root/bench/experiments/onchip-check.sh"
 bash -n "$root/bench/experiments/strips-check.sh"
 bash -n "$root/bench/experiments/comm-check.sh"
 bash -n "$root/bench/experiments/pipe-check.sh"
-echo "experiments build: pointloop, storethrough, phases and ab of $program"
+bash -n "$root/bench/experiments/pipe-check2.sh"
+echo "experiments build: pointloop, rowpipe, storethrough, phases and ab of $program"

@@ -634,7 +634,10 @@ class P2PTeam {
   template <class... KArgs>
   int cooperative_blocks(int pe, void (*kernel)(KArgs...), const LaunchConfig& config) {
     STENCILC_CUDA_CHECK(cudaSetDevice(pe));
-    if (config.dynamic_smem > 48 * 1024) {
+    // On every GPU (the attribute is the current device's), and below 48 KB too: the kernel's
+    // static shared memory counts against the default 48 KB (session 16: poisson9's row pipe,
+    // 45 KB of rings, could not launch on the second GPU).
+    if (config.dynamic_smem > 0) {
       STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(config.dynamic_smem)));
     }

@@ -9,8 +9,9 @@
 // rows, and walks it row by row; the rows its reads need (the band and `r0` rows either side, the
 // tile's columns and up to V cells either side) go into a ring of shared-memory row slots with
 // cp.async, kPipeAhead rows ahead of the row computed, without holding registers. A row's points
-// then read the ring (ld.shared) and store to global memory. rowpipe.cu: 90% of the copy
-// bandwidth at 16384^2 on one H200 against the wide strips' 74%.
+// then read the ring (ld.shared; a thread's cells are blockDim.x apart, so a warp's loads of one
+// cell are 32 consecutive words, free of bank conflicts) and store to global memory (coalesced).
+// rowpipe.cu: 90% of the copy bandwidth at 16384^2 on one H200 against the wide strips' 74%.
 //
 // Ring layout, per grid the body reads: R = 2 r0 + 1 + kPipeAhead slots of pipe_slot_cells(V)
 // cells; the slot of the tile's loaded row q (global row i0 - r0 + q) is q % R, and its cell k is
@@ -27,6 +28,11 @@
 // 1: the barrier form's inner part of a 2-D point update whose grids allow wide strips runs as
 // the row pipe where its chunk is large enough (pipe_tiles) and the launcher gave the kernel its
 // rings (compiled::pipe_bytes; STENCILC_PIPE=0 in the environment turns it off for a run).
+// Off by default: verified on 1 and 2 GPUs, but measured (session 16, nvidia-h200-x2, same-run
+// ab.py, us a step, strips -> pipe) faster only at jacobi2d 16384^2 on 1 GPU (696.95 -> 661.54)
+// and slower elsewhere (4096^2 47.99 -> 50.66 on 1 GPU, 27.07 -> 30.35 on 2; wave2d 8192^2 322.5
+// -> 632.1 and 187.3 -> 335.9), where rowpipe.cu's hand-written form reached 83-90% of the copy
+// bandwidth: docs/BENCHMARKS.md, session 16, has what differs and what to try next.
 #ifndef STENCILC_ROW_PIPE
 #define STENCILC_ROW_PIPE 0
 #endif
