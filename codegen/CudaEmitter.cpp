@@ -538,7 +538,6 @@ class CudaKernelEmitter : public CppEmitter {
   std::map<const Reduce*, int> flow_reductions_;  // its flow_reductions, by argument index
   std::vector<FlowReduction> flow_reduction_list_;   // the same, in that order
   bool flow_rows_ = false;  // open_points: walk this block's rows of the range only (a flow reduction)
-  int pipe_c_ = -1;         // emitting a row pipe's copy of the body for the thread's cell pipe_c_ (pipe_points)
   std::vector<std::string> pipe_sites_;  // each row pipe's ring bytes (an expression): kPipeBytes
   int folding_ = -1;        // the flow reduction folded into the update being emitted (fold_into_update), or -1
   bool no_faces_ = false;   // emitting the dataflow walk of a block with no face rows (no face stores)
@@ -566,7 +565,6 @@ class CudaKernelEmitter : public CppEmitter {
 
   std::string grid_read(const GridRead* r) override {
     if (wide_r_ >= 0) return wide_read(r);
-    if (pipe_c_ >= 0) return pipe_read(r);
     if (!views_.count(r->grid)) {
       const std::string read = CppEmitter::grid_read(r);
       return in_onchip_ && onchip_cached(r->grid) ? "sc_oc_" + read : read;  // the block's tile
@@ -1027,7 +1025,8 @@ class CudaKernelEmitter : public CppEmitter {
   /// (pipe_tiles): an `if (...) { ... } else {` that the wide strips follow (strip_points closes
   /// it). Each block of `group` takes tiles of the chunk; the rows a tile's reads need stream into
   /// its rings of shared memory (cp.async, pipe_ahead rows ahead, a __syncthreads a row), and each
-  /// thread computes v cells of each row, blockDim.x apart, from the rings and stores them.
+  /// thread computes v adjacent cells of each row from 16-byte loads of the rings (the wide
+  /// strips' registers: wide_read) and stores them 16 bytes at once.
   bool pipe_points(const Stmt& point_body, int indent, const std::string& group, int v) {
     std::vector<PipeGrid> grids;
     int r0 = 0;
@@ -1058,25 +1057,24 @@ class CudaKernelEmitter : public CppEmitter {
       line(in, t + "* const sc_pr_" + g.name + " = reinterpret_cast<" + t + "*>(sc_pipe_smem) + (" + offset + ") * sc_ps;");
       offset = (offset == "0" ? "" : offset + " + ") + "sc_pn_" + g.name;
     }
-    // Thread k's cells: k, k + blockDim.x, ... of the tile (a warp's ld.shared of one cell are 32
-    // consecutive words: no bank conflicts; its stores are coalesced).
-    std::vector<std::string> cells;
-    for (int c = 0; c < v; ++c) cells.push_back("sc_pc" + std::to_string(c) + " = sc_pc0 + " + std::to_string(c) + " * static_cast<int>(blockDim.x)");
-    cells[0] = "sc_pc0 = " + V + " + static_cast<int>(threadIdx.x)";
-    line(in, "const int " + join(cells) + ";  // the thread's cells in a slot");
+    line(in, "const int sc_pq = " + V + " * (static_cast<int>(threadIdx.x) + 1);  // the thread's " + V +
+                 " cells in a slot (16 bytes, from cell " + V + " on)");
     line(in, "for (int sc_t = static_cast<int>(blockIdx.x) - " + group + ".first; sc_t < sc_pt.count; sc_t += " + group + ".count) {");
     ++in;
     line(in, "int sc_i0, sc_i1, sc_x0;");
     line(in, "sc_pt.tile(sc_t, &sc_i0, &sc_i1, &sc_x0);");
-    line(in, "const int sc_pq = sc_i1 - sc_i0 + " + std::to_string(2 * r0) + ";  // the rows the tile loads");
+    line(in, "const int sc_pn = sc_i1 - sc_i0 + " + std::to_string(2 * r0) + ";  // the rows the tile loads");
+    for (const PipeGrid& g : grids) {
+      line(in, "const " + rt + "PipeSpan sc_sp_" + g.name + " = " + rt + "pipe_span<" + V + ">(sc_x0, sc_pt.cols, sc_box.lo[1], sc_box.hi[1], " +
+                   std::to_string(g.r1) + ");  // the 16-byte chunks of a row of %" + g.name + " the tile reads");
+    }
     line(in, "const auto sc_issue = [&](int sc_q) {  // call sc_q: row sc_i0 - " + R0 + " + sc_q of each grid that reads it");
-    line(in + 1, "if (sc_q < sc_pq) {");
+    line(in + 1, "if (sc_q < sc_pn) {");
     line(in + 2, "const int sc_y = sc_i0 - " + R0 + " + sc_q;");
     for (const PipeGrid& g : grids) {
       const std::string q = g.r0 == r0 ? "sc_q" : "(sc_q - " + std::to_string(r0 - g.r0) + ")";
       const std::string copy = rt + "pipe_row<" + V + ">(sc_pr_" + g.name + " + (" + q + " % sc_pn_" + g.name + ") * sc_ps, sc_" + g.name +
-                               "_data + sc_y * sc_" + g.name + "_s0, sc_x0, sc_pt.cols, sc_box.lo[1], sc_box.hi[1], " +
-                               std::to_string(g.r1) + ");";
+                               "_data + sc_y * sc_" + g.name + "_s0, sc_sp_" + g.name + ");";
       if (g.r0 == r0) {
         line(in + 2, copy);
       } else {  // fewer rows than the widest read's: only those its reads reach
@@ -1099,15 +1097,50 @@ class CudaKernelEmitter : public CppEmitter {
         line(in, "const int " + pipe_slot(g.name, d) + " = ((sc_r + " + std::to_string(g.r0 + d) + ") % sc_pn_" + g.name +
                      ") * sc_ps;  // row sc_l0 " + (d < 0 ? "- " : "+ ") + std::to_string(std::abs(d)) + " of %" + g.name);
     }
+    // The thread's cells of the row: each row its reads use (grid, row offset) as one 16-byte
+    // load from its ring slot and the side cells one by one (wide_rows_, as the wide strips load
+    // them from global memory), the body per cell on those registers (wide_read), the values
+    // stored 16 bytes at once where all v cells are in the box, else one by one.
+    line(in, "const int sc_wl = sc_x0 + sc_pq - " + V + ";  // the thread's first column");
+    line(in, "const bool sc_full = sc_wl >= sc_box.lo[1] && sc_wl + " + V + " <= sc_box.hi[1];");
+    collect_wide_rows(point_body, 1);
+    for (const WideRow& w : wide_rows_) {
+      const std::string at = "sc_pr_" + w.grid + " + " + pipe_slot(w.grid, w.d0) + " + sc_pq";
+      line(in, "const " + rt + "Vec<" + t + ", " + V + "> " + w.name + " = " + rt + "load_vec<" + V + ">(" + at + ");");
+      std::set<int> sides;
+      for (int o : w.last)
+        for (int c = 0; c < v; ++c)
+          if (c + o < 0 || c + o >= v) sides.insert(c + o);
+      for (int pos : sides) {
+        const std::string name = w.name + (pos < 0 ? "_m" + std::to_string(-pos) : "_p" + std::to_string(pos));
+        line(in, "const " + t + " " + name + " = (" + at + ")[" + std::to_string(pos) + "];");
+      }
+    }
+    const std::set<std::string> stored = stored_blocks(point_body);
+    for (const std::string& g : stored) line(in, t + " sc_st_" + g + "[1][" + V + "];  // the thread's values");
+    wide_cells_ = v;
     for (int c = 0; c < v; ++c) {
       line(in, "{");
-      line(in + 1, "const int sc_l1 = sc_x0 + sc_pc" + std::to_string(c) + " - " + V + ";");
+      line(in + 1, "const int sc_l1 = sc_wl + " + std::to_string(c) + ";");
       index_var(1, in + 1);
-      line(in + 1, "if (sc_l1 >= sc_box.lo[1] && sc_l1 < sc_box.hi[1]) {");
-      pipe_c_ = c;
+      line(in + 1, "if (sc_full || (sc_l1 >= sc_box.lo[1] && sc_l1 < sc_box.hi[1])) {");
+      wide_r_ = 0;
+      wide_v_ = c;
       body(point_body, in + 2);
-      pipe_c_ = -1;
+      wide_r_ = wide_v_ = -1;
       line(in + 1, "}");
+      line(in, "}");
+    }
+    wide_cells_ = 1;
+    for (const std::string& g : stored) {
+      std::vector<std::string> cells;
+      for (int c = 0; c < v; ++c) cells.push_back("sc_st_" + g + "[0][" + std::to_string(c) + "]");
+      const std::string row = "sc_" + g + "_data + sc_l0 * sc_" + g + "_s0";
+      line(in, "if (sc_full) {");
+      line(in + 1, rt + "store_vec<" + V + ">(" + row + " + sc_wl, " + rt + "Vec<" + t + ", " + V + ">{{" + join(cells) + "}});");
+      line(in, "} else {");
+      line(in + 1, "for (int sc_c = 0; sc_c < " + V + "; ++sc_c)");
+      line(in + 2, "if (sc_wl + sc_c >= sc_box.lo[1] && sc_wl + sc_c < sc_box.hi[1]) (" + row + ")[sc_wl + sc_c] = sc_st_" + g + "[0][sc_c];");
       line(in, "}");
     }
     --in;
@@ -1124,13 +1157,6 @@ class CudaKernelEmitter : public CppEmitter {
   /// The name of the offset of grid g's ring slot that holds row sc_l0 + d, in a row pipe.
   static std::string pipe_slot(const std::string& g, int d) {
     return "sc_pk_" + g + (d == 0 ? "0" : (d < 0 ? "_m" : "_p") + std::to_string(std::abs(d)));
-  }
-
-  /// A read in a row pipe's copy of the body (cell pipe_c_ of the thread's): its ring.
-  std::string pipe_read(const GridRead* r) const {
-    const int dc = r->offsets[1];
-    return "sc_pr_" + r->grid + "[" + pipe_slot(r->grid, r->offsets[0]) + " + sc_pc" + std::to_string(pipe_c_) + (dc < 0 ? " - " : " + ") +
-           std::to_string(std::abs(dc)) + "]";
   }
 
   /// The user's index variable of dimension d at the point loop's sc_l<d>.
@@ -1307,7 +1333,7 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   /// The rows a wide item's copies of the body read (wide_rows_), for up to kMaxWideRows rows.
-  void collect_wide_rows(const Stmt& point_body) {
+  void collect_wide_rows(const Stmt& point_body, int rows = kMaxWideRows) {
     struct Reads : IRVisitor {
       using IRVisitor::visit;
       std::vector<const GridRead*> reads;
@@ -1315,7 +1341,7 @@ class CudaKernelEmitter : public CppEmitter {
     } reads;
     reads.visit(point_body);
     wide_rows_.clear();
-    for (int r = 0; r < kMaxWideRows; ++r) {
+    for (int r = 0; r < rows; ++r) {
       for (const GridRead* g : reads.reads) {
         std::vector<int> mids(g->offsets.begin() + 1, g->offsets.end() - 1);
         WideRow* w = find_wide_row(g->grid, g->offsets[0] + r, mids);
@@ -1607,10 +1633,6 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   void store(const Store* s, int indent) override {
-    if (pipe_c_ >= 0) {  // a row pipe's cell (pipe_points): the global block, not a ring (pipe_read)
-      line(indent, "sc_" + s->grid + "_data[sc_l0 * sc_" + s->grid + "_s0 + sc_l1] = " + expr(s->value) + ";");
-      return;
-    }
     if (defer_stores_) {  // a strip's or a batch's values (their own stores come after)
       line(indent, "sc_st_" + s->grid + "[sc_r] = " + expr(s->value) + ";");
       return;

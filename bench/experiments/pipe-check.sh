@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # One device call (under 10 minutes, on nvidia-h200-x2) for the row pipe (pipe.cuh, the emitter's
-# pipe_points; session 16), the barrier form's 2-D inner part streamed through shared memory:
+# pipe_points; session 16), the barrier form's 2-D inner part streamed through shared memory.
+# Session 16 ran two earlier forms (docs/BENCHMARKS.md, session 16, item 4): both verified, both
+# slower than the wide strips but at jacobi2d 16384^2 on 1 GPU. The form now (written after the
+# device time ran out, not yet run): a thread's 4 adjacent cells loaded 16 bytes at once from the
+# rings per row its reads use (the wide strips' registers), 16-byte stores, the copies' chunk
+# ranges set up once a tile: 126 SASS instructions a row in jacobi2d's loop against 246.
 #   0. verification: run_generated.sh's cpu-free-pipe, -rows and -roles variants (built with
 #      -DSTENCILC_ROW_PIPE=1 and the size thresholds off, so the tests' small grids take the pipe)
 #      and cpu-free beside them, every sample, 1 and 2 GPUs; then the NVSHMEM and store-through
-#      kernels with the same flags (the 2-D samples);
+#      kernels with the same flags (the 2-D samples; poisson9's store-through kernel could not
+#      launch on the second GPU before the launch set the shared-memory attribute on every GPU);
 #   1. ab.py: the barrier form with and without the pipe (-DSTENCILC_ROW_PIPE=1, default
 #      thresholds), jacobi2d 4096^2 and 16384^2 and wave2d 8192^2, 1 and 2 GPUs.
-#      Prediction (bench/experiments/rowpipe.cu, same device kind, one GPU: 74-78% of the copy
-#      bandwidth for the wide strips' form against 83-90% for the pipe at 16 M points and up):
-#      jacobi2d 16384^2 from ~70% to ~85% of the copy bandwidth, 4096^2 on 2 GPUs 27 -> ~24 us.
+#      Prediction (bench/experiments/rowpipe.cu, one GPU: 83-90% of the copy bandwidth where the
+#      wide strips' form reached 74-78%): jacobi2d 16384^2 from ~71% towards 85%; wave2d 8192^2
+#      no longer slower than the strips; 4096^2 within a few percent either way.
 # Needs bench-gen and gpu-gen written by this checkout; carry both. Results under $OUT.
 #   bash bench/experiments/pipe-check.sh bench-gen gpu-gen
 set -u

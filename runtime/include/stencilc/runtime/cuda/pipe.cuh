@@ -9,8 +9,8 @@
 // rows, and walks it row by row; the rows its reads need (the band and `r0` rows either side, the
 // tile's columns and up to V cells either side) go into a ring of shared-memory row slots with
 // cp.async, kPipeAhead rows ahead of the row computed, without holding registers. A row's points
-// then read the ring (ld.shared; a thread's cells are blockDim.x apart, so a warp's loads of one
-// cell are 32 consecutive words, free of bank conflicts) and store to global memory (coalesced).
+// then read the ring (a thread's V adjacent cells: per row its reads use, one 16-byte ld.shared
+// and the side cells one by one, as the wide strips load global memory) and store 16 bytes at once.
 // rowpipe.cu: 90% of the copy bandwidth at 16384^2 on one H200 against the wide strips' 74%.
 //
 // Ring layout, per grid the body reads: R = 2 r0 + 1 + kPipeAhead slots of pipe_slot_cells(V)
@@ -32,7 +32,8 @@
 // ab.py, us a step, strips -> pipe) faster only at jacobi2d 16384^2 on 1 GPU (696.95 -> 661.54)
 // and slower elsewhere (4096^2 47.99 -> 50.66 on 1 GPU, 27.07 -> 30.35 on 2; wave2d 8192^2 322.5
 // -> 632.1 and 187.3 -> 335.9), where rowpipe.cu's hand-written form reached 83-90% of the copy
-// bandwidth: docs/BENCHMARKS.md, session 16, has what differs and what to try next.
+// bandwidth: docs/BENCHMARKS.md, session 16, has what differs and what to try next. Those were
+// the first two forms; the third (the rows' 16-byte loads from the rings, below) is not yet run.
 #ifndef STENCILC_ROW_PIPE
 #define STENCILC_ROW_PIPE 0
 #endif
@@ -127,19 +128,30 @@ __device__ __forceinline__ unsigned pipe_smem_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
-/// Starts the copy of one row of a tile into its slot: the 16-byte chunks that hold columns
-/// [max(x0, lo1) - r1, min(x0 + cols, hi1) + r1) (r1 <= V: the reads' reach along the row), one a
-/// thread. `row` is the row's local column 0, `slot` the slot's cell 0 (column x0 - V).
-template <int V, class T>
-__device__ __forceinline__ void pipe_row(T* slot, const T* row, int x0, int cols, int lo1, int hi1, int r1) {
-  static_assert(V * sizeof(T) == 16, "a chunk is 16 bytes");
+/// The 16-byte chunks of a row a tile reads: those that hold columns [max(x0, lo1) - r1,
+/// min(x0 + cols, hi1) + r1) (r1 <= V: the reads' reach along the row), `first` the first one's
+/// column and `at` its cell in a slot (whose cell 0 is column x0 - V). Set up once a tile.
+struct PipeSpan {
+  int first = 0, chunks = 0, at = 0;
+};
+template <int V>
+__device__ __forceinline__ PipeSpan pipe_span(int x0, int cols, int lo1, int hi1, int r1) {
+  PipeSpan s;
   const int from = max(x0, lo1) - r1, to = min(x0 + cols, hi1) + r1;
-  const int first = from >= 0 ? from / V * V : -((-from + V - 1) / V) * V;  // rounded down to a chunk
-  const int chunks = (to - first + V - 1) / V;
-  for (int k = static_cast<int>(threadIdx.x); k < chunks; k += static_cast<int>(blockDim.x)) {
-    const int col = first + k * V;
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(pipe_smem_address(slot + (col - x0 + V))),
-                 "l"(row + col)
+  s.first = from >= 0 ? from / V * V : -((-from + V - 1) / V) * V;  // rounded down to a chunk
+  s.chunks = (to - s.first + V - 1) / V;
+  s.at = s.first - x0 + V;
+  return s;
+}
+
+/// Starts the copy of one row of a tile into its slot, a chunk a thread: `row` is the row's local
+/// column 0, `slot` the slot's cell 0.
+template <int V, class T>
+__device__ __forceinline__ void pipe_row(T* slot, const T* row, const PipeSpan& span) {
+  static_assert(V * sizeof(T) == 16, "a chunk is 16 bytes");
+  for (int k = static_cast<int>(threadIdx.x); k < span.chunks; k += static_cast<int>(blockDim.x)) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(pipe_smem_address(slot + span.at + k * V)),
+                 "l"(row + span.first + k * V)
                  : "memory");
   }
 }
