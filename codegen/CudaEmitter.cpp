@@ -1043,7 +1043,7 @@ class CudaKernelEmitter : public CppEmitter {
     line(0, "#if STENCILC_ROW_PIPE");
     line(indent, "// the row pipe (pipe.cuh): tiles of the chunk, a block at a time, their rows streamed through shared memory");
     line(indent, "const " + rt + "PipeTiles sc_pt = args.sc_pipe ? " + rt + "pipe_tiles<" + V + ">(sc_c0, sc_n0, sc_box.lo[1], sc_box.hi[1], " +
-                     group + ".count) : " + rt + "PipeTiles{};");
+                     group + ".count, static_cast<int>(blockDim.x)) : " + rt + "PipeTiles{};");
     std::vector<std::string> ok{"sc_pt.count > 0"};
     for (const std::string& g : views_) ok.push_back(rt + "wide_ok<" + V + ">(sc_" + g + "_data, sc_" + g + "_s0)");
     line(indent, "if (" + join(ok, " && ") + ") {");

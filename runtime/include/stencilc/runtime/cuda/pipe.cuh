@@ -85,35 +85,42 @@ constexpr std::size_t pipe_most(std::initializer_list<std::size_t> bytes) {
   return most;
 }
 
-/// A chunk's tiles: `across` tiles of V * blockDim.x columns along a row, bands of `band` rows;
-/// tile t is band t / across, column tile t % across. count == 0: the pipe does not pay here.
+/// A chunk's tiles: `across` tiles of `cols` (V * block threads) columns along a row, bands of
+/// `band` rows; tile t is band t / across, column tile t % across. count == 0: the pipe does not
+/// pay here.
 struct PipeTiles {
   int c0 = 0, n0 = 0;   // the chunk's rows [c0, c0 + n0)
   int x_first = 0;      // the first tile's first column (lo rounded down to V)
   int cols = 0;         // a tile's columns
   int across = 0, band = 0, count = 0;
 
-  __device__ void tile(int t, int* i0, int* i1, int* x0) const {
+  __host__ __device__ void tile(int t, int* i0, int* i1, int* x0) const {
     const int by = t / across;
     *i0 = c0 + by * band;
-    *i1 = min(*i0 + band, c0 + n0);
+    *i1 = *i0 + band < c0 + n0 ? *i0 + band : c0 + n0;
     *x0 = x_first + (t - by * across) * cols;
   }
 };
 
-/// The tiles of rows [c0, c0 + n0) x columns [lo1, hi1) for `blocks` blocks: as many bands as keep
-/// a tile a block (at most); none (count 0) where a band would be thinner than
-/// STENCILC_PIPE_MIN_ROWS or a row narrower than half a tile: the wide strips do better there.
+/// `x` rounded down to a multiple of V (negative too).
 template <int V>
-__device__ inline PipeTiles pipe_tiles(int c0, int n0, int lo1, int hi1, int blocks) {
+__host__ __device__ constexpr int pipe_round_down(int x) {
+  return x >= 0 ? x / V * V : -((-x + V - 1) / V) * V;
+}
+
+/// The tiles of rows [c0, c0 + n0) x columns [lo1, hi1) for `blocks` blocks of `block_threads`
+/// threads: as many bands as keep a tile a block (at most); none (count 0) where a band would be
+/// thinner than STENCILC_PIPE_MIN_ROWS or a row narrower than half a tile: the wide strips do
+/// better there.
+template <int V>
+__host__ __device__ inline PipeTiles pipe_tiles(int c0, int n0, int lo1, int hi1, int blocks, int block_threads) {
   PipeTiles p;
   p.c0 = c0;
   p.n0 = n0;
-  p.cols = V * static_cast<int>(blockDim.x);
-  p.x_first = lo1 >= 0 ? lo1 / V * V : -((-lo1 + V - 1) / V) * V;
-  const int width = hi1 - p.x_first;
+  p.cols = V * block_threads;
+  p.x_first = pipe_round_down<V>(lo1);
   if (n0 <= 0 || hi1 <= lo1 || (STENCILC_PIPE_NARROW && 2 * (hi1 - lo1) < p.cols)) return p;
-  p.across = (width + p.cols - 1) / p.cols;
+  p.across = (hi1 - p.x_first + p.cols - 1) / p.cols;
   int bands = blocks / p.across;
   if (bands < 1) bands = 1;
   if (bands > n0) bands = n0;
@@ -123,11 +130,6 @@ __device__ inline PipeTiles pipe_tiles(int c0, int n0, int lo1, int hi1, int blo
   return p;
 }
 
-#if defined(__CUDACC__)
-__device__ __forceinline__ unsigned pipe_smem_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
 /// The 16-byte chunks of a row a tile reads: those that hold columns [max(x0, lo1) - r1,
 /// min(x0 + cols, hi1) + r1) (r1 <= V: the reads' reach along the row), `first` the first one's
 /// column and `at` its cell in a slot (whose cell 0 is column x0 - V). Set up once a tile.
@@ -135,13 +137,18 @@ struct PipeSpan {
   int first = 0, chunks = 0, at = 0;
 };
 template <int V>
-__device__ __forceinline__ PipeSpan pipe_span(int x0, int cols, int lo1, int hi1, int r1) {
+__host__ __device__ inline PipeSpan pipe_span(int x0, int cols, int lo1, int hi1, int r1) {
   PipeSpan s;
-  const int from = max(x0, lo1) - r1, to = min(x0 + cols, hi1) + r1;
-  s.first = from >= 0 ? from / V * V : -((-from + V - 1) / V) * V;  // rounded down to a chunk
+  const int from = (x0 > lo1 ? x0 : lo1) - r1, to = (x0 + cols < hi1 ? x0 + cols : hi1) + r1;
+  s.first = pipe_round_down<V>(from);
   s.chunks = (to - s.first + V - 1) / V;
   s.at = s.first - x0 + V;
   return s;
+}
+
+#if defined(__CUDACC__)
+__device__ __forceinline__ unsigned pipe_smem_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
 /// Starts the copy of one row of a tile into its slot, a chunk a thread: `row` is the row's local
