@@ -1107,14 +1107,7 @@ class CudaKernelEmitter : public CppEmitter {
     for (const WideRow& w : wide_rows_) {
       const std::string at = "sc_pr_" + w.grid + " + " + pipe_slot(w.grid, w.d0) + " + sc_pq";
       line(in, "const " + rt + "Vec<" + t + ", " + V + "> " + w.name + " = " + rt + "load_vec<" + V + ">(" + at + ");");
-      std::set<int> sides;
-      for (int o : w.last)
-        for (int c = 0; c < v; ++c)
-          if (c + o < 0 || c + o >= v) sides.insert(c + o);
-      for (int pos : sides) {
-        const std::string name = w.name + (pos < 0 ? "_m" + std::to_string(-pos) : "_p" + std::to_string(pos));
-        line(in, "const " + t + " " + name + " = (" + at + ")[" + std::to_string(pos) + "];");
-      }
+      for (const auto& [pos, name] : wide_sides(w, v)) line(in, "const " + t + " " + name + " = (" + at + ")[" + std::to_string(pos) + "];");
     }
     const std::set<std::string> stored = stored_blocks(point_body);
     for (const std::string& g : stored) line(in, t + " sc_st_" + g + "[1][" + V + "];  // the thread's values");
@@ -1365,15 +1358,21 @@ class CudaKernelEmitter : public CppEmitter {
       const std::string when = R + " > " + std::to_string(w.first_r);
       line(indent, "const " + std::string(kRt) + "Vec<" + t + ", " + V + "> " + w.name + " = " + when + " ? " + kRt +
                        "load_vec<" + V + ">(" + at + ") : " + kRt + "Vec<" + t + ", " + V + ">{};");
-      std::set<int> sides;
-      for (int o : w.last)
-        for (int c = 0; c < v; ++c)
-          if (c + o < 0 || c + o >= v) sides.insert(c + o);
-      for (int pos : sides) {
-        const std::string name = w.name + (pos < 0 ? "_m" + std::to_string(-pos) : "_p" + std::to_string(pos));
+      for (const auto& [pos, name] : wide_sides(w, v))
         line(indent, "const " + t + " " + name + " = " + when + " ? (" + at + ")[" + std::to_string(pos) + "] : " + t + "{};");
-      }
     }
+  }
+
+  /// The cells of a wide row its reads reach outside its v-cell vector, one by one: each one's
+  /// position (relative to the vector's first cell) and register (wide_read's names).
+  static std::vector<std::pair<int, std::string>> wide_sides(const WideRow& w, int v) {
+    std::set<int> sides;
+    for (int o : w.last)
+      for (int c = 0; c < v; ++c)
+        if (c + o < 0 || c + o >= v) sides.insert(c + o);
+    std::vector<std::pair<int, std::string>> out;
+    for (int pos : sides) out.emplace_back(pos, w.name + (pos < 0 ? "_m" + std::to_string(-pos) : "_p" + std::to_string(pos)));
+    return out;
   }
 
   /// A whole wide item after its loads: the body per point on the registers (wide_read), then
