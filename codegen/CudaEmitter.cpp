@@ -1068,6 +1068,37 @@ class CudaKernelEmitter : public CppEmitter {
       line(in, "const " + rt + "PipeSpan sc_sp_" + g.name + " = " + rt + "pipe_span<" + V + ">(sc_x0, sc_pt.cols, sc_box.lo[1], sc_box.hi[1], " +
                    std::to_string(g.r1) + ");  // the 16-byte chunks of a row of %" + g.name + " the tile reads");
     }
+    pipe_issue(grids, r0, v, in);
+    line(in, "for (int sc_q = 0; sc_q < " + std::to_string(2 * r0) + " + sc_pa; ++sc_q) sc_issue(sc_q);");
+    line(in, "for (int sc_r = 0; sc_r < sc_i1 - sc_i0; ++sc_r) {");
+    ++in;
+    line(in, rt + "pipe_wait<sc_pa - 1>();");
+    line(in, "__syncthreads();  // every thread's calls up to sc_r + " + std::to_string(2 * r0) + " are in; row sc_r - 1's slots are free");
+    line(in, "sc_issue(sc_r + " + std::to_string(2 * r0) + " + sc_pa);");
+    line(in, "const int sc_l0 = sc_i0 + sc_r;");
+    index_var(0, in);
+    for (const PipeGrid& g : grids) {
+      for (int d = -g.r0; d <= g.r0; ++d)
+        line(in, "const int " + pipe_slot(g.name, d) + " = ((sc_r + " + std::to_string(g.r0 + d) + ") % sc_pn_" + g.name +
+                     ") * sc_ps;  // row sc_l0 " + (d < 0 ? "- " : "+ ") + std::to_string(std::abs(d)) + " of %" + g.name);
+    }
+    pipe_row_cells(point_body, t, v, in);
+    --in;
+    line(in, "}");
+    line(in, rt + "pipe_wait<0>();");
+    line(in, "__syncthreads();  // the next tile's copies go into slots read above");
+    --in;
+    line(in, "}");
+    line(indent, "} else {");
+    line(0, "#endif");
+    return true;
+  }
+
+  /// A row pipe's copies (pipe_points' names): the lambda sc_issue(q) that starts call q's rows,
+  /// row sc_i0 - R0 + q of each grid whose reads reach it, into the grid's next ring slot, and
+  /// commits the thread's group (empty past the tile's rows).
+  void pipe_issue(const std::vector<PipeGrid>& grids, int r0, int v, int in) {
+    const std::string rt = kRt, V = std::to_string(v), R0 = std::to_string(r0);
     line(in, "const auto sc_issue = [&](int sc_q) {  // call sc_q: row sc_i0 - " + R0 + " + sc_q of each grid that reads it");
     line(in + 1, "if (sc_q < sc_pn) {");
     line(in + 2, "const int sc_y = sc_i0 - " + R0 + " + sc_q;");
@@ -1084,23 +1115,15 @@ class CudaKernelEmitter : public CppEmitter {
     line(in + 1, "}");
     line(in + 1, rt + "pipe_commit();  // (empty past the tile's rows: every thread counts the same groups)");
     line(in, "};");
-    line(in, "for (int sc_q = 0; sc_q < " + std::to_string(2 * r0) + " + sc_pa; ++sc_q) sc_issue(sc_q);");
-    line(in, "for (int sc_r = 0; sc_r < sc_i1 - sc_i0; ++sc_r) {");
-    ++in;
-    line(in, rt + "pipe_wait<sc_pa - 1>();");
-    line(in, "__syncthreads();  // every thread's calls up to sc_r + " + std::to_string(2 * r0) + " are in; row sc_r - 1's slots are free");
-    line(in, "sc_issue(sc_r + " + std::to_string(2 * r0) + " + sc_pa);");
-    line(in, "const int sc_l0 = sc_i0 + sc_r;");
-    index_var(0, in);
-    for (const PipeGrid& g : grids) {
-      for (int d = -g.r0; d <= g.r0; ++d)
-        line(in, "const int " + pipe_slot(g.name, d) + " = ((sc_r + " + std::to_string(g.r0 + d) + ") % sc_pn_" + g.name +
-                     ") * sc_ps;  // row sc_l0 " + (d < 0 ? "- " : "+ ") + std::to_string(std::abs(d)) + " of %" + g.name);
-    }
-    // The thread's cells of the row: each row its reads use (grid, row offset) as one 16-byte
-    // load from its ring slot and the side cells one by one (wide_rows_, as the wide strips load
-    // them from global memory), the body per cell on those registers (wide_read), the values
-    // stored 16 bytes at once where all v cells are in the box, else one by one.
+  }
+
+  /// A row pipe's row sc_l0 for the thread's v cells (pipe_points' names; the slots sc_pk_*): each
+  /// row its reads use (grid, row offset) as one 16-byte load from its ring slot and the side
+  /// cells one by one (wide_rows_, as the wide strips load them from global memory), the body per
+  /// cell on those registers (wide_read), the values stored 16 bytes at once where all v cells are
+  /// in the box, else one by one.
+  void pipe_row_cells(const Stmt& point_body, const std::string& t, int v, int in) {
+    const std::string rt = kRt, V = std::to_string(v);
     line(in, "const int sc_wl = sc_x0 + sc_pq - " + V + ";  // the thread's first column");
     line(in, "const bool sc_full = sc_wl >= sc_box.lo[1] && sc_wl + " + V + " <= sc_box.hi[1];");
     collect_wide_rows(point_body, 1);
@@ -1136,15 +1159,6 @@ class CudaKernelEmitter : public CppEmitter {
       line(in + 2, "if (sc_wl + sc_c >= sc_box.lo[1] && sc_wl + sc_c < sc_box.hi[1]) (" + row + ")[sc_wl + sc_c] = sc_st_" + g + "[0][sc_c];");
       line(in, "}");
     }
-    --in;
-    line(in, "}");
-    line(in, rt + "pipe_wait<0>();");
-    line(in, "__syncthreads();  // the next tile's copies go into slots read above");
-    --in;
-    line(in, "}");
-    line(indent, "} else {");
-    line(0, "#endif");
-    return true;
   }
 
   /// The name of the offset of grid g's ring slot that holds row sc_l0 + d, in a row pipe.
