@@ -381,43 +381,65 @@ void run_once(K kernel, int steps, A... args) {
   cudaDeviceSynchronize();
 }
 
+// A 2-D check's data: random cells `h` in flat2d's layout (rows of n1 + 2), copies in that layout
+// (a, b) and in vec2d's aligned one (va, vb: rows of n1 + 8, column 1 16-byte aligned), and flat2d's
+// values after `steps` steps (`want`, flat's layout; an odd count ends in b).
+struct Check2D {
+  int n0, n1, s, sv;
+  std::vector<float> h, want, got;
+  float *a = nullptr, *b = nullptr, *va = nullptr, *vb = nullptr;
+  Check2D(int rows, int cols, int steps) : n0(rows), n1(cols), s(cols + 2), sv(cols + 8), h(size_t(rows + 2) * (cols + 2)) {
+    for (size_t k = 0; k < h.size(); ++k) h[k] = float((k * 2654435761u) % 1000) / 1000.0f;
+    cudaMalloc(&a, sizeof(float) * h.size());
+    cudaMalloc(&b, sizeof(float) * h.size());
+    cudaMalloc(&va, sizeof(float) * size_t(sv) * (n0 + 2));
+    cudaMalloc(&vb, sizeof(float) * size_t(sv) * (n0 + 2));
+    load_flat();
+    load_vec();
+    run_once(flat2d, steps, a, b, n0, n1, long(s));
+    want.resize(h.size());
+    got.resize(h.size());
+    cudaMemcpy(want.data(), b, sizeof(float) * h.size(), cudaMemcpyDeviceToHost);
+  }
+  ~Check2D() { cudaFree(a), cudaFree(b), cudaFree(va), cudaFree(vb); }
+  void load_flat() {
+    cudaMemcpy(a, h.data(), sizeof(float) * h.size(), cudaMemcpyHostToDevice);
+    cudaMemcpy(b, h.data(), sizeof(float) * h.size(), cudaMemcpyHostToDevice);
+  }
+  void load_vec() {
+    for (float* v : {va, vb})
+      cudaMemcpy2D(v + 3, sizeof(float) * sv, h.data(), sizeof(float) * s, sizeof(float) * s, n0 + 2, cudaMemcpyHostToDevice);
+  }
+  // The largest difference over the interior between `want` and b (flat's layout) or vb (aligned).
+  double worst(bool aligned) {
+    if (aligned) {
+      cudaMemcpy2D(got.data(), sizeof(float) * s, vb + 3, sizeof(float) * sv, sizeof(float) * s, n0 + 2, cudaMemcpyDeviceToHost);
+    } else {
+      cudaMemcpy(got.data(), b, sizeof(float) * h.size(), cudaMemcpyDeviceToHost);
+    }
+    double w = 0;
+    for (int i = 1; i <= n0; ++i)
+      for (int j = 1; j <= n1; ++j) w = std::max(w, double(std::fabs(got[size_t(i) * s + j] - want[size_t(i) * s + j])));
+    return w;
+  }
+};
+
 // The vectorised kernels use their own (aligned) layouts: before timing them, check that 3 steps
 // of each give flat's values on random data (largest difference printed; a timing of a wrong
 // kernel would mean nothing).
 void check_vec(int n0, int n1, int n) {
-  std::vector<float> h(size_t(n0 + 2) * (n1 + 2));
-  for (size_t k = 0; k < h.size(); ++k) h[k] = float((k * 2654435761u) % 1000) / 1000.0f;
-  const int s = n1 + 2, sv = n1 + 8;
-  float *a, *b, *va, *vb;
-  cudaMalloc(&a, sizeof(float) * h.size());
-  cudaMalloc(&b, sizeof(float) * h.size());
-  cudaMalloc(&va, sizeof(float) * size_t(sv) * (n0 + 2));
-  cudaMalloc(&vb, sizeof(float) * size_t(sv) * (n0 + 2));
-  cudaMemcpy(a, h.data(), sizeof(float) * h.size(), cudaMemcpyHostToDevice);
-  cudaMemcpy(b, h.data(), sizeof(float) * h.size(), cudaMemcpyHostToDevice);
-  for (float* v : {va, vb})
-    cudaMemcpy2D(v + 3, sizeof(float) * sv, h.data(), sizeof(float) * s, sizeof(float) * s, n0 + 2, cudaMemcpyHostToDevice);
-  run_once(flat2d, 3, a, b, n0, n1, long(s));
-  std::vector<float> want(h.size()), got(h.size());
-  cudaMemcpy(want.data(), b, sizeof(float) * h.size(), cudaMemcpyDeviceToHost);  // odd steps end in b
+  Check2D c2(n0, n1, 3);
   double worst2 = 0;
   for (auto kernel : {wstrip2d<2, 2>, wstrip2d<2, 4>, wstrip2d<4, 2>}) {  // flat's layout
-    cudaMemcpy(a, h.data(), sizeof(float) * h.size(), cudaMemcpyHostToDevice);
-    cudaMemcpy(b, h.data(), sizeof(float) * h.size(), cudaMemcpyHostToDevice);
-    run_once(kernel, 3, a, b, n0, n1, s);
-    cudaMemcpy(got.data(), b, sizeof(float) * h.size(), cudaMemcpyDeviceToHost);
-    for (int i = 1; i <= n0; ++i)
-      for (int j = 1; j <= n1; ++j) worst2 = std::max(worst2, double(std::fabs(got[size_t(i) * s + j] - want[size_t(i) * s + j])));
+    c2.load_flat();
+    run_once(kernel, 3, c2.a, c2.b, n0, n1, c2.s);
+    worst2 = std::max(worst2, c2.worst(false));
   }
   for (auto kernel : {vec2d<1>, vec2d<2>, vec2d<4>}) {
-    for (float* v : {va, vb})
-      cudaMemcpy2D(v + 3, sizeof(float) * sv, h.data(), sizeof(float) * s, sizeof(float) * s, n0 + 2, cudaMemcpyHostToDevice);
-    run_once(kernel, 3, va, vb, n0, n1, sv);
-    cudaMemcpy2D(got.data(), sizeof(float) * s, vb + 3, sizeof(float) * sv, sizeof(float) * s, n0 + 2, cudaMemcpyDeviceToHost);
-    for (int i = 1; i <= n0; ++i)
-      for (int j = 1; j <= n1; ++j) worst2 = std::max(worst2, double(std::fabs(got[size_t(i) * s + j] - want[size_t(i) * s + j])));
+    c2.load_vec();
+    run_once(kernel, 3, c2.va, c2.vb, n0, n1, c2.sv);
+    worst2 = std::max(worst2, c2.worst(true));
   }
-  cudaFree(a), cudaFree(b), cudaFree(va), cudaFree(vb);
   // 3-D: n^3 interior, flat3d's layout (rows of n + 2) against vec3d's (rows of n + 4).
   const long s1 = n + 2, s0 = s1 * s1, v1 = n + 4, v0 = v1 * (n + 2);
   std::vector<double> h3(size_t(s0) * (n + 2));

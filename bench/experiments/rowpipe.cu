@@ -275,38 +275,19 @@ double copy_bandwidth() {  // bytes read + written per second, median of 12 (ben
 // largest difference over the interior.
 template <class K>
 double check_pipe(K kernel, int smem, int n0, int n1, int band_blocks) {
-  const int s = n1 + 2, sv = n1 + 8;
-  std::vector<float> h(size_t(n0 + 2) * s);
-  for (size_t k = 0; k < h.size(); ++k) h[k] = float((k * 2654435761u) % 1000) / 1000.0f;
-  float *a, *b, *va, *vb;
-  cudaMalloc(&a, sizeof(float) * h.size());
-  cudaMalloc(&b, sizeof(float) * h.size());
-  cudaMalloc(&va, sizeof(float) * size_t(sv) * (n0 + 2));
-  cudaMalloc(&vb, sizeof(float) * size_t(sv) * (n0 + 2));
-  cudaMemcpy(a, h.data(), sizeof(float) * h.size(), cudaMemcpyHostToDevice);
-  cudaMemcpy(b, h.data(), sizeof(float) * h.size(), cudaMemcpyHostToDevice);
-  for (float* v : {va, vb})
-    cudaMemcpy2D(v + 3, sizeof(float) * sv, h.data(), sizeof(float) * s, sizeof(float) * s, n0 + 2, cudaMemcpyHostToDevice);
-  run_once(flat2d, 5, a, b, n0, n1, long(s));
+  Check2D c(n0, n1, 5);
   // Fewer blocks than tiles (band_blocks sets the bands): a block walks several tiles and steps.
-  const Tiles tl = make_tiles(n0, n1, sv, band_blocks);
+  const Tiles tl = make_tiles(n0, n1, c.sv, band_blocks);
   const int grid = std::min(grid_of(reinterpret_cast<const void*>(kernel), 2, smem), std::max(1, tl.count / 3));
   int steps = 5;
-  void* argv[] = {&va, &vb, const_cast<Tiles*>(&tl), &steps};
+  void* argv[] = {&c.va, &c.vb, const_cast<Tiles*>(&tl), &steps};
   cudaError_t err = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), dim3(grid), dim3(kThreads), argv, smem, 0);
   cudaDeviceSynchronize();
   if (err != cudaSuccess || cudaGetLastError() != cudaSuccess) {
     std::printf("check launch failed: %s\n", cudaGetErrorString(err));
     return 1e30;
   }
-  std::vector<float> want(h.size()), got(h.size());
-  cudaMemcpy(want.data(), b, sizeof(float) * h.size(), cudaMemcpyDeviceToHost);  // odd steps end in b
-  cudaMemcpy2D(got.data(), sizeof(float) * s, vb + 3, sizeof(float) * sv, sizeof(float) * s, n0 + 2, cudaMemcpyDeviceToHost);
-  double worst = 0;
-  for (int i = 1; i <= n0; ++i)
-    for (int j = 1; j <= n1; ++j) worst = std::max(worst, double(std::fabs(got[size_t(i) * s + j] - want[size_t(i) * s + j])));
-  cudaFree(a), cudaFree(b), cudaFree(va), cudaFree(vb);
-  return worst;
+  return c.worst(true);
 }
 
 template <int R>
