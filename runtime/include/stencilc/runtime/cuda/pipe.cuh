@@ -59,23 +59,26 @@ namespace stencilc::rt::cuda {
 constexpr int kPipeAhead = STENCILC_PIPE_AHEAD;
 static_assert(kPipeAhead >= 1, "at least one row in flight");
 
-/// The cells of one ring slot: a tile row of V cells a thread and one 16-byte chunk either side.
+/// The cells of one ring slot of V-cell chunks: a tile row of V cells a thread and one chunk
+/// either side.
+__host__ __device__ constexpr int pipe_slot_cells(int v, int block_threads) { return v * (block_threads + 2); }
 template <int V>
 __host__ __device__ constexpr int pipe_slot_cells(int block_threads) {
-  return V * block_threads + 2 * V;
+  return pipe_slot_cells(V, block_threads);
 }
 
 /// Rows in flight ahead of the row computed for a pipe reading `grids` grids: kPipeAhead for one,
 /// fewer for more (their rows are in flight together), two at least.
 __host__ __device__ constexpr int pipe_ahead(int grids) {
-  return (kPipeAhead + grids - 1) / grids > 2 ? (kPipeAhead + grids - 1) / grids : 2;
+  const int shared = (kPipeAhead + grids - 1) / grids;
+  return shared > 2 ? shared : 2;
 }
 
 /// The bytes of a pipe's rings: `grids` grids of element `bytes` bytes, `fixed` slots besides
 /// each ring's pipe_ahead(grids) (the emitter's: R0 + r0_g + 1 per grid).
 __host__ __device__ constexpr std::size_t pipe_ring_bytes(int grids, int fixed, int bytes, int block_threads) {
-  return static_cast<std::size_t>(fixed + grids * pipe_ahead(grids)) * static_cast<std::size_t>((16 / bytes) * (block_threads + 2)) *
-         static_cast<std::size_t>(bytes);  // slots of pipe_slot_cells<16 / bytes>
+  return static_cast<std::size_t>(fixed + grids * pipe_ahead(grids)) *
+         static_cast<std::size_t>(pipe_slot_cells(16 / bytes, block_threads)) * static_cast<std::size_t>(bytes);
 }
 
 /// The most of some ring sizes (a kernel's row pipes share its dynamic shared memory).
