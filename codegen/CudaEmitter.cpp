@@ -499,6 +499,7 @@ class CudaKernelEmitter : public CppEmitter {
       if (p.kind == ParamKind::ScalarRef) line(1, t + " " + p.name + " = args." + p.name + ";");
     }
     for (const std::string& g : exchanged) line(1, "std::uint64_t " + g + "_epoch = 0;  // exchanges of %" + g + " so far");
+    line(0, kPipeWorkMark);  // the row pipes' tickets, once their sites are known (pipe_work_state)
     stage_through_writers();
     find_fused_reductions(program_->body);
     flow_loop_ = spmd_ ? FlowLoop{} : find_flow_loop(*program_, roles_);
@@ -522,10 +523,35 @@ class CudaKernelEmitter : public CppEmitter {
     line(1, "}");
     line(0, "}");
     line(0, "");
+    pipe_work_state();
     line(0, "// The dynamic shared memory the row pipes' rings take (pipe.cuh; the launcher gives it: compiled::pipe_bytes).");
     line(0, "constexpr std::size_t kPipeBytes = " +
                 (pipe_sites_.empty() ? std::string("0;") : "STENCILC_ROW_PIPE ? " + std::string(kRt) + "pipe_most({" + join(pipe_sites_) + "}) : 0;"));
+    line(0, "// The row pipes' sites (their ticket counters: KernelArgs::sc_pipe_work).");
+    line(0, "constexpr int kPipeSites = " + std::to_string(pipe_sites_.size()) + ";");
   }
+
+ private:
+  static constexpr const char* kPipeWorkMark = "//@sc_pipe_work@";
+
+  /// The kernel's row pipe state (PipeWork, a site each: every thread keeps it across the
+  /// kernel's loops) in place of kPipeWorkMark in the kernel's prologue, or nothing where the
+  /// kernel has no row pipe.
+  void pipe_work_state() {
+    std::string text = out_.str();
+    const std::size_t at = text.find(std::string(kPipeWorkMark) + "\n");
+    if (at == std::string::npos) return;
+    std::string state;
+    if (!pipe_sites_.empty()) {
+      state = "#if STENCILC_ROW_PIPE\n  " + std::string(kRt) + "PipeWork sc_pw[" + std::to_string(pipe_sites_.size()) +
+              "];  // the row pipes' tiles, a site each: the tickets of their earlier runs, the block's next\n#endif\n";
+    }
+    text.replace(at, std::string(kPipeWorkMark).size() + 1, state);
+    out_.str(text);
+    out_.seekp(0, std::ios_base::end);
+  }
+
+ public:
 
  protected:
   std::string first_grid_;
@@ -1038,7 +1064,7 @@ class CudaKernelEmitter : public CppEmitter {
     // only at the point (r0_g 0) takes fewer slots than one read R0 rows around.
     int fixed = 0;
     for (const PipeGrid& g : grids) fixed += r0 + g.r0 + 1;
-    const std::string n = std::to_string(grids.size());
+    const std::string n = std::to_string(grids.size()), site = std::to_string(pipe_sites_.size());
     pipe_sites_.push_back(rt + "pipe_ring_bytes(" + n + ", " + std::to_string(fixed) + ", sizeof(" + t + "), STENCILC_BLOCK_THREADS)");
     line(0, "#if STENCILC_ROW_PIPE");
     line(indent, "// the row pipe (pipe.cuh): tiles of the chunk, a block at a time, their rows streamed through shared memory");
@@ -1059,8 +1085,13 @@ class CudaKernelEmitter : public CppEmitter {
     }
     line(in, "const int sc_pq = " + V + " * (static_cast<int>(threadIdx.x) + 1);  // the thread's " + V +
                  " cells in a slot (16 bytes, from cell " + V + " on)");
-    line(in, "for (int sc_t = static_cast<int>(blockIdx.x) - " + group + ".first; sc_t < sc_pt.count; sc_t += " + group + ".count) {");
+    const std::string work = "sc_pw[" + site + "]", tickets = "args.sc_pipe_work + " + site;
+    line(in, "__shared__ unsigned long long sc_pmail;  // thread 0's claims, to the block");
+    line(in, "unsigned long long sc_tk = " + rt + "pipe_first(" + work + ", " + tickets + ", sc_pmail);  // the block's tiles: claimed (PipeWork)");
+    line(in, "while (sc_tk - " + work + ".base < static_cast<unsigned long long>(sc_pt.count)) {");
     ++in;
+    line(in, "const int sc_t = static_cast<int>(sc_tk - " + work + ".base);");
+    line(in, "const unsigned long long sc_next = " + rt + "pipe_claim(" + tickets + ");  // back before the tile ends");
     line(in, "int sc_i0, sc_i1, sc_x0;");
     line(in, "sc_pt.tile(sc_t, &sc_i0, &sc_i1, &sc_x0);");
     line(in, "const int sc_pn = sc_i1 - sc_i0 + " + std::to_string(2 * r0) + ";  // the rows the tile loads");
@@ -1086,9 +1117,10 @@ class CudaKernelEmitter : public CppEmitter {
     --in;
     line(in, "}");
     line(in, rt + "pipe_wait<0>();");
-    line(in, "__syncthreads();  // the next tile's copies go into slots read above");
+    line(in, "sc_tk = " + rt + "pipe_pass(sc_next, sc_pmail);  // (its __syncthreads: the next tile's copies go into slots read above)");
     --in;
     line(in, "}");
+    line(in, rt + "pipe_done(" + work + ", sc_tk, sc_pt.count);  // sc_tk: a tile of a later run");
     line(indent, "} else {");
     line(0, "#endif");
     return true;
@@ -2243,6 +2275,7 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
   if (p.kind == ProgramKind::Spmd) l.push_back("  std::uint64_t* signals;  // the program's signals, symmetric, zero at launch");
   l.push_back("  std::uint64_t* scratch;  // reductions: one word per block, and the result");
   l.push_back("  int sc_pipe;  // the kernel has its row pipes' rings (compiled::pipe_bytes)");
+  l.push_back("  unsigned long long* sc_pipe_work;  // their ticket counters, a site each (kPipeSites), zero at launch");
   if (const FlowLoop flow = find_flow_loop(p, roles); flow.loop) {
     l.push_back("  " + std::string(kRt) + "FlowSignals sc_flow;  // the dataflow loop's flags (flow.cuh)");
     l.push_back("  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::flow_plan: on, the PEs before and after along dimension 0");
@@ -2341,7 +2374,9 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
     out.push_back("  const std::size_t sc_pipe_bytes = ::stencilc::compiled::pipe_bytes(sc_" + p.name + "::kernel, \"" + p.name + "\", sc_" +
                   p.name + "::kPipeBytes, sc_config, " + busy + ");  // the row pipes' rings, or 0");
     out.push_back("  if (sc_pipe_bytes > 0) sc_config.dynamic_smem = sc_pipe_bytes;");
+    out.push_back("  auto sc_pipe_work = sc_team.alloc<unsigned long long>(sc_" + p.name + "::kPipeSites);  // their ticket counters");
     args.push_back("sc_args.sc_pipe = sc_pipe_bytes > 0;");
+    args.push_back("sc_args.sc_pipe_work = sc_pipe_work.on(sc_pe);");
   }
   out.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
   out.push_back(std::string("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +

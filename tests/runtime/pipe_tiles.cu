@@ -1,8 +1,9 @@
 // The row pipe's host-side arithmetic (runtime/include/stencilc/runtime/cuda/pipe.cuh), on the host
 // (no GPU): pipe_tiles must split a chunk into tiles that cover its rows once (bands of at least
 // STENCILC_PIPE_MIN_ROWS rows, in order) and its columns once (tiles of V * block threads columns
-// from a multiple of V, none outside the box), with no more tiles than blocks (unless a row needs
-// more tiles across), or decline (count 0) only for thin bands or narrow rows; pipe_span must give
+// from a multiple of V, none outside the box), STENCILC_PIPE_TILES tiles a block at most (unless a
+// row needs more tiles across) in bands no thicker than that many need, or decline (count 0) only
+// for thin bands or narrow rows; pipe_span must give
 // the aligned 16-byte chunks that hold every column a tile's reads reach, inside the tile's ring
 // slot; the rings' sizes (pipe_ahead, pipe_ring_bytes) must be what the emitter's slots add up to.
 // Built with nvcc, run on the host. Prints a line per failure and `N passed, M failed`.
@@ -38,7 +39,14 @@ void one_case(int c0, int n0, int lo1, int hi1, int blocks, int threads) {
     return;
   }
   check(p.band >= STENCILC_PIPE_MIN_ROWS, c + ": bands thick enough");
-  check(p.count <= (blocks > p.across ? blocks : p.across), c + ": a tile a block at most");
+  check(p.count <= (blocks > p.across ? blocks : p.across) * STENCILC_PIPE_TILES, c + ": STENCILC_PIPE_TILES tiles a block at most");
+  {
+    int bands = blocks / p.across;
+    bands = bands < 1 ? 1 : bands;
+    bands = bands * STENCILC_PIPE_TILES < n0 ? bands * STENCILC_PIPE_TILES : n0;
+    const int thin = (n0 + bands - 1) / bands;
+    check(p.band == (thin > STENCILC_PIPE_MIN_ROWS ? thin : STENCILC_PIPE_MIN_ROWS), c + ": bands as thin as the tiles a block ask");
+  }
   check(p.count % p.across == 0, c + ": whole bands");
   int next_row = c0;
   bool rows_ok = true, cols_ok = true, inside = true;
@@ -85,12 +93,15 @@ void sizes() {
 }  // namespace
 
 int main() {
-  // The benchmark's cases: jacobi2d 4096^2 on 2 GPUs (a PE's 2047 interior rows, 260 compute
-  // blocks: 4 x 64 tiles of 32 rows), 16384^2 on 1 GPU.
-  const rc::PipeTiles j4096 = rc::pipe_tiles<4>(1, 2047, 1, 4095, 260, 256);
-  check(j4096.across == 4 && j4096.band == 32 && j4096.count == 256, "jacobi2d 4096^2 on 2 GPUs: 256 tiles of 32 rows");
-  const rc::PipeTiles j16384 = rc::pipe_tiles<4>(1, 16382, 1, 16383, 264, 256);
-  check(j16384.across == 16 && j16384.count <= 264 && j16384.band >= 1000, "jacobi2d 16384^2 on 1 GPU");
+  // The benchmark's cases (at the default 8 tiles a block, 24 rows at least): jacobi2d 4096^2 on
+  // 2 GPUs (a PE's 2047 interior rows, 260 compute blocks: a tile a block would be 32 rows thick;
+  // 4 x 86 tiles of 24 rows), 16384^2 on 1 GPU (16 x 128 tiles of 128 rows).
+  if (STENCILC_PIPE_TILES == 8 && STENCILC_PIPE_MIN_ROWS == 24) {
+    const rc::PipeTiles j4096 = rc::pipe_tiles<4>(1, 2047, 1, 4095, 260, 256);
+    check(j4096.across == 4 && j4096.band == 24 && j4096.count == 344, "jacobi2d 4096^2 on 2 GPUs: 344 tiles of 24 rows");
+    const rc::PipeTiles j16384 = rc::pipe_tiles<4>(1, 16382, 1, 16383, 264, 256);
+    check(j16384.across == 16 && j16384.band == 128 && j16384.count == 2048, "jacobi2d 16384^2 on 1 GPU: 2048 tiles of 128 rows");
+  }
   check(rc::pipe_tiles<4>(1, 254, 1, 255, 264, 256).count == 0, "jacobi2d 256^2: the strips");
   std::mt19937 rng(20261123);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };

@@ -48,6 +48,14 @@
 #ifndef STENCILC_PIPE_MIN_ROWS
 #define STENCILC_PIPE_MIN_ROWS 24
 #endif
+// Tiles a block takes in a step, on average: a chunk's bands are cut this much thinner than a
+// tile a block (never below STENCILC_PIPE_MIN_ROWS rows), and the blocks claim them one at a time
+// (PipeWork), so a block the memory system serves faster takes more of them. With a tile a block
+// (session 16) the step waited on the slowest block: Nsight Compute on jacobi2d 8192x16384 (one
+// H200, session 17) had 31% of the warps' cycles at the step's barrier.
+#ifndef STENCILC_PIPE_TILES
+#define STENCILC_PIPE_TILES 8
+#endif
 // 1: no row pipe for rows narrower than half a tile (most of the tile's threads would idle). The
 // GPU tests set it to 0, and STENCILC_PIPE_MIN_ROWS to 1, so their small grids take the pipe.
 #ifndef STENCILC_PIPE_NARROW
@@ -89,8 +97,8 @@ constexpr std::size_t pipe_most(std::initializer_list<std::size_t> bytes) {
 }
 
 /// A chunk's tiles: `across` tiles of `cols` (V * block threads) columns along a row, bands of
-/// `band` rows; tile t is band t / across, column tile t % across. count == 0: the pipe does not
-/// pay here.
+/// `band` rows; tile t is band t / across, column tile t % across (the blocks claim them: PipeWork).
+/// count == 0: the pipe does not pay here.
 struct PipeTiles {
   int c0 = 0, n0 = 0;   // the chunk's rows [c0, c0 + n0)
   int x_first = 0;      // the first tile's first column (lo rounded down to V)
@@ -112,9 +120,9 @@ __host__ __device__ constexpr int pipe_round_down(int x) {
 }
 
 /// The tiles of rows [c0, c0 + n0) x columns [lo1, hi1) for `blocks` blocks of `block_threads`
-/// threads: as many bands as keep a tile a block (at most); none (count 0) where a band would be
-/// thinner than STENCILC_PIPE_MIN_ROWS or a row narrower than half a tile: the wide strips do
-/// better there.
+/// threads: STENCILC_PIPE_TILES tiles a block, in bands of at least STENCILC_PIPE_MIN_ROWS rows;
+/// none (count 0) where even a tile a block would make bands thinner than that, or a row is
+/// narrower than half a tile: the wide strips do better there.
 template <int V>
 __host__ __device__ inline PipeTiles pipe_tiles(int c0, int n0, int lo1, int hi1, int blocks, int block_threads) {
   PipeTiles p;
@@ -127,8 +135,10 @@ __host__ __device__ inline PipeTiles pipe_tiles(int c0, int n0, int lo1, int hi1
   int bands = blocks / p.across;
   if (bands < 1) bands = 1;
   if (bands > n0) bands = n0;
+  if ((n0 + bands - 1) / bands < STENCILC_PIPE_MIN_ROWS) return p;
+  bands = bands * STENCILC_PIPE_TILES < n0 ? bands * STENCILC_PIPE_TILES : n0;
   p.band = (n0 + bands - 1) / bands;
-  if (p.band < STENCILC_PIPE_MIN_ROWS) return p;
+  if (p.band < STENCILC_PIPE_MIN_ROWS) p.band = STENCILC_PIPE_MIN_ROWS;
   p.count = p.across * ((n0 + p.band - 1) / p.band);
   return p;
 }
@@ -149,7 +159,51 @@ __host__ __device__ inline PipeSpan pipe_span(int x0, int cols, int lo1, int hi1
   return s;
 }
 
+/// A row pipe site's tiles, claimed by the blocks of its group one at a time from the site's
+/// ticket counter (KernelArgs::sc_pipe_work, zero at launch): tickets run on over the site's runs,
+/// run k's tiles being tickets [base_k, base_k + count_k). A block claims until it draws a ticket
+/// past its run; that ticket is a tile of a later run (every ticket before it was drawn, those of
+/// this run included), which the block keeps for it: no ticket is lost, none is drawn twice, and
+/// no run waits for the blocks still in an earlier one. Every thread keeps the same copy.
+constexpr unsigned long long kPipeNoTicket = ~0ULL;
+struct PipeWork {
+  unsigned long long base = 0;              // the tickets of the site's earlier runs
+  unsigned long long held = kPipeNoTicket;  // the block's ticket not yet used, if any
+};
+
 #if defined(__CUDACC__)
+/// Block-collective, at the start of a run: the block's first ticket, the one it holds or (the
+/// first run) a new one that thread 0 claims and `mailbox` (a __shared__ word) hands round.
+__device__ inline unsigned long long pipe_first(PipeWork& w, unsigned long long* tickets, unsigned long long& mailbox) {
+  if (w.held == kPipeNoTicket) {
+    if (threadIdx.x == 0) mailbox = atomicAdd(tickets, 1ULL);
+    __syncthreads();
+    w.held = mailbox;
+    __syncthreads();  // read before thread 0 writes it again
+  }
+  return w.held;
+}
+
+/// Thread 0's claim of the block's next ticket (0 on the other threads), made when a tile starts
+/// so that it is back before the tile ends.
+__device__ __forceinline__ unsigned long long pipe_claim(unsigned long long* tickets) {
+  return threadIdx.x == 0 ? atomicAdd(tickets, 1ULL) : 0ULL;
+}
+
+/// Block-collective, at the end of a tile: thread 0's claim `next` to every thread (the
+/// __syncthreads also frees the ring slots the tile read for the next tile's copies).
+__device__ __forceinline__ unsigned long long pipe_pass(unsigned long long next, unsigned long long& mailbox) {
+  if (threadIdx.x == 0) mailbox = next;
+  __syncthreads();
+  return mailbox;
+}
+
+/// The end of a run of `count` tiles: `ticket`, the one past it, is kept for a later run.
+__device__ __forceinline__ void pipe_done(PipeWork& w, unsigned long long ticket, int count) {
+  w.held = ticket;
+  w.base += static_cast<unsigned long long>(count);
+}
+
 __device__ __forceinline__ unsigned pipe_smem_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
