@@ -1049,7 +1049,8 @@ class CudaKernelEmitter : public CppEmitter {
   /// The row pipe (pipe.cuh) of a 2-D point update's chunk, where STENCILC_ROW_PIPE is set, the
   /// launcher gave the kernel its rings (args.sc_pipe) and the chunk is large enough
   /// (pipe_tiles): an `if (...) { ... } else {` that the wide strips follow (strip_points closes
-  /// it). Each block of `group` takes tiles of the chunk; the rows a tile's reads need stream into
+  /// it). The blocks of `group` claim the chunk's tiles one at a time (PipeWork: the kernel's
+  /// sc_pw[site], the site's counter args.sc_pipe_work[site]); the rows a tile's reads need stream into
   /// its rings of shared memory (cp.async, pipe_ahead rows ahead, a __syncthreads a row), and each
   /// thread computes v adjacent cells of each row from 16-byte loads of the rings (the wide
   /// strips' registers: wide_read) and stores them 16 bytes at once.

@@ -28,12 +28,11 @@
 // 1: the barrier form's inner part of a 2-D point update whose grids allow wide strips runs as
 // the row pipe where its chunk is large enough (pipe_tiles) and the launcher gave the kernel its
 // rings (compiled::pipe_bytes; STENCILC_PIPE=0 in the environment turns it off for a run).
-// Off by default: verified on 1 and 2 GPUs, but measured (session 16, nvidia-h200-x2, same-run
-// ab.py, us a step, strips -> pipe) faster only at jacobi2d 16384^2 on 1 GPU (696.95 -> 661.54)
-// and slower elsewhere (4096^2 47.99 -> 50.66 on 1 GPU, 27.07 -> 30.35 on 2; wave2d 8192^2 322.5
-// -> 632.1 and 187.3 -> 335.9), where rowpipe.cu's hand-written form reached 83-90% of the copy
-// bandwidth: docs/BENCHMARKS.md, session 16, has what differs and what to try next. Those were
-// the first two forms; the third (the rows' 16-byte loads from the rings, below) is not yet run.
+// Off by default: verified on 1 and 2 GPUs; measured (session 17, nvidia-h200-x2, same-run, us a
+// step, strips -> pipe) at 84-86% of the copy bandwidth on jacobi2d 16384^2 (705.8 -> 588.2),
+// 16384 x 8192 and 12288 x 16384 on 1 GPU, but slower at 8192 x 16384 (358.5 -> 388.9: the 2-GPU
+// halves of 16384^2), 4096^2 (47.8 -> 56.5) and wave2d 8192^2 (322.6 -> 468.8):
+// docs/BENCHMARKS.md, session 17, has the candidates and the next call.
 #ifndef STENCILC_ROW_PIPE
 #define STENCILC_ROW_PIPE 0
 #endif

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# One device call (1 GPU used, ~4 minutes): is the row pipe's loss at jacobi2d's 8192 x 16384 half
+# (session 17: 390 us a step against the wide strips' 359, where 16384^2 runs 588 against 706) the
+# rows' count, the columns', or the tiles' size? jacobi2d on one GPU at 16384 x 16384, 8192 x
+# 16384, 16384 x 8192 and 12288 x 16384 (rows x columns), the wide strips against the pipe at 8
+# tiles a block (the default) and 1. Per-step times by the bench's method (measure.py).
+# Needs bench-gen written by this checkout (carry it). Results under $OUT.
+#   bash bench/experiments/pipe-shape.sh bench-gen
+set -u
+out="${OUT:-/tmp/pipe-shape}"
+. "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, budget
+bgen="${1:-$root/bench-gen}"
+exe="$out/exe"
+stage "build"
+python3 "$root/bench/experiments/ab.py" --gen "$bgen" --out "$exe" --build-only --case jacobi2d:0 \
+  --variant strips= --variant pipe8=-DSTENCILC_ROW_PIPE=1 --variant pipe1="-DSTENCILC_ROW_PIPE=1 -DSTENCILC_PIPE_TILES=1" 2>&1 | tail -1
+stage "per-step times (us), 1 GPU"
+timeout "$(budget 280)" python3 - "$exe" <<'PY'
+import os, statistics, sys
+sys.path.insert(0, os.path.join(os.getcwd(), "bench"))
+import measure
+exe = sys.argv[1]
+env = {"STENCILC_DATAFLOW": "0"}
+def per_step(path, args_of, s1):
+    t1 = measure.kernel_ms(path, args_of(s1), 1, env)[1:]
+    t2 = measure.kernel_ms(path, args_of(3 * s1), 1, env)[1:]
+    return statistics.median((b - a) * 1000.0 / (2 * s1) for a, b in zip(t1, t2))
+print("| rows x columns | strips | pipe8 | pipe1 |")
+for rows, cols in [(16384, 16384), (8192, 16384), (16384, 8192), (12288, 16384)]:
+    cells = []
+    for v in ["strips", "pipe8", "pipe1"]:
+        try:
+            cells.append(f"{per_step(os.path.join(exe, f'jacobi2d.cpu-free.{v}'), lambda s: f'{cols} {rows} {s} 0 3', 40):.2f}")
+        except Exception as e:
+            cells.append("FAIL")
+            print(f"  {rows}x{cols} {v}: {e}", file=sys.stderr)
+    print(f"| {rows} x {cols} | " + " | ".join(cells) + " |", flush=True)
+PY
+rm -rf "$exe"
+stage "done"
