@@ -4,6 +4,8 @@
 # rows' count, the columns', or the tiles' size? jacobi2d on one GPU at 16384 x 16384, 8192 x
 # 16384, 16384 x 8192 and 12288 x 16384 (rows x columns), the wide strips against the pipe at 8
 # tiles a block (the default) and 1. Per-step times by the bench's method (measure.py).
+# SHAPES="ROWSxCOLS ..." times other shapes (next: near 8192x16384, to tell an aliasing of exact
+# sizes from the rows' length: SHAPES="8192x16384 8200x16384 8192x16448 8192x16128 16384x8192").
 # Needs bench-gen written by this checkout (carry it). Results under $OUT.
 #   bash bench/experiments/pipe-shape.sh bench-gen
 set -u
@@ -26,7 +28,8 @@ def per_step(path, args_of, s1):
     t2 = measure.kernel_ms(path, args_of(3 * s1), 1, env)[1:]
     return statistics.median((b - a) * 1000.0 / (2 * s1) for a, b in zip(t1, t2))
 print("| rows x columns | strips | pipe8 | pipe1 |")
-for rows, cols in [(16384, 16384), (8192, 16384), (16384, 8192), (12288, 16384)]:
+shapes = os.environ.get("SHAPES", "16384x16384 8192x16384 16384x8192 12288x16384").split()
+for rows, cols in [tuple(int(x) for x in s.split("x")) for s in shapes]:
     cells = []
     for v in ["strips", "pipe8", "pipe1"]:
         try:
