@@ -5,7 +5,9 @@
 # 16384, 16384 x 8192 and 12288 x 16384 (rows x columns), the wide strips against the pipe at 8
 # tiles a block (the default) and 1. Per-step times by the bench's method (measure.py).
 # SHAPES="ROWSxCOLS ..." times other shapes (next: near 8192x16384, to tell an aliasing of exact
-# sizes from the rows' length: SHAPES="8192x16384 8200x16384 8192x16448 8192x16128 16384x8192").
+# sizes from the rows' length: SHAPES="8192x16384 8200x16384 8192x16448 8192x16128 16384x8192"),
+# and SKEWS="0 4096 ..." each at those STENCILC_SYM_SKEW bytes between the symmetric allocations
+# (P2PTeam::alloc: the two grids' rows of one index further apart than a grid).
 # Needs bench-gen written by this checkout (carry it). Results under $OUT.
 #   bash bench/experiments/pipe-shape.sh bench-gen
 set -u
@@ -22,22 +24,26 @@ import os, statistics, sys
 sys.path.insert(0, os.path.join(os.getcwd(), "bench"))
 import measure
 exe = sys.argv[1]
-env = {"STENCILC_DATAFLOW": "0"}
-def per_step(path, args_of, s1):
+base_env = {"STENCILC_DATAFLOW": "0"}
+def per_step(path, args_of, s1, env):
     t1 = measure.kernel_ms(path, args_of(s1), 1, env)[1:]
     t2 = measure.kernel_ms(path, args_of(3 * s1), 1, env)[1:]
     return statistics.median((b - a) * 1000.0 / (2 * s1) for a, b in zip(t1, t2))
-print("| rows x columns | strips | pipe8 | pipe1 |")
+print("| rows x columns | skew (bytes) | strips | pipe8 | pipe1 |")
 shapes = os.environ.get("SHAPES", "16384x16384 8192x16384 16384x8192 12288x16384").split()
-for rows, cols in [tuple(int(x) for x in s.split("x")) for s in shapes]:
+skews = os.environ.get("SKEWS", "0").split()
+for (rows, cols), skew in [(tuple(int(x) for x in s.split("x")), k) for s in shapes for k in skews]:
+    env = dict(base_env)
+    if skew != "0":  # room for the skews: a heap of three grids' bytes at least
+        env.update({"STENCILC_SYM_SKEW": skew, "STENCILC_SYM_HEAP_MB": str(max(4096, rows * cols * 8 * 3 // (1 << 20)))})
     cells = []
     for v in ["strips", "pipe8", "pipe1"]:
         try:
-            cells.append(f"{per_step(os.path.join(exe, f'jacobi2d.cpu-free.{v}'), lambda s: f'{cols} {rows} {s} 0 3', 40):.2f}")
+            cells.append(f"{per_step(os.path.join(exe, f'jacobi2d.cpu-free.{v}'), lambda s: f'{cols} {rows} {s} 0 3', 40, env):.2f}")
         except Exception as e:
             cells.append("FAIL")
             print(f"  {rows}x{cols} {v}: {e}", file=sys.stderr)
-    print(f"| {rows} x {cols} | " + " | ".join(cells) + " |", flush=True)
+    print(f"| {rows} x {cols} | {skew} | " + " | ".join(cells) + " |", flush=True)
 PY
 rm -rf "$exe"
 stage "done"
