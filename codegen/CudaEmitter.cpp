@@ -1102,6 +1102,13 @@ class CudaKernelEmitter : public CppEmitter {
     }
     pipe_issue(grids, r0, v, in);
     line(in, "for (int sc_q = 0; sc_q < " + std::to_string(2 * r0) + " + sc_pa; ++sc_q) sc_issue(sc_q);");
+    collect_wide_rows(point_body, 1);
+    for (const auto& [k, next] : pipe_carries()) {
+      const WideRow& w = wide_rows_[k];
+      const std::string row = "row sc_l0 " + std::string(w.d0 < 0 ? "- " : "+ ") + std::to_string(std::abs(w.d0));
+      line(in, rt + "Vec<" + t + ", " + V + "> " + pipe_carry(k) + "{};  // " + row + " of %" + w.grid + ": the row before's " +
+                   wide_rows_[next].name + " (STENCILC_PIPE_REUSE)");
+    }
     line(in, "for (int sc_r = 0; sc_r < sc_i1 - sc_i0; ++sc_r) {");
     ++in;
     line(in, rt + "pipe_wait<sc_pa - 1>();");
@@ -1159,11 +1166,15 @@ class CudaKernelEmitter : public CppEmitter {
     const std::string rt = kRt, V = std::to_string(v);
     line(in, "const int sc_wl = sc_x0 + sc_pq - " + V + ";  // the thread's first column");
     line(in, "const bool sc_full = sc_wl >= sc_box.lo[1] && sc_wl + " + V + " <= sc_box.hi[1];");
-    collect_wide_rows(point_body, 1);
-    for (const WideRow& w : wide_rows_) {
+    const std::map<size_t, size_t> carries = pipe_carries();
+    for (size_t k = 0; k < wide_rows_.size(); ++k) {
+      const WideRow& w = wide_rows_[k];
       const std::string at = "sc_pr_" + w.grid + " + " + pipe_slot(w.grid, w.d0) + " + sc_pq";
-      line(in, "const " + rt + "Vec<" + t + ", " + V + "> " + w.name + " = " + rt + "load_vec<" + V + ">(" + at + ");");
-      for (const auto& [pos, name] : wide_sides(w, v)) line(in, "const " + t + " " + name + " = (" + at + ")[" + std::to_string(pos) + "];");
+      const std::string load = rt + "load_vec<" + V + ">(" + at + ")";
+      line(in, "const " + rt + "Vec<" + t + ", " + V + "> " + w.name + " = " +
+                   (carries.count(k) ? "STENCILC_PIPE_REUSE && sc_r > 0 ? " + pipe_carry(k) + " : " + load : load) + ";");
+      for (const auto& [pos, name] : wide_sides(w, v))
+        line(in, "const " + t + " " + name + " = " + rt + "pipe_side<" + std::to_string(pos) + ">(" + w.name + ", " + at + ");");
     }
     const std::set<std::string> stored = stored_blocks(point_body);
     for (const std::string& g : stored) line(in, t + " sc_st_" + g + "[1][" + V + "];  // the thread's values");
@@ -1192,7 +1203,21 @@ class CudaKernelEmitter : public CppEmitter {
       line(in + 2, "if (sc_wl + sc_c >= sc_box.lo[1] && sc_wl + sc_c < sc_box.hi[1]) (" + row + ")[sc_wl + sc_c] = sc_st_" + g + "[0][sc_c];");
       line(in, "}");
     }
+    for (const auto& [k, next] : carries) line(in, pipe_carry(k) + " = " + wide_rows_[next].name + ";  // the next row's");
   }
+
+  /// The wide rows (wide_rows_, of a row pipe's body) the next row reads again: k -> j where row
+  /// j is row k's grid one row further on, so the next row's k is this row's j (kept in a
+  /// register: pipe_carry(k)) rather than loaded from its ring again.
+  std::map<size_t, size_t> pipe_carries() const {
+    std::map<size_t, size_t> out;
+    for (size_t k = 0; k < wide_rows_.size(); ++k)
+      for (size_t j = 0; j < wide_rows_.size(); ++j)
+        if (wide_rows_[j].grid == wide_rows_[k].grid && wide_rows_[j].d0 == wide_rows_[k].d0 + 1 && wide_rows_[j].mids == wide_rows_[k].mids)
+          out.emplace(k, j);
+    return out;
+  }
+  static std::string pipe_carry(size_t k) { return "sc_carry" + std::to_string(k); }
 
   /// The name of the offset of grid g's ring slot that holds row sc_l0 + d, in a row pipe.
   static std::string pipe_slot(const std::string& g, int d) {

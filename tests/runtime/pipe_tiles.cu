@@ -3,7 +3,7 @@
 // STENCILC_PIPE_MIN_ROWS rows, in order) and its columns once (tiles of V * block threads columns
 // from a multiple of V, none outside the box), STENCILC_PIPE_TILES tiles a block at most (unless a
 // row needs more tiles across) in bands no thicker than that many need, or decline (count 0) only
-// for thin bands or narrow rows; pipe_span must give
+// for thin bands, narrow rows or blocks of part of a warp; pipe_span must give
 // the aligned 16-byte chunks that hold every column a tile's reads reach, inside the tile's ring
 // slot; the rings' sizes (pipe_ahead, pipe_ring_bytes) must be what the emitter's slots add up to.
 // Built with nvcc, run on the host. Prints a line per failure and `N passed, M failed`.
@@ -35,7 +35,7 @@ void one_case(int c0, int n0, int lo1, int hi1, int blocks, int threads) {
     int bands = blocks / across;
     bands = bands < 1 ? 1 : bands > n0 ? n0 : bands;
     const int band = (n0 + bands - 1) / bands;
-    check(2 * (hi1 - lo1) < cols || band < STENCILC_PIPE_MIN_ROWS, c + ": declined only where it does not pay");
+    check(2 * (hi1 - lo1) < cols || band < STENCILC_PIPE_MIN_ROWS || threads % 32 != 0, c + ": declined only where it does not pay");
     return;
   }
   check(p.band >= STENCILC_PIPE_MIN_ROWS, c + ": bands thick enough");
@@ -103,6 +103,7 @@ int main() {
     check(j16384.across == 16 && j16384.band == 128 && j16384.count == 2048, "jacobi2d 16384^2 on 1 GPU: 2048 tiles of 128 rows");
   }
   check(rc::pipe_tiles<4>(1, 254, 1, 255, 264, 256).count == 0, "jacobi2d 256^2: the strips");
+  check(rc::pipe_tiles<4>(1, 16382, 1, 16383, 264, 240).count == 0, "blocks of part of a warp: the strips (pipe_side's shuffles)");
   std::mt19937 rng(20261123);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int k = 0; k < 3000; ++k) {

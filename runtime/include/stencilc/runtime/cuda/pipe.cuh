@@ -55,6 +55,20 @@
 #ifndef STENCILC_PIPE_TILES
 #define STENCILC_PIPE_TILES 8
 #endif
+// 1: a row's vector of a grid's row that the row before read one row further on comes from that
+// row's register instead of the ring (the emitter's pipe_carries: jacobi2d loads 1 of its 3 rows a
+// row, wave2d's u 1 of 5), as rowpipe.cu keeps its rows. Session 17, written after the device
+// time ran out: not yet run (bench/experiments/pipe-check.sh's variants compare it).
+#ifndef STENCILC_PIPE_REUSE
+#define STENCILC_PIPE_REUSE 1
+#endif
+// 1: a row's side cells (the cells past a thread's V that its reads reach) come from the next
+// lane's vector by a warp shuffle (pipe_side), the warp's first or last lane reading the ring,
+// instead of every thread's scalar shared loads (4 threads a bank: Nsight Compute counted 4-way
+// conflicts on 30% of jacobi2d's shared-load wavefronts). Session 17, not yet run.
+#ifndef STENCILC_PIPE_SHUFFLE
+#define STENCILC_PIPE_SHUFFLE 1
+#endif
 // 1: no row pipe for rows narrower than half a tile (most of the tile's threads would idle). The
 // GPU tests set it to 0, and STENCILC_PIPE_MIN_ROWS to 1, so their small grids take the pipe.
 #ifndef STENCILC_PIPE_NARROW
@@ -129,7 +143,8 @@ __host__ __device__ inline PipeTiles pipe_tiles(int c0, int n0, int lo1, int hi1
   p.n0 = n0;
   p.cols = V * block_threads;
   p.x_first = pipe_round_down<V>(lo1);
-  if (n0 <= 0 || hi1 <= lo1 || (STENCILC_PIPE_NARROW && 2 * (hi1 - lo1) < p.cols)) return p;
+  // (whole warps: pipe_side's shuffles take every lane)
+  if (n0 <= 0 || hi1 <= lo1 || block_threads % 32 != 0 || (STENCILC_PIPE_NARROW && 2 * (hi1 - lo1) < p.cols)) return p;
   p.across = (hi1 - p.x_first + p.cols - 1) / p.cols;
   int bands = blocks / p.across;
   if (bands < 1) bands = 1;
@@ -217,6 +232,28 @@ __device__ __forceinline__ void pipe_row(T* slot, const T* row, const PipeSpan& 
                  "l"(row + span.first + k * V)
                  : "memory");
   }
+}
+
+/// Side cell `Pos` of this thread's row vector `mine` (V cells from its cell 0; Pos in [-V, 0) or
+/// [V, 2V)) whose cell 0 is `at` in a ring slot: with STENCILC_PIPE_SHUFFLE the neighbouring
+/// lane's cell (a thread's V cells follow the previous lane's in the slot), the warp's first (last)
+/// lane reading its left (right) cells from the ring; every lane of every warp calls it.
+template <int Pos, class VecT, class T>
+__device__ __forceinline__ T pipe_side(const VecT& mine, const T* at) {
+  constexpr int V = static_cast<int>(sizeof(VecT) / sizeof(T));
+  static_assert((Pos >= -V && Pos < 0) || (Pos >= V && Pos < 2 * V), "a side cell within one vector of the thread's");
+#if STENCILC_PIPE_SHUFFLE
+  const unsigned lane = threadIdx.x % 32u;
+  if constexpr (Pos < 0) {
+    const T left = __shfl_up_sync(0xffffffffu, mine.v[V + Pos], 1);
+    return lane == 0 ? at[Pos] : left;
+  } else {
+    const T right = __shfl_down_sync(0xffffffffu, mine.v[Pos - V], 1);
+    return lane == 31 ? at[Pos] : right;
+  }
+#else
+  return at[Pos];
+#endif
 }
 
 /// Closes this thread's copies started since the last commit into one group (an empty group
