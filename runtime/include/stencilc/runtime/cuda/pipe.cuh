@@ -9,8 +9,10 @@
 // rows, and walks it row by row; the rows its reads need (the band and `r0` rows either side, the
 // tile's columns and up to V cells either side) go into a ring of shared-memory row slots with
 // cp.async, kPipeAhead rows ahead of the row computed, without holding registers. A row's points
-// then read the ring (a thread's V adjacent cells: per row its reads use, one 16-byte ld.shared
-// and the side cells one by one, as the wide strips load global memory) and store 16 bytes at once.
+// then read the ring (a thread's V adjacent cells: per row its reads use, one 16-byte ld.shared,
+// or the register of the row before where it read that row (STENCILC_PIPE_REUSE), and the side
+// cells from the next lane (pipe_side)) and store 16 bytes at once. The blocks claim the tiles
+// one at a time (PipeWork).
 // rowpipe.cu: 90% of the copy bandwidth at 16384^2 on one H200 against the wide strips' 74%.
 //
 // Ring layout, per grid the body reads: R = 2 r0 + 1 + kPipeAhead slots of pipe_slot_cells(V)
