@@ -59,6 +59,15 @@ def kernel_ms(exe, args, gpus, env=None):
     return [float(m.group(1)) for m in map(TIMING.match, r.stderr.splitlines()) if m]
 
 
+def step_us(exe, args_of, s1, gpus, env=None):
+    """us a step by the method above: the kernel times of runs at s1 and 3 s1 steps (`args_of(steps)`:
+    the argument line; each process's first run, the warm-up, dropped), the median over runs of
+    their difference over 2 s1."""
+    t1 = kernel_ms(exe, args_of(s1), gpus, env)[1:]
+    t2 = kernel_ms(exe, args_of(3 * s1), gpus, env)[1:]
+    return statistics.median((b - a) * 1000.0 / (2 * s1) for a, b in zip(t1, t2))
+
+
 def steps_for(points, bytes_per_point):
     # About 20 ms of memory traffic per run at ~4 TB/s, within [10, 5000] steps.
     return max(10, min(5000, int(8e10 / (points * bytes_per_point))))
@@ -179,22 +188,19 @@ def main():
                 for schedule in schedules:
                     exe = os.path.join(a.bin, f"{source_of(program)}.{schedule}")
                     s1 = steps_for(points / g, bpp)
-                    s2 = 3 * s1
                     try:
-                        t1 = kernel_ms(exe, argline(n, s1, a.runs + 1, n0), g)[1:]
-                        t2 = kernel_ms(exe, argline(n, s2, a.runs + 1, n0), g)[1:]
+                        per_step = step_us(exe, lambda s: argline(n, s, a.runs + 1, n0), s1, g)
                     except (RuntimeError, subprocess.TimeoutExpired) as e:
                         print(f"FAIL {program} {n} {g} {schedule}: {e}", flush=True)
                         rows.append([date, a.device, program, n, g, schedule, "p2p", "", "", "false"])
                         write_outputs(a.out, rows, a.device, a.bandwidth, date)
                         continue
-                    per_step = statistics.median((b - c) * 1000.0 / (s2 - s1) for b, c in zip(t2, t1))
                     fraction = (points * bpp / g) / (per_step * 1e-6) / (a.bandwidth * 1e9)
                     ok = verified.get((source_of(program), schedule), False)
                     rows.append([date, a.device, program, n, g, schedule, "p2p", f"{per_step:.2f}", f"{fraction:.3f}",
                                  "true" if ok else "false"])
                     print(f"{program} {n} gpus={g} {schedule}: {per_step:.2f} us/step, {fraction:.1%} of bandwidth "
-                          f"(steps {s1}/{s2}, {a.runs} runs)", flush=True)
+                          f"(steps {s1}/{3 * s1}, {a.runs} runs)", flush=True)
                     write_outputs(a.out, rows, a.device, a.bandwidth, date)
 
     with open(os.path.join(a.out, "table.md")) as f:

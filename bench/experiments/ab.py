@@ -22,13 +22,12 @@ headers of another checkout (DIR/include, DIR/runtime/include: another version o
 """
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import measure  # noqa: E402  (PROGRAMS, kernel_ms, steps_for)
+import measure  # noqa: E402  (PROGRAMS, step_us, steps_for)
 
 
 def build(root, gen, out, program, name, flags, schedule, includes=None):
@@ -46,12 +45,8 @@ def build(root, gen, out, program, name, flags, schedule, includes=None):
 
 def per_step_us(exe, program, n, gpus, runs, env):
     bpp, rank, argline, _ = measure.PROGRAMS[program]
-    points = n ** rank
-    s1 = measure.steps_for(points / gpus, bpp)
-    s2 = 3 * s1
-    t1 = measure.kernel_ms(exe, argline(n, s1, runs + 1, n), gpus, env)[1:]
-    t2 = measure.kernel_ms(exe, argline(n, s2, runs + 1, n), gpus, env)[1:]
-    return statistics.median((b - a) * 1000.0 / (s2 - s1) for a, b in zip(t1, t2))
+    s1 = measure.steps_for(n ** rank / gpus, bpp)
+    return measure.step_us(exe, lambda s: argline(n, s, runs + 1, n), s1, gpus, env)
 
 
 def pairs(items):

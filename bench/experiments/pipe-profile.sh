@@ -42,15 +42,11 @@ gzip -f "$out"/*.sass.csv
 
 stage "B. per-step times"
 timeout "$(budget 560)" python3 - "$exe" <<'PY'
-import os, statistics, sys
+import os, sys
 sys.path.insert(0, os.path.join(os.environ.get("PWD", "."), "bench"))
 import measure
 exe = sys.argv[1]
 env = {"STENCILC_DATAFLOW": "0"}
-def per_step(path, args_of, s1, gpus):
-    t1 = measure.kernel_ms(path, args_of(s1), gpus, env)[1:]
-    t2 = measure.kernel_ms(path, args_of(3 * s1), gpus, env)[1:]
-    return statistics.median((b - a) * 1000.0 / (2 * s1) for a, b in zip(t1, t2))
 cases = [
     ("jacobi2d 8192x16384", "jacobi2d", lambda s: f"16384 8192 {s} 0 4", 100, [1], ["strips", "pipe", "a9"]),
     ("wave2d 8192^2", "wave2d", lambda s: f"8192 {s} 4", 100, [1, 2], ["strips", "pipe", "a9", "a15"]),
@@ -62,7 +58,7 @@ for label, prog, args_of, s1, gpus_list, variants in cases:
         cells = []
         for v in variants:
             try:
-                cells.append(f"{v} {per_step(os.path.join(exe, f'{prog}.cpu-free.{v}'), args_of, s1, g):.2f}")
+                cells.append(f"{v} {measure.step_us(os.path.join(exe, f'{prog}.cpu-free.{v}'), args_of, s1, g, env):.2f}")
             except Exception as e:
                 cells.append(f"{v} FAIL")
                 print(f"  {label} {g} {v}: {e}", file=sys.stderr)

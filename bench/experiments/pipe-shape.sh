@@ -20,15 +20,11 @@ python3 "$root/bench/experiments/ab.py" --gen "$bgen" --out "$exe" --build-only 
   --variant strips= --variant pipe8=-DSTENCILC_ROW_PIPE=1 --variant pipe1="-DSTENCILC_ROW_PIPE=1 -DSTENCILC_PIPE_TILES=1" 2>&1 | tail -1
 stage "per-step times (us), 1 GPU"
 timeout "$(budget 280)" python3 - "$exe" <<'PY'
-import os, statistics, sys
+import os, sys
 sys.path.insert(0, os.path.join(os.getcwd(), "bench"))
 import measure
 exe = sys.argv[1]
 base_env = {"STENCILC_DATAFLOW": "0"}
-def per_step(path, args_of, s1, env):
-    t1 = measure.kernel_ms(path, args_of(s1), 1, env)[1:]
-    t2 = measure.kernel_ms(path, args_of(3 * s1), 1, env)[1:]
-    return statistics.median((b - a) * 1000.0 / (2 * s1) for a, b in zip(t1, t2))
 print("| rows x columns | skew (bytes) | strips | pipe8 | pipe1 |")
 shapes = os.environ.get("SHAPES", "16384x16384 8192x16384 16384x8192 12288x16384").split()
 skews = os.environ.get("SKEWS", "0").split()
@@ -39,7 +35,7 @@ for (rows, cols), skew in [(tuple(int(x) for x in s.split("x")), k) for s in sha
     cells = []
     for v in ["strips", "pipe8", "pipe1"]:
         try:
-            cells.append(f"{per_step(os.path.join(exe, f'jacobi2d.cpu-free.{v}'), lambda s: f'{cols} {rows} {s} 0 3', 40, env):.2f}")
+            cells.append(f"{measure.step_us(os.path.join(exe, f'jacobi2d.cpu-free.{v}'), lambda s: f'{cols} {rows} {s} 0 3', 40, 1, env):.2f}")
         except Exception as e:
             cells.append("FAIL")
             print(f"  {rows}x{cols} {v}: {e}", file=sys.stderr)
