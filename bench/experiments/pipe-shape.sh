@@ -8,6 +8,7 @@
 # sizes from the rows' length: SHAPES="8192x16384 8200x16384 8192x16448 8192x16128 16384x8192"),
 # and SKEWS="0 4096 ..." each at those STENCILC_SYM_SKEW bytes between the symmetric allocations
 # (P2PTeam::alloc: the two grids' rows of one index further apart than a grid).
+# BUDGET (seconds, default 280) bounds the timing stage.
 # Needs bench-gen written by this checkout (carry it). Results under $OUT.
 #   bash bench/experiments/pipe-shape.sh bench-gen
 set -u
@@ -19,7 +20,7 @@ stage "build"
 python3 "$root/bench/experiments/ab.py" --gen "$bgen" --out "$exe" --build-only --case jacobi2d:0 \
   --variant strips= --variant pipe8=-DSTENCILC_ROW_PIPE=1 --variant pipe1="-DSTENCILC_ROW_PIPE=1 -DSTENCILC_PIPE_TILES=1" 2>&1 | tail -1
 stage "per-step times (us), 1 GPU"
-timeout "$(budget 280)" python3 - "$exe" <<'PY'
+timeout "$(budget "${BUDGET:-280}")" python3 - "$exe" <<'PY'
 import os, sys
 sys.path.insert(0, os.path.join(os.getcwd(), "bench"))
 import measure
