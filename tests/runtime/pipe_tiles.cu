@@ -3,13 +3,15 @@
 // STENCILC_PIPE_MIN_ROWS rows, in order) and its columns once (tiles of V * block threads columns
 // from a multiple of V, none outside the box), STENCILC_PIPE_TILES tiles a block at most (unless a
 // row needs more tiles across) in bands no thicker than that many need, or decline (count 0) only
-// for thin bands, narrow rows or blocks of part of a warp; pipe_span must give
+// for thin bands, narrow rows or blocks of part of a warp, in either claim order (band by band, or
+// down the columns of tiles first: STENCILC_PIPE_ORDER); pipe_span must give
 // the aligned 16-byte chunks that hold every column a tile's reads reach, inside the tile's ring
 // slot; the rings' sizes (pipe_ahead, pipe_ring_bytes) must be what the emitter's slots add up to.
 // Built with nvcc, run on the host. Prints a line per failure and `N passed, M failed`.
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <stencilc/runtime/cuda/pipe.cuh>
 
@@ -48,33 +50,52 @@ void one_case(int c0, int n0, int lo1, int hi1, int blocks, int threads) {
     check(p.band == (thin > STENCILC_PIPE_MIN_ROWS ? thin : STENCILC_PIPE_MIN_ROWS), c + ": bands as thin as the tiles a block ask");
   }
   check(p.count % p.across == 0, c + ": whole bands");
-  int next_row = c0;
-  bool rows_ok = true, cols_ok = true, inside = true;
-  for (int t = 0; t < p.count; ++t) {
-    int i0 = 0, i1 = 0, x0 = 0;
-    p.tile(t, &i0, &i1, &x0);
-    const int tx = t % p.across;
-    if (tx == 0) {  // a new band: right after the last, not empty
-      rows_ok = rows_ok && i0 == next_row && i1 > i0 && i1 <= c0 + n0;
-      next_row = i1;
-    }
-    cols_ok = cols_ok && x0 == p.x_first + tx * cols && x0 % V == 0;
-    inside = inside && x0 < hi1 && x0 + cols > lo1;
-    for (int r1 = 0; r1 <= V; ++r1) {
-      const rc::PipeSpan s = rc::pipe_span<V>(x0, cols, lo1, hi1, r1);
-      const int from = (x0 > lo1 ? x0 : lo1) - r1, to = (x0 + cols < hi1 ? x0 + cols : hi1) + r1;
-      const bool covers = s.first % V == 0 && s.first <= from && s.first > from - V && s.first + s.chunks * V >= to &&
-                          s.first + (s.chunks - 1) * V < to;
-      const bool in_slot = s.at == s.first - x0 + V && s.at >= 0 && s.at + s.chunks * V <= rc::pipe_slot_cells<V>(threads);
-      if (!covers || !in_slot) {
-        check(false, c + ", tile " + std::to_string(t) + ", reach " + std::to_string(r1) + ": span " + std::to_string(s.first) +
-                         " x " + std::to_string(s.chunks) + " at " + std::to_string(s.at));
+  // Either claim order (PipeTiles::down, STENCILC_PIPE_ORDER) takes every band's every column
+  // tile once; band-first order walks the bands in order, a band's tiles side by side.
+  const int bands = p.count / p.across;
+  for (const bool down : {false, true}) {
+    rc::PipeTiles q = p;
+    q.down = down;
+    const std::string o = c + (down ? ", down the columns first" : ", band by band");
+    std::vector<int> seen(static_cast<std::size_t>(p.count), 0);
+    int next_row = c0;
+    bool rows_ok = true, cols_ok = true, inside = true, order_ok = true;
+    for (int t = 0; t < p.count; ++t) {
+      int i0 = 0, i1 = 0, x0 = 0;
+      q.tile(t, &i0, &i1, &x0);
+      const int by = (i0 - c0) / p.band, tx = (x0 - p.x_first) / cols;
+      rows_ok = rows_ok && (i0 - c0) % p.band == 0 && by >= 0 && by < bands && i1 == (i0 + p.band < c0 + n0 ? i0 + p.band : c0 + n0) &&
+                i1 > i0;
+      cols_ok = cols_ok && (x0 - p.x_first) % cols == 0 && tx >= 0 && tx < p.across && x0 % V == 0;
+      if (rows_ok && cols_ok) ++seen[static_cast<std::size_t>(by * p.across + tx)];
+      order_ok = order_ok && (down ? (by == t % bands && tx == t / bands) : (by == t / p.across && tx == t % p.across));
+      if (!down && tx == 0) {  // a new band: right after the last
+        order_ok = order_ok && i0 == next_row;
+        next_row = i1;
+      }
+      inside = inside && x0 < hi1 && x0 + cols > lo1;
+      if (down) continue;  // the spans depend on the tile, not on the order
+      for (int r1 = 0; r1 <= V; ++r1) {
+        const rc::PipeSpan s = rc::pipe_span<V>(x0, cols, lo1, hi1, r1);
+        const int from = (x0 > lo1 ? x0 : lo1) - r1, to = (x0 + cols < hi1 ? x0 + cols : hi1) + r1;
+        const bool covers = s.first % V == 0 && s.first <= from && s.first > from - V && s.first + s.chunks * V >= to &&
+                            s.first + (s.chunks - 1) * V < to;
+        const bool in_slot = s.at == s.first - x0 + V && s.at >= 0 && s.at + s.chunks * V <= rc::pipe_slot_cells<V>(threads);
+        if (!covers || !in_slot) {
+          check(false, c + ", tile " + std::to_string(t) + ", reach " + std::to_string(r1) + ": span " + std::to_string(s.first) +
+                           " x " + std::to_string(s.chunks) + " at " + std::to_string(s.at));
+        }
       }
     }
+    bool once = true;
+    for (int n : seen) once = once && n == 1;
+    check(rows_ok && once && p.c0 + (bands - 1) * p.band < c0 + n0 && c0 + bands * p.band >= c0 + n0,
+          o + ": the bands cover the rows once, each band's column tiles once");
+    check(order_ok && (down || next_row == c0 + n0), o + ": claimed in its order");
+    check(cols_ok && p.x_first + p.across * cols >= hi1 && p.x_first + (p.across - 1) * cols < hi1, o + ": the tiles cover the columns once");
+    check(inside, o + ": no tile outside the box");
   }
-  check(rows_ok && next_row == c0 + n0, c + ": the bands cover the rows once, in order");
-  check(cols_ok && p.x_first + p.across * cols >= hi1 && p.x_first + (p.across - 1) * cols < hi1, c + ": the tiles cover the columns once");
-  check(inside, c + ": no tile outside the box");
+  check(p.down == (STENCILC_PIPE_ORDER != 0), c + ": the order STENCILC_PIPE_ORDER names");
 }
 
 void sizes() {

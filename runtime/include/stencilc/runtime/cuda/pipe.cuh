@@ -33,8 +33,9 @@
 // Off by default: verified on 1 and 2 GPUs; measured (session 17, nvidia-h200-x2, same-run, us a
 // step, strips -> pipe) at 84-86% of the copy bandwidth on jacobi2d 16384^2 (705.8 -> 588.2),
 // 16384 x 8192 and 12288 x 16384 on 1 GPU, but slower at 8192 x 16384 (358.5 -> 388.9: the 2-GPU
-// halves of 16384^2), 4096^2 (47.8 -> 56.5) and wave2d 8192^2 (322.6 -> 468.8):
-// docs/BENCHMARKS.md, session 17, has the candidates and the next call.
+// halves of 16384^2), 4096^2 (47.8 -> 56.5) and wave2d 8192^2 (322.6 -> 468.8). Session 18:
+// that shape moves the same DRAM bytes as 16384 x 8192 at a lower rate (58% against 65% of DRAM
+// peak), whatever the grids' placement: docs/BENCHMARKS.md, session 18, item 2.
 #ifndef STENCILC_ROW_PIPE
 #define STENCILC_ROW_PIPE 0
 #endif
@@ -57,17 +58,28 @@
 #ifndef STENCILC_PIPE_TILES
 #define STENCILC_PIPE_TILES 8
 #endif
+// The order the blocks claim a chunk's tiles in: 0, band by band (a band's column tiles side by
+// side: the blocks in flight read a few whole rows' worth of bytes at a time); 1, column tile by
+// column tile (down a column of tiles first: the blocks in flight spread over the chunk's rows).
+// Session 18's question (docs/BENCHMARKS.md, session 18, item 2): jacobi2d's 8192 x 16384 moves
+// the same DRAM bytes as 16384 x 8192 at 58% of the DRAM's peak against 65%. Written in session
+// 18 after the device time ran out: not yet run; 0 is session 17's order.
+#ifndef STENCILC_PIPE_ORDER
+#define STENCILC_PIPE_ORDER 0
+#endif
 // 1: a row's vector of a grid's row that the row before read one row further on comes from that
 // row's register instead of the ring (the emitter's pipe_carries: jacobi2d loads 1 of its 3 rows a
-// row, wave2d's u 1 of 5), as rowpipe.cu keeps its rows. Session 17, written after the device
-// time ran out: not yet run (bench/experiments/pipe-check.sh's variants compare it).
+// row, wave2d's u 1 of 5), as rowpipe.cu keeps its rows. Session 17; verified on 1 and 2 GPUs
+// in session 18 (with STENCILC_PIPE_SHUFFLE) and no faster: within 2% both ways, 4% slower on
+// jacobi2d 16384^2 on 1 GPU (586 -> 611 us a step; docs/BENCHMARKS.md, session 18, item 1).
 #ifndef STENCILC_PIPE_REUSE
 #define STENCILC_PIPE_REUSE 1
 #endif
 // 1: a row's side cells (the cells past a thread's V that its reads reach) come from the next
 // lane's vector by a warp shuffle (pipe_side), the warp's first or last lane reading the ring,
 // instead of every thread's scalar shared loads (4 threads a bank: Nsight Compute counted 4-way
-// conflicts on 30% of jacobi2d's shared-load wavefronts). Session 17, not yet run.
+// conflicts on 30% of jacobi2d's shared-load wavefronts). Session 17; verified and measured
+// with STENCILC_PIPE_REUSE (session 18: shared-memory traffic is not what limits the pipe).
 #ifndef STENCILC_PIPE_SHUFFLE
 #define STENCILC_PIPE_SHUFFLE 1
 #endif
@@ -111,20 +123,30 @@ constexpr std::size_t pipe_most(std::initializer_list<std::size_t> bytes) {
   return most;
 }
 
-/// A chunk's tiles: `across` tiles of `cols` (V * block threads) columns along a row, bands of
-/// `band` rows; tile t is band t / across, column tile t % across (the blocks claim them: PipeWork).
-/// count == 0: the pipe does not pay here.
+/// A chunk's tiles: `across` tiles of `cols` (V * block threads) columns along a row, `count /
+/// across` bands of `band` rows; tile t is band t / across, column tile t % across, or with
+/// `down` (STENCILC_PIPE_ORDER=1) band t % bands, column tile t / bands (the blocks claim them in
+/// the order of t: PipeWork). count == 0: the pipe does not pay here.
 struct PipeTiles {
   int c0 = 0, n0 = 0;   // the chunk's rows [c0, c0 + n0)
   int x_first = 0;      // the first tile's first column (lo rounded down to V)
   int cols = 0;         // a tile's columns
   int across = 0, band = 0, count = 0;
+  bool down = false;    // the claim order: down a column of tiles first
 
   __host__ __device__ void tile(int t, int* i0, int* i1, int* x0) const {
-    const int by = t / across;
+    int by = 0, bx = 0;
+    if (down) {
+      const int bands = count / across;
+      bx = t / bands;
+      by = t - bx * bands;
+    } else {
+      by = t / across;
+      bx = t - by * across;
+    }
     *i0 = c0 + by * band;
     *i1 = *i0 + band < c0 + n0 ? *i0 + band : c0 + n0;
-    *x0 = x_first + (t - by * across) * cols;
+    *x0 = x_first + bx * cols;
   }
 };
 
@@ -156,6 +178,7 @@ __host__ __device__ inline PipeTiles pipe_tiles(int c0, int n0, int lo1, int hi1
   p.band = (n0 + bands - 1) / bands;
   if (p.band < STENCILC_PIPE_MIN_ROWS) p.band = STENCILC_PIPE_MIN_ROWS;
   p.count = p.across * ((n0 + p.band - 1) / p.band);
+  p.down = STENCILC_PIPE_ORDER != 0;
   return p;
 }
 
