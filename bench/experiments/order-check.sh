@@ -19,33 +19,15 @@ out="${OUT:-/tmp/order-check}"
 bgen="${1:-$root/bench-gen}"
 gen="${2:-$root/gpu-gen}"
 old="${3:-$root/bench-gen-old}"
-exe="$out/exe"
 
 stage "0. run_generated: the pipe variants, down the columns first, without the rows' registers and shuffles"
 NVCC_FLAGS="-DSTENCILC_PIPE_ORDER=1 -DSTENCILC_PIPE_REUSE=0 -DSTENCILC_PIPE_SHUFFLE=0" \
   verify_generated "$gen" "cpu-free-pipe cpu-free-pipe-rows cpu-free-pipe-roles" 170
 
 stage "1. jacobi2d on 1 GPU: strips, the pipe band by band and down the columns"
-python3 "$root/bench/experiments/ab.py" --gen "$bgen" --out "$exe" --build-only --case jacobi2d:0 --variant strips= \
-  --variant band="-DSTENCILC_ROW_PIPE=1 -DSTENCILC_PIPE_REUSE=0 -DSTENCILC_PIPE_SHUFFLE=0" \
-  --variant down="-DSTENCILC_ROW_PIPE=1 -DSTENCILC_PIPE_REUSE=0 -DSTENCILC_PIPE_SHUFFLE=0 -DSTENCILC_PIPE_ORDER=1" 2>&1 | tail -1
-timeout "$(budget 330)" python3 - "$exe" <<'PY'
-import os, sys
-sys.path.insert(0, os.path.join(os.getcwd(), "bench"))
-import measure
-exe = sys.argv[1]
-print("| rows x columns | strips | pipe, band by band | pipe, down the columns |")
-for rows, cols in [(8192, 16384), (16384, 8192), (16384, 16384)]:
-    cells = []
-    for v in ["strips", "band", "down"]:
-        try:
-            cells.append(f"{measure.step_us(os.path.join(exe, f'jacobi2d.cpu-free.{v}'), lambda s: f'{cols} {rows} {s} 0 3', 40, 1, {'STENCILC_DATAFLOW': '0'}):.2f}")
-        except Exception as e:
-            cells.append("FAIL")
-            print(f"  {rows}x{cols} {v}: {e}", file=sys.stderr)
-    print(f"| {rows} x {cols} | " + " | ".join(cells) + " |", flush=True)
-PY
-rm -rf "$exe"
+pipe="-DSTENCILC_ROW_PIPE=1 -DSTENCILC_PIPE_REUSE=0 -DSTENCILC_PIPE_SHUFFLE=0"
+OUT="$out/shape" SHAPES="8192x16384 16384x8192 16384x16384" BUDGET="$(left 330)" \
+  VARIANTS="strips=;band=$pipe;down=$pipe -DSTENCILC_PIPE_ORDER=1" bash "$root/bench/experiments/pipe-shape.sh" "$bgen" | grep '^|'
 
 stage "2. heat3d: today's build against 5556b2a's, one run"
 timeout "$(budget 585)" python3 "$root/bench/experiments/ab.py" --gen "$bgen" --out "$out/ab" --case heat3d:256,512 \
