@@ -551,8 +551,6 @@ class CudaKernelEmitter : public CppEmitter {
     out_.seekp(0, std::ios_base::end);
   }
 
- public:
-
  protected:
   std::string first_grid_;
   bool split_ = false;  // the innermost point update is one part of a split foreach
@@ -1103,7 +1101,8 @@ class CudaKernelEmitter : public CppEmitter {
     pipe_issue(grids, r0, v, in);
     line(in, "for (int sc_q = 0; sc_q < " + std::to_string(2 * r0) + " + sc_pa; ++sc_q) sc_issue(sc_q);");
     collect_wide_rows(point_body, 1);
-    for (const auto& [k, next] : pipe_carries()) {
+    const std::map<size_t, size_t> carries = pipe_carries();
+    for (const auto& [k, next] : carries) {
       const WideRow& w = wide_rows_[k];
       const std::string row = "row sc_l0 " + std::string(w.d0 < 0 ? "- " : "+ ") + std::to_string(std::abs(w.d0));
       line(in, rt + "Vec<" + t + ", " + V + "> " + pipe_carry(k) + "{};  // " + row + " of %" + w.grid + ": the row before's " +
@@ -1121,7 +1120,7 @@ class CudaKernelEmitter : public CppEmitter {
         line(in, "const int " + pipe_slot(g.name, d) + " = ((sc_r + " + std::to_string(g.r0 + d) + ") % sc_pn_" + g.name +
                      ") * sc_ps;  // row sc_l0 " + (d < 0 ? "- " : "+ ") + std::to_string(std::abs(d)) + " of %" + g.name);
     }
-    pipe_row_cells(point_body, t, v, in);
+    pipe_row_cells(point_body, carries, t, v, in);
     --in;
     line(in, "}");
     line(in, rt + "pipe_wait<0>();");
@@ -1158,15 +1157,14 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   /// A row pipe's row sc_l0 for the thread's v cells (pipe_points' names; the slots sc_pk_*): each
-  /// row its reads use (grid, row offset) as one 16-byte load from its ring slot and the side
-  /// cells one by one (wide_rows_, as the wide strips load them from global memory), the body per
-  /// cell on those registers (wide_read), the values stored 16 bytes at once where all v cells are
-  /// in the box, else one by one.
-  void pipe_row_cells(const Stmt& point_body, const std::string& t, int v, int in) {
+  /// row its reads use (grid, row offset: wide_rows_) as one 16-byte load from its ring slot, or
+  /// the register the row before kept (`carries`: pipe_carries), and its side cells by pipe_side;
+  /// the body per cell on those registers (wide_read), the values stored 16 bytes at once where
+  /// all v cells are in the box, else one by one.
+  void pipe_row_cells(const Stmt& point_body, const std::map<size_t, size_t>& carries, const std::string& t, int v, int in) {
     const std::string rt = kRt, V = std::to_string(v);
     line(in, "const int sc_wl = sc_x0 + sc_pq - " + V + ";  // the thread's first column");
     line(in, "const bool sc_full = sc_wl >= sc_box.lo[1] && sc_wl + " + V + " <= sc_box.hi[1];");
-    const std::map<size_t, size_t> carries = pipe_carries();
     for (size_t k = 0; k < wide_rows_.size(); ++k) {
       const WideRow& w = wide_rows_[k];
       const std::string at = "sc_pr_" + w.grid + " + " + pipe_slot(w.grid, w.d0) + " + sc_pq";
