@@ -62,8 +62,9 @@
 // side: the blocks in flight read a few whole rows' worth of bytes at a time); 1, column tile by
 // column tile (down a column of tiles first: the blocks in flight spread over the chunk's rows).
 // Session 18's question (docs/BENCHMARKS.md, session 18, item 2): jacobi2d's 8192 x 16384 moves
-// the same DRAM bytes as 16384 x 8192 at 58% of the DRAM's peak against 65%. Written in session
-// 18 after the device time ran out: not yet run; 0 is session 17's order.
+// the same DRAM bytes as 16384 x 8192 at 58% of the DRAM's peak against 65%. Measured in session
+// 19 (one H200, same run, us a step, band / down): 8192 x 16384 391.12 / 411.71, 16384 x 8192
+// 301.08 / 321.84, 16384^2 588.37 / 624.75: down the columns is 5-7% slower everywhere, so 0.
 #ifndef STENCILC_PIPE_ORDER
 #define STENCILC_PIPE_ORDER 0
 #endif
@@ -71,17 +72,19 @@
 // row's register instead of the ring (the emitter's pipe_carries: jacobi2d loads 1 of its 3 rows a
 // row, wave2d's u 1 of 5), as rowpipe.cu keeps its rows. Session 17; verified on 1 and 2 GPUs
 // in session 18 (with STENCILC_PIPE_SHUFFLE) and no faster: within 2% both ways, 4% slower on
-// jacobi2d 16384^2 on 1 GPU (586 -> 611 us a step; docs/BENCHMARKS.md, session 18, item 1).
+// jacobi2d 16384^2 on 1 GPU (586 -> 611 us a step; docs/BENCHMARKS.md, session 18, item 1). So
+// 0, session 17's form (verified on 1 and 2 GPUs in session 17, again on 1 GPU in session 19).
 #ifndef STENCILC_PIPE_REUSE
-#define STENCILC_PIPE_REUSE 1
+#define STENCILC_PIPE_REUSE 0
 #endif
 // 1: a row's side cells (the cells past a thread's V that its reads reach) come from the next
 // lane's vector by a warp shuffle (pipe_side), the warp's first or last lane reading the ring,
 // instead of every thread's scalar shared loads (4 threads a bank: Nsight Compute counted 4-way
 // conflicts on 30% of jacobi2d's shared-load wavefronts). Session 17; verified and measured
-// with STENCILC_PIPE_REUSE (session 18: shared-memory traffic is not what limits the pipe).
+// with STENCILC_PIPE_REUSE (session 18: shared-memory traffic is not what limits the pipe), and
+// off with it (0).
 #ifndef STENCILC_PIPE_SHUFFLE
-#define STENCILC_PIPE_SHUFFLE 1
+#define STENCILC_PIPE_SHUFFLE 0
 #endif
 // 1: no row pipe for rows narrower than half a tile (most of the tile's threads would idle). The
 // GPU tests set it to 0, and STENCILC_PIPE_MIN_ROWS to 1, so their small grids take the pipe.

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# How many of a wide loop's loads ptxas issues before its first floating-point instruction
+# (session 19: heat3d's 3-D wide item issues 4 of its 8 16-byte loads first in the builds since
+# b61c5e5, all 8 in 5556b2a's and 5bd4a5e's, and runs 12% slower; the PTX is the same). Runs here
+# (no GPU): compiles GEN/PROGRAM.cpu-free.cu for sm_90 and reads the SASS with nvdisasm.
+#   bash bench/experiments/sass-loads.sh bench-gen/heat3d.cpu-free.cu [HEADERS_ROOT] [nvcc flags...]
+# HEADERS_ROOT (default: this checkout) holds include/ and runtime/include/ (old-gen.sh's DIR).
+# NVDISASM names nvdisasm where it is not on PATH (the nvidia-cuda-nvdisasm wheel has one).
+set -euo pipefail
+src="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+headers="${2:-$root}"
+shift $(( $# >= 2 ? 2 : 1 ))
+nvcc="${NVCC:-/usr/local/cuda/bin/nvcc}"
+nvdisasm="${NVDISASM:-$(command -v nvdisasm || echo /usr/local/cuda/bin/nvdisasm)}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+"$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$headers/include" -I "$headers/runtime/include" \
+  -cubin "$src" -o "$work/k.cubin" -Xptxas -v "$@" > "$work/log" 2>&1 || { tail -5 "$work/log"; exit 1; }
+"$nvdisasm" -c "$work/k.cubin" > "$work/k.sass"
+# Each group of 16-byte loads (a wide loop): its loads up to the first FP instruction.
+for n in $(grep -n 'LDG.E.128' "$work/k.sass" | cut -d: -f1 | awk 'NR == 1 || $1 - p > 60 {print} {p = $1}'); do
+  sed -n "$((n - 40)),$((n + 160))p" "$work/k.sass" | grep -E 'LDG\.E|DADD|DFMA|DMUL|FADD|FFMA|FMUL' |
+    awk -v at="$n" '{o = $2; if (o ~ /^@/) o = $3} o ~ /^LDG.E.128/ {s = 1}
+      s && o ~ /^(DADD|DFMA|DMUL|FADD|FFMA|FMUL)/ {printf "SASS line %d: %d 16-byte loads (%d loads) before the first FP op\n", at, v, t; exit}
+      s && o ~ /^LDG/ {t++} s && o ~ /^LDG.E.128/ {v++}'
+done
+echo "$(grep -o "Used [0-9]* registers" "$work/log" | sort -k2 -n | tail -1 || true); 16-byte loads in all: $(grep -c 'LDG.E.128' "$work/k.sass")"
