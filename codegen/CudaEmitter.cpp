@@ -474,11 +474,15 @@ class CudaKernelEmitter : public CppEmitter {
     spmd_ = p.kind == ProgramKind::Spmd;
   }
 
+  /// The most dimensions of the wide point loops (16-byte items) of the kernel written so far (0:
+  /// none): its block size follows (generated.cuh's block_threads_for).
+  int wide_rank() const { return wide_rank_; }
+
   void kernel(const std::set<std::string>& exchanged, bool roles) {
     roles_ = roles;
     exchanged_ = exchanged;
     line(0, "// program @" + program_->name + ": every GPU runs this whole, on its own blocks");
-    line(0, "__global__ void __launch_bounds__(STENCILC_BLOCK_THREADS, STENCILC_MIN_BLOCKS_PER_SM)");
+    line(0, "__global__ void __launch_bounds__(kBlockThreads, STENCILC_MIN_BLOCKS_PER_SM)");
     line(0, "kernel(const __grid_constant__ " + std::string(kRt) + "DevicePe pe, const __grid_constant__ KernelArgs args) {");
     line(1, "const " + std::string(kRt) + "Workers sc_all{0, static_cast<int>(gridDim.x)};");
     if (roles_) {
@@ -1064,7 +1068,7 @@ class CudaKernelEmitter : public CppEmitter {
     int fixed = 0;
     for (const PipeGrid& g : grids) fixed += r0 + g.r0 + 1;
     const std::string n = std::to_string(grids.size()), site = std::to_string(pipe_sites_.size());
-    pipe_sites_.push_back(rt + "pipe_ring_bytes(" + n + ", " + std::to_string(fixed) + ", sizeof(" + t + "), STENCILC_BLOCK_THREADS)");
+    pipe_sites_.push_back(rt + "pipe_ring_bytes(" + n + ", " + std::to_string(fixed) + ", sizeof(" + t + "), kBlockThreads)");
     line(0, "#if STENCILC_ROW_PIPE");
     line(indent, "// the row pipe (pipe.cuh): tiles of the chunk, a block at a time, their rows streamed through shared memory");
     line(indent, "const " + rt + "PipeTiles sc_pt = args.sc_pipe ? " + rt + "pipe_tiles<" + V + ">(sc_c0, sc_n0, sc_box.lo[1], sc_box.hi[1], " +
@@ -1313,6 +1317,7 @@ class CudaKernelEmitter : public CppEmitter {
     std::string name;
   };
   std::vector<WideRow> wide_rows_;
+  int wide_rank_ = 0;  // the most dimensions of the kernel's wide point loops so far (kBlockThreads)
   int wide_r_ = -1, wide_v_ = -1, wide_cells_ = 1;  // the copy of the body being written
 
   WideRow* find_wide_row(const std::string& grid, int d0, const std::vector<int>& mids) {
@@ -1353,6 +1358,7 @@ class CudaKernelEmitter : public CppEmitter {
   /// (generated.cuh), as the same loop's last indices.
   void wide_points(const Stmt& point_body, int indent, const std::string& group, int v) {
     const std::string L = std::to_string(indices_.size() - 1), V = std::to_string(v), R = std::string(kRt) + "kWideRows";
+    wide_rank_ = std::max(wide_rank_, static_cast<int>(indices_.size()));
     collect_wide_rows(point_body);
     line(indent, "const unsigned sc_nv = static_cast<unsigned>((sc_w1 - sc_w0) / " + V + ");");
     line(indent, "const " + std::string(kRt) + "FastDiv sc_divv(sc_nv);");
@@ -2378,7 +2384,7 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   out.push_back("  auto sc_scratch = sc_team.alloc<std::uint64_t>(1 << 14);");
   if (model.roles) out.push_back("  auto sc_sync = sc_team.alloc<std::uint64_t>(2);");
   out.push_back("  " + std::string(kRt) + "LaunchConfig sc_config;");
-  out.push_back("  sc_config.block_threads = STENCILC_BLOCK_THREADS;");
+  out.push_back("  sc_config.block_threads = sc_" + p.name + "::kBlockThreads;");
   out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
   if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop) {
     out.push_back("  if (sc_flow_plan.on) sc_config.max_blocks = ::stencilc::compiled::flow_blocks(sc_flow_size);  // the dataflow loop: a block per radius of rows at most (no idle blocks)");
@@ -2509,7 +2515,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop) {
     const size_t k = std::find(grid_names.begin(), grid_names.end(), flow.put_handle) - grid_names.begin();
     l.push_back("  const ::stencilc::compiled::FlowSize sc_flow_size = ::stencilc::compiled::flow_size<" + std::to_string(rank) + ">(sc_plan, " +
-                std::to_string(flow.radius) + ", STENCILC_BLOCK_THREADS);  // for the cost model");
+                std::to_string(flow.radius) + ", sc_" + p.name + "::kBlockThreads);  // for the cost model");
     const OnChipGrids onchip = nvshmem ? OnChipGrids{} : onchip_grids(p, flow, flow_reductions(flow));
     l.push_back(std::string("  ") + (onchip.cached.empty() ? "const " : "") + "::stencilc::compiled::FlowPlan sc_flow_plan = ::stencilc::compiled::flow_plan(\"" + p.name +
                 "\", sc_plan.grid, ::stencilc::compiled::periodic_dims(sc_descs[" + std::to_string(k) + "])[0], " +
@@ -2558,7 +2564,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop && !nvshmem) {
     // The dataflow form needs a process grid that cuts dimension 0 only (compiled::flow_grid).
     plan = "::stencilc::compiled::flow_grid<" + r + ">(" + plan + ", " + std::to_string(flow.radius) +
-           ", STENCILC_BLOCK_THREADS);  // the dataflow form's grid where it would run";
+           ", sc_" + p.name + "::kBlockThreads);  // the dataflow form's grid where it would run";
   } else {
     plan += ";";
   }
@@ -2664,6 +2670,10 @@ std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::s
             (backend == CudaBackend::Nvshmem ? "nvshmem" : "p2p") + " backend" + (spmd ? "; SPMD program" : "") + ") ----\n";
     code += "namespace stencilc_generated {\nnamespace sc_" + p.name + " {\n\n";
     code += kernel_args(p, ex.grids, model.roles) + "\n";
+    code += "// The kernel's block size (generated.cuh, block_threads_for): " +
+            (emitter.wide_rank() ? "its widest wide point loop has " + std::to_string(emitter.wide_rank()) + " dimensions"
+                                 : std::string("it has no wide point loop")) + ".\n";
+    code += "constexpr int kBlockThreads = ::stencilc::rt::cuda::block_threads_for(" + std::to_string(emitter.wide_rank()) + ");\n\n";
     code += emitter.take();
     code += "\n}  // namespace sc_" + p.name + "\n\n";
     code += spmd ? spmd_launcher(p, model, backend) : launcher(p, ex.grids, ex.swaps, model, backend);

@@ -12,10 +12,11 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 counts=1; [ "$gpus" -ge 2 ] && counts=1,2  # the GPU counts to run on
 
 # verify_generated GEN VARIANTS UNTIL: tests/gpu/run_generated.sh's VARIANTS on every sample in
-# GEN, on $counts GPUs, until UNTIL seconds from the call's start: a line of counts, the failures,
-# its last lines (full output in $out/rg.txt).
+# GEN, on $counts GPUs (nvshmem: as many processes; 2 on one GPU are refused by design, status 2),
+# until UNTIL seconds from the call's start: a line of counts, the failures, its last lines (full
+# output in $out/rg.txt).
 verify_generated() {
-  OUT="$out/rg" VARIANTS="$2" PES="$counts" timeout "$(budget "$3")" bash "$root/tests/gpu/run_generated.sh" "$1" \
+  OUT="$out/rg" VARIANTS="$2" PES="$counts" NVSHMEM_PES="$counts" timeout "$(budget "$3")" bash "$root/tests/gpu/run_generated.sh" "$1" \
     > "$out/rg.txt" 2>&1
   echo "run_generated rc=$?: $(grep -c '\] ok' "$out/rg.txt") ok, $(grep -c 'FAIL' "$out/rg.txt") FAIL"
   grep -E "FAIL|on-chip form does not run" "$out/rg.txt" | head -20

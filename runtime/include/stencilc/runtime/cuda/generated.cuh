@@ -28,6 +28,21 @@
 #ifndef STENCILC_MIN_BLOCKS_PER_SM
 #define STENCILC_MIN_BLOCKS_PER_SM 2
 #endif
+// The block size of a kernel with a 3-D wide point loop (the emitter's sc_<program>::kBlockThreads:
+// block_threads_for below). At 128 registers (256 threads, 2 blocks a SM) ptxas issues such a
+// loop's item in two halves (4 of heat3d's 8 16-byte loads, 9 of box27's 12; then arithmetic that
+// waits on them, then the rest: two memory round trips an item); with 192 threads (up to 168
+// registers) it issues the whole item first (bench/experiments/sass-loads.sh). Measured on one
+// H200 (docs/BENCHMARKS.md, session 20): heat3d 128^3 / 256^3 / 512^3 16.85 / 103.64 / 814.07 ->
+// 15.37 / 100.18 / 773.00 us a step; 2-D loops, whose items are whole at 128 registers, lose with
+// 192 (jacobi2d 16384^2 704.65 -> 752.84, wave2d 8192^2 321.11 -> 354.09), so only 3-D kernels
+// take it. Not yet run on 2 GPUs: 256 (no change) until then; -DSTENCILC_BLOCK_THREADS_3D=192.
+#ifndef STENCILC_BLOCK_THREADS_3D
+#define STENCILC_BLOCK_THREADS_3D STENCILC_BLOCK_THREADS
+#endif
+static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024 &&
+                  STENCILC_BLOCK_THREADS_3D % 32 == 0 && STENCILC_BLOCK_THREADS_3D <= 1024,
+              "a kernel's block is whole warps, at most 1024 threads");
 // The entries of the dataflow loop's reductions (DFlowReduce::poll) whose loads a thread issues
 // before it looks at any. Measured on H200 (docs/BENCHMARKS.md, session 12), jacobi2d+norm on 1
 // and 2 GPUs: 1 is 0.3 us a step faster than 4 at 256^2 (one entry a thread: the other three's
@@ -128,6 +143,11 @@ constexpr int kPointUnroll = STENCILC_POINT_UNROLL;
 __host__ __device__ inline bool batch_walk(unsigned total, int threads) {
   const unsigned t = static_cast<unsigned>(threads);
   return total > t && total <= static_cast<unsigned>(STENCILC_BATCH_MAX_POINTS) * t;
+}
+/// The threads of a block of a kernel whose widest wide point loop (16-byte items) has
+/// `wide_rank` dimensions (0: none): STENCILC_BLOCK_THREADS_3D for 3, else STENCILC_BLOCK_THREADS.
+constexpr int block_threads_for(int wide_rank) {
+  return wide_rank >= 3 ? STENCILC_BLOCK_THREADS_3D : STENCILC_BLOCK_THREADS;
 }
 template <int N>
 constexpr int kStripRows = N == 2 ? STENCILC_STRIP_ROWS_2D : STENCILC_STRIP_ROWS_3D;
@@ -770,8 +790,6 @@ class DFlowReduce {
   // Every thread: its warp's values where `valid`, combined into the warp's slot of `set`.
   template <class T>
   __device__ static void stage(T value, bool valid, ReduceOp op, int set) {
-    static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024,
-                  "the dataflow loop's reductions combine whole warps");
     value = warp_combine(value, valid, op);
     if (threadIdx.x % 32 == 0) {
       memcpy(&shared<T>().slot[set][threadIdx.x / 32], &value, sizeof(T));
