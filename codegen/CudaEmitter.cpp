@@ -1287,7 +1287,10 @@ class CudaKernelEmitter : public CppEmitter {
   /// The strip length of the current point loop (its rank's: generated.cuh).
   std::string strip_rows() const { return "kStripRows<" + std::to_string(indices_.size()) + ">"; }
 
-  /// The most rows of a wide strip the emitter writes out (kWideRows picks up to this many).
+  /// The rows of the current point loop's wide items (its rank's: generated.cuh's kWideRowsOf).
+  std::string wide_rows() const { return std::string(kRt) + "kWideRowsOf<" + std::to_string(indices_.size()) + ">"; }
+
+  /// The most rows of a wide strip the emitter writes out (kWideRowsOf picks up to this many).
   static constexpr int kMaxWideRows = 4;
 
   /// Cells per vector for a point body's wide strips (16 bytes of its widest grid type), or 1
@@ -1357,7 +1360,7 @@ class CudaKernelEmitter : public CppEmitter {
   /// (fewer than v at each end) run point by point, after the wide items or, with kMergeSides
   /// (generated.cuh), as the same loop's last indices.
   void wide_points(const Stmt& point_body, int indent, const std::string& group, int v) {
-    const std::string L = std::to_string(indices_.size() - 1), V = std::to_string(v), R = std::string(kRt) + "kWideRows";
+    const std::string L = std::to_string(indices_.size() - 1), V = std::to_string(v), R = wide_rows();
     wide_rank_ = std::max(wide_rank_, static_cast<int>(indices_.size()));
     collect_wide_rows(point_body);
     line(indent, "const unsigned sc_nv = static_cast<unsigned>((sc_w1 - sc_w0) / " + V + ");");
@@ -1427,7 +1430,7 @@ class CudaKernelEmitter : public CppEmitter {
   /// A wide item's loads: per row, its v cells as one vector and the side cells its reads reach
   /// one by one; a row that only copies past kWideRows read is not loaded.
   void wide_loads(int indent, int v) {
-    const std::string V = std::to_string(v), R = std::string(kRt) + "kWideRows";
+    const std::string V = std::to_string(v), R = wide_rows();
     for (const WideRow& w : wide_rows_) {
       const std::string t = cpp_type(program_->find_param(w.grid)->type);
       const std::string at = wide_address(w.grid, "(sc_s0 + " + std::to_string(w.d0) + ")", w.mids, "sc_wl");
@@ -1455,7 +1458,7 @@ class CudaKernelEmitter : public CppEmitter {
   /// each row's values stored v cells at a time.
   void wide_item(const Stmt& point_body, int indent, int v) {
     const size_t n = indices_.size(), last = n - 1;
-    const std::string L = std::to_string(last), V = std::to_string(v), R = std::string(kRt) + "kWideRows";
+    const std::string L = std::to_string(last), V = std::to_string(v), R = wide_rows();
     const std::set<std::string> stored = stored_blocks(point_body);
     for (const std::string& g : stored) {
       line(indent, std::string(cpp_type(program_->find_param(g)->type)) + " sc_st_" + g + "[" +

@@ -36,7 +36,8 @@
 // H200 (docs/BENCHMARKS.md, session 20): heat3d 128^3 / 256^3 / 512^3 16.85 / 103.64 / 814.07 ->
 // 15.37 / 100.18 / 773.00 us a step; 2-D loops, whose items are whole at 128 registers, lose with
 // 192 (jacobi2d 16384^2 704.65 -> 752.84, wave2d 8192^2 321.11 -> 354.09), so only 3-D kernels
-// take it. Not yet run on 2 GPUs: 256 (no change) until then; -DSTENCILC_BLOCK_THREADS_3D=192.
+// take it. With the whole item, items of 4 rows pay (STENCILC_WIDE_ROWS_3D below: 512^3 667 us).
+// Not yet run on 2 GPUs: 256 (no change) until then; -DSTENCILC_BLOCK_THREADS_3D=192.
 #ifndef STENCILC_BLOCK_THREADS_3D
 #define STENCILC_BLOCK_THREADS_3D STENCILC_BLOCK_THREADS
 #endif
@@ -108,6 +109,17 @@ static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024
 #ifndef STENCILC_WIDE_ROWS
 #define STENCILC_WIDE_ROWS 2
 #endif
+// The rows of a 3-D loop's wide items (kWideRowsOf<3>). Measured on one H200 with 3-D kernels of
+// 192 threads (STENCILC_BLOCK_THREADS_3D, where ptxas issues an item whole; docs/BENCHMARKS.md,
+// session 20): heat3d 128^3 / 256^3 / 512^3 15.31 / 100.17 / 777.85 us a step with 2 rows,
+// 13.33 / 92.16 / 709.36 with 3, 13.15 / 89.53 / 672.12 with 4 (14 16-byte loads for 8 points
+// instead of 8 for 4); against today's default (256 threads, 2 rows) 16.35 / 103.65 / 812.89 ->
+// 13.11 / 89.45 / 667.42 in another run. 4 rows with 256 threads gain little (15.55 / 100.15 /
+// 807.28: ptxas splits the item, 5 of its 14 loads first). Not yet run on 2 GPUs: 2 (no change)
+// until then; the pair to set is -DSTENCILC_BLOCK_THREADS_3D=192 -DSTENCILC_WIDE_ROWS_3D=4.
+#ifndef STENCILC_WIDE_ROWS_3D
+#define STENCILC_WIDE_ROWS_3D STENCILC_WIDE_ROWS
+#endif
 // A point loop's grid pointer (`STENCILC_GLOBAL_VIEW(sc_a_data)`): they come from DBlock fields
 // of the kernel's parameter struct, so the compiler cannot tell they point to global memory and
 // would emit generic loads and stores. Every block's cells are global memory (cudaMalloc, or the
@@ -152,8 +164,11 @@ constexpr int block_threads_for(int wide_rank) {
 template <int N>
 constexpr int kStripRows = N == 2 ? STENCILC_STRIP_ROWS_2D : STENCILC_STRIP_ROWS_3D;
 static_assert(kStripRows<2> >= 1 && kStripRows<3> >= 1, "a strip has at least one row");
-constexpr int kWideRows = STENCILC_WIDE_ROWS;
-static_assert(kWideRows >= 1 && kWideRows <= 4, "a wide strip has 1 to 4 rows (the emitter writes 4 at most)");
+/// The rows of a wide item of an N-dimensional point loop (the emitter's wide_rows()).
+template <int N>
+constexpr int kWideRowsOf = N >= 3 ? STENCILC_WIDE_ROWS_3D : STENCILC_WIDE_ROWS;
+static_assert(kWideRowsOf<2> >= 1 && kWideRowsOf<2> <= 4 && kWideRowsOf<3> >= 1 && kWideRowsOf<3> <= 4,
+              "a wide strip has 1 to 4 rows (the emitter writes 4 at most)");
 
 /// Whether a wide strip's side points (the columns outside its 16-byte part, point by point) are
 /// the last indices of the items' own grid-stride loop (1) or a pass after it (0, the default
