@@ -21,8 +21,8 @@ trap 'rm -rf "$work"' EXIT
 # Each group of 16-byte loads (a wide loop): its loads up to the first FP instruction.
 for n in $(grep -n 'LDG.E.128' "$work/k.sass" | cut -d: -f1 | awk 'NR == 1 || $1 - p > 60 {print} {p = $1}'); do
   sed -n "$((n - 40)),$((n + 160))p" "$work/k.sass" | grep -E 'LDG\.E|DADD|DFMA|DMUL|FADD|FFMA|FMUL' |
-    awk -v at="$n" '{o = $2; if (o ~ /^@/) o = $3} o ~ /^LDG.E.128/ {s = 1}
-      s && o ~ /^(DADD|DFMA|DMUL|FADD|FFMA|FMUL)/ {printf "SASS line %d: %d 16-byte loads (%d loads) before the first FP op\n", at, v, t; exit}
+    awk -v at="$n" 'd {next} {o = $2; if (o ~ /^@/) o = $3} o ~ /^LDG.E.128/ {s = 1}
+      s && o ~ /^(DADD|DFMA|DMUL|FADD|FFMA|FMUL)/ {printf "SASS line %d: %d 16-byte loads (%d loads) before the first FP op\n", at, v, t; d = 1; next}
       s && o ~ /^LDG/ {t++} s && o ~ /^LDG.E.128/ {v++}'
-done
+done  # (awk reads to the end: an early exit would close the pipe under pipefail)
 echo "$(grep -o "Used [0-9]* registers" "$work/log" | sort -k2 -n | tail -1 || true); 16-byte loads in all: $(grep -c 'LDG.E.128' "$work/k.sass")"

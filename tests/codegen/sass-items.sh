@@ -17,7 +17,11 @@ whole() {
   local program="$1"; shift
   "$stencilc" --target=cuda --emit=cuda "$root/bench/programs/$program.cpp" -o "$work/$program.cu"
   local report first total
-  report="$(bash "$root/bench/experiments/sass-loads.sh" "$work/$program.cu" "$root" "$@")"
+  if ! report="$(bash "$root/bench/experiments/sass-loads.sh" "$work/$program.cu" "$root" "$@")"; then
+    echo "FAIL: $program ($*): sass-loads.sh failed: $report" >&2
+    fail=1
+    return
+  fi
   first="$(echo "$report" | sed -n 's/^SASS line [0-9]*: \([0-9]*\) 16-byte loads.*/\1/p')"
   total="$(echo "$report" | sed -n 's/.*16-byte loads in all: \([0-9]*\)$/\1/p')"
   echo "$program $*: $(echo "$report" | tr '\n' ' ')"
