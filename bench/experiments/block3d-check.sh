@@ -13,7 +13,6 @@ out="${OUT:-/tmp/block3d-check}"
 . "$(dirname "${BASH_SOURCE[0]}")/call-common.sh"  # root, stage, left, budget, counts, verify_generated
 bgen="$1"
 gen="$2"
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 
 stage "0a. run_generated with 3-D blocks of 192 threads"
 NVCC_FLAGS="-DSTENCILC_BLOCK_THREADS_3D=192" verify_generated "$gen" "cpu-free cpu-free-roles dataflow nvshmem" 170

@@ -10,6 +10,8 @@ left() { echo $(( $1 - ($(date +%s) - t0) )); }  # seconds left of a budget coun
 budget() { local t; t=$(left "$1"); [ "$t" -gt 20 ] && echo "$t" || echo 20; }  # the same, at least 20 s (a timeout)
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 counts=1; [ "$gpus" -ge 2 ] && counts=1,2  # the GPU counts to run on
+# The GPUs as the call finds them (clocks and temperature: a call's timings are read against them).
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader 2>/dev/null || true
 
 # verify_generated GEN VARIANTS UNTIL: tests/gpu/run_generated.sh's VARIANTS on every sample in
 # GEN, on $counts GPUs (nvshmem: as many processes; 2 on one GPU are refused by design, status 2),

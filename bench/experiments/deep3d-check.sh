@@ -14,7 +14,6 @@ out="${OUT:-/tmp/deep3d-check}"
 bgen="$1"
 gen="$2"
 deep="-DSTENCILC_BLOCK_THREADS_3D=192 -DSTENCILC_WIDE_ROWS_3D=4"
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 
 stage "0. run_generated with 3-D kernels of 192 threads and 4-row items"
 NVCC_FLAGS="$deep" verify_generated "$gen" \

@@ -12,7 +12,6 @@ out="${OUT:-/tmp/rows3d-check}"
 bgen="$1"
 gen="$2"
 b192=-DSTENCILC_BLOCK_THREADS_3D=192
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 
 stage "0. run_generated cpu-free, 3-D samples, rows 3 and 4 at 192 threads"
 SAMPLES="heat3d box27" NVCC_FLAGS="$b192 -DSTENCILC_WIDE_ROWS=3" verify_generated "$gen" "cpu-free cpu-free-roles" 60

@@ -20,7 +20,6 @@ out="${OUT:-/tmp/shape-check}"
 bgen="$1"
 gen="$2"
 at="$3"
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 
 stage "0. run_generated cpu-free with 192-thread blocks"
 NVCC_FLAGS="-DSTENCILC_BLOCK_THREADS=192" verify_generated "$gen" "cpu-free" 110

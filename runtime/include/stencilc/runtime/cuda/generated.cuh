@@ -32,12 +32,10 @@
 // block_threads_for below). At 128 registers (256 threads, 2 blocks a SM) ptxas issues such a
 // loop's item in two halves (4 of heat3d's 8 16-byte loads, 9 of box27's 12; then arithmetic that
 // waits on them, then the rest: two memory round trips an item); with 192 threads (up to 168
-// registers) it issues the whole item first (bench/experiments/sass-loads.sh). Measured on one
-// H200 (docs/BENCHMARKS.md, session 20): heat3d 128^3 / 256^3 / 512^3 16.85 / 103.64 / 814.07 ->
-// 15.37 / 100.18 / 773.00 us a step; 2-D loops, whose items are whole at 128 registers, lose with
-// 192 (jacobi2d 16384^2 704.65 -> 752.84, wave2d 8192^2 321.11 -> 354.09), so only 3-D kernels
-// take it. With the whole item, items of 4 rows pay (STENCILC_WIDE_ROWS_3D below: 512^3 667 us).
-// Not yet run on 2 GPUs: 256 (no change) until then; -DSTENCILC_BLOCK_THREADS_3D=192.
+// registers) it issues the whole item first (bench/experiments/sass-loads.sh): heat3d 2-9% faster
+// on one H200, and 14-20% with items of 4 rows (STENCILC_WIDE_ROWS_3D below). 2-D loops, whose
+// items are whole at 128 registers, lose 4-10% with 192, so only 3-D kernels take it
+// (docs/BENCHMARKS.md, session 20). Not yet run on 2 GPUs: 256 (no change) until then.
 #ifndef STENCILC_BLOCK_THREADS_3D
 #define STENCILC_BLOCK_THREADS_3D STENCILC_BLOCK_THREADS
 #endif
