@@ -1584,6 +1584,12 @@ class CudaKernelEmitter : public CppEmitter {
       stage_face_writer(indent + 2, "sc_face_writer", "sc_face_channels", flow_loop_.put_handle, flow_loop_.put_grid,
                         "sc_faces", "sc_faces' channels, staged");
     }
+    if (flow_loop_.update != nullptr && flow_loop_.update->indices.size() == 2) {
+      // flow_strips' choice, per block: strips where its rows hold enough points a thread.
+      const ForEach* u = flow_loop_.update;
+      line(indent + 2, "const bool sc_flow_strips = STENCILC_FLOW_STRIPS && " + rt + "flow_strips_pay(" + rt + "flow_rows(" + rt + "clip(" +
+                           global_range(u->range) + ", " + first_grid_ + "), sc_flow).box[0]);  // STENCILC_FLOW_STRIPS: its rows in strips");
+    }
     if (flow_walk_hoisted()) {
       const ForEach* u = flow_loop_.update;
       line(indent + 2, "const " + rt + "BoxWalk<" + std::to_string(u->indices.size()) + "> sc_flow_walk(" + rt + "flow_rows(" + rt +
@@ -1941,14 +1947,19 @@ class CudaKernelEmitter : public CppEmitter {
       // the point before's stores (one round trip a point). Most blocks have no face rows.
       line(in_role, "if (sc_faces == 0) {  // no face rows: no face stores, so a point's loads may pass the stores before");
       no_faces_ = true;
-      if (s->indices.size() >= 2) {
+      if (s->indices.size() == 2 && s == flow_loop_.update) {
         flow_strips(self, in_role + 1, points);
       } else {
         points(in_role + 1);
       }
       no_faces_ = false;
       line(in_role, "} else {");
-      points(in_role + 1);
+      if (s->indices.size() == 2 && s == flow_loop_.update && !in_onchip_ && !flow_loop_.put_grid.empty() &&
+          stored_grids(self).count(flow_loop_.put_grid)) {
+        flow_strips(self, in_role + 1, points, /*faces=*/true);
+      } else {
+        points(in_role + 1);
+      }
       line(in_role, "}");
     } else {
       points(in_role);
@@ -1964,36 +1975,44 @@ class CudaKernelEmitter : public CppEmitter {
     if (!flow_) conservative_barrier(indent, "the update is complete before anything reads or overwrites it");
   }
 
-  /// The dataflow walk of a block with no face rows, where generated.cuh's STENCILC_FLOW_STRIPS is
-  /// set (off by default: written in session 15, not yet run on a GPU): the block's rows of the
-  /// update as the barrier form's inner part walks its box, in strips (wide, 16-byte ones where
-  /// the layout allows) over the block's own threads, instead of point by point through the
-  /// BoxWalk. A step that computes a reduction folded into the update takes the walk, which adds
-  /// up the fold (the strips do not). Else, and without the switch, `walk` (the points lambda).
+  /// The dataflow walk of a block, where generated.cuh's STENCILC_FLOW_STRIPS is set (off by
+  /// default: sessions 15 and 16 measured it mixed while face blocks still walked point by point):
+  /// the block's rows of the update as the barrier form's inner part walks its box, in strips
+  /// (wide, 16-byte ones where the layout allows) over the block's own threads, instead of point
+  /// by point through the BoxWalk. A face block (`faces`: its rows feed a channel) stores no face
+  /// cell in the strips; after them (a __syncthreads) the FaceWriter copies its rows' face cells
+  /// into the neighbours' halos (halo.cuh, copy()). A step that computes a reduction folded into
+  /// the update takes the walk, which adds up the fold (the strips do not). Else, and without the
+  /// switch, `walk` (the points lambda).
   template <class Walk>
-  void flow_strips(const Stmt& self, int indent, const Walk& walk) {
+  void flow_strips(const Stmt& self, int indent, const Walk& walk, bool faces = false) {
     auto* s = as<ForEach>(self);
+    const std::string rt = kRt, g = flow_loop_.put_grid;
     line(0, "#if STENCILC_FLOW_STRIPS");
     const int fold = folding_;
-    line(indent, fold >= 0 ? "if (!sc_fold" + std::to_string(fold) + "_on) {  // wide strips of the block's rows (no fold this step)"
-                           : "{  // wide strips of the block's rows");
+    const std::string what = faces ? "wide strips of the block's rows, then its face cells" : "wide strips of the block's rows";
+    line(indent, fold >= 0 ? "if (sc_flow_strips && !sc_fold" + std::to_string(fold) + "_on) {  // " + what + " (no fold this step)"
+                           : "if (sc_flow_strips) {  // " + what);
     folding_ = -1;
     flow_rows_ = true;
+    const bool no_faces = no_faces_;
+    no_faces_ = true;  // no face store in the strips
     const int inner = open_points(self, s->range, s->indices, s->body, indent + 1, "sc_mine", nullptr, true);
     flow_rows_ = false;
     strip_points(s->body, inner, "sc_mine");
     close_points(inner, true);
-    folding_ = fold;
-    if (fold >= 0) {  // if (!on) { strips } else { walk }; without the switch { walk }
-      line(indent, "} else");
-      line(0, "#endif");
-      walk(indent);
-    } else {  // { strips }, or without the switch { walk }
-      line(indent, "}");
-      line(0, "#else");
-      walk(indent);
-      line(0, "#endif");
+    no_faces_ = no_faces;
+    if (faces) {
+      line(indent + 1, "__syncthreads();  // the block's rows are written before its face cells are read");
+      line(indent + 1, "const auto sc_face_box = " + rt + "flow_rows(" + rt + "clip(" + global_range(s->range) + ", " + g +
+                           "), sc_flow).box[0];  // the block's rows of the update");
+      line(indent + 1, "sc_face_writer.copy(" + g + ", sc_face_box.lo, sc_face_box.hi);  // their face cells into the neighbours' halos");
     }
+    folding_ = fold;
+    // if (strips) { strips } else { walk }; without the switch { walk }
+    line(indent, "} else");
+    line(0, "#endif");
+    walk(indent);
   }
 
   /// The reductions directly followed by an allreduce of their result (the global-view lowering

@@ -14,14 +14,15 @@ against %globaltimer:
 Session 4 (docs/BENCHMARKS.md) measured the 256^2 Jacobi step with it. A kernel with a
 dataflow form of its loop (flow.cuh) has the loop twice: the barrier form is instrumented, or with
 `--dataflow` the dataflow form (run it with STENCILC_DATAFLOW=1), stamped also at its wait
-and `publish`. The stamps cost a few
+and `publish`; `--onchip` its on-chip copy (build with -DSTENCILC_ONCHIP_FORM=1; before session 21
+--dataflow stamped that copy, compiled out by default, and printed nothing). The stamps cost a few
 cycles each; the phases of one block are sequential, so they add up to its step.
 """
 import re
 import sys
 
 
-def instrument(lines, dataflow=False):
+def instrument(lines, dataflow=False, onchip=False):
     out = []
     i = 0
     # The kernel, then its first loop at the body's indentation: the time loop.
@@ -55,9 +56,17 @@ def instrument(lines, dataflow=False):
         def is_marker(line):
             return line.rstrip() == if_indent + "} else {"
     seen = not flow
+    skip = []  # the enclosing #if lines: the on-chip copy of the dataflow loop (under
+    #            STENCILC_ONCHIP_FORM, off by default) is not the loop that runs unless --onchip
     while i < len(lines):
         seen = seen or is_marker(lines[i])
-        if seen and re.match(pattern, lines[i]):
+        text = lines[i].strip()
+        if text.startswith("#if"):
+            skip.append(text)
+        elif text.startswith("#endif") and skip:
+            skip.pop()
+        in_onchip = any("STENCILC_ONCHIP_FORM" in t for t in skip)
+        if seen and re.match(pattern, lines[i]) and in_onchip == onchip:
             break
         out.append(lines[i])
         i += 1
@@ -102,8 +111,9 @@ def instrument(lines, dataflow=False):
 
 
 if __name__ == "__main__":
-    argv = [a for a in sys.argv[1:] if a != "--dataflow"]
+    argv = [a for a in sys.argv[1:] if a not in ("--dataflow", "--onchip")]
     if len(argv) != 2:
-        sys.exit("usage: phases.py [--dataflow] GENERATED.cu OUT.cu")
+        sys.exit("usage: phases.py [--dataflow [--onchip]] GENERATED.cu OUT.cu")
     text = open(argv[0]).read().split("\n")
-    open(argv[1], "w").write("\n".join(instrument(text, "--dataflow" in sys.argv[1:])))
+    onchip = "--onchip" in sys.argv[1:]
+    open(argv[1], "w").write("\n".join(instrument(text, "--dataflow" in sys.argv[1:] or onchip, onchip)))

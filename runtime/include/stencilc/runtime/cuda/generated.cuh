@@ -76,12 +76,21 @@ static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024
 #ifndef STENCILC_ONCHIP_FORM
 #define STENCILC_ONCHIP_FORM 0
 #endif
-// 1: the dataflow form's blocks with no face rows walk their rows in (wide) strips, as the barrier
+// 1: the dataflow form's blocks walk their rows of a 2-D update in (wide) strips, as the barrier
 // form's inner part does, instead of point by point (CudaEmitter's flow_strips; a step that
-// computes a folded reduction keeps the point walk). Written in session 15, not yet run on a GPU:
-// off until it is (docs/BENCHMARKS.md, session 15, "What to do next").
+// computes a folded reduction keeps the point walk), where they hold at least
+// STENCILC_FLOW_STRIP_MIN_POINTS points a thread (flow_strips_pay); face blocks then copy their
+// face cells into the neighbours' halos (FaceWriter::copy). Off: verified and measured on one GPU
+// only (docs/BENCHMARKS.md, session 21: jacobi2d 2048^2's dataflow step 32.0 -> 13.4 us on one
+// H200, wave2d 2048^2 69.6 -> 27.0), not yet on two.
 #ifndef STENCILC_FLOW_STRIPS
 #define STENCILC_FLOW_STRIPS 0
+#endif
+// The points a thread below which a dataflow block keeps the point walk under STENCILC_FLOW_STRIPS:
+// measured on one H200 (session 21), the strips lose at jacobi2d 768^2 (8.7 a thread: 7.07 ->
+// 7.62 us) and below, and win at 1024^2 (15.5: 9.03 -> 8.12) and above.
+#ifndef STENCILC_FLOW_STRIP_MIN_POINTS
+#define STENCILC_FLOW_STRIP_MIN_POINTS 12
 #endif
 // How many iterations of a point loop the compiler unrolls (their loads can be in flight together).
 #ifndef STENCILC_POINT_UNROLL
@@ -272,6 +281,15 @@ __device__ PartBoxes<N> flow_rows(const SBox<N>& local, const Flow& flow) {
   parts.box[0].hi[0] = max(parts.box[0].lo[0], min(local.hi[0], flow.row_end()));
   parts.count = 1;
   return parts;
+}
+
+/// Whether a dataflow block walks `rows` (its rows of the update, flow_rows) in strips under
+/// STENCILC_FLOW_STRIPS: at least STENCILC_FLOW_STRIP_MIN_POINTS points a thread of the block.
+template <int N>
+__device__ bool flow_strips_pay(const SBox<N>& rows) {
+  long long points = 1;
+  for (int d = 0; d < N; ++d) points *= rows.hi[d] > rows.lo[d] ? rows.hi[d] - rows.lo[d] : 0;
+  return points >= static_cast<long long>(STENCILC_FLOW_STRIP_MIN_POINTS) * blockDim.x;
 }
 
 /// A split point update's boundary widths where the exchanges act: a face of the block that

@@ -440,6 +440,41 @@ class FaceWriter {
     }
   }
 
+  // The cells of box [lo, hi) (local indices) of `block` that the staged channels hold, already
+  // written by this block (a __syncthreads between those stores and this): into the neighbours'
+  // halos, as store() would have put them one by one. Every thread of the block, a share of each
+  // channel's cells, consecutive threads on consecutive cells of the last dimension. The dataflow
+  // loop's face blocks under STENCILC_FLOW_STRIPS: their rows in wide strips first, then this
+  // (session 21: the point walk with a store() a point made those blocks, and so every block
+  // behind them in the flag chain, 2x slower a row than the others).
+  __device__ void copy(const DBlock<T, N>& block, const int* lo, const int* hi) const {
+    int lo3[3] = {0, 0, 0}, hi3[3] = {1, 1, 1};
+    for (int d = 0; d < N; ++d) {
+      lo3[3 - N + d] = lo[d];
+      hi3[3 - N + d] = hi[d];
+    }
+    long long stride3[3] = {0, 0, 0};
+    for (int d = 0; d < N; ++d) stride3[3 - N + d] = block.stride[d];
+    char* const mine = reinterpret_cast<char*>(block.data - block.data_offset());
+    for (int k = 0; k < count_; ++k) {
+      const FaceChannel& f = staged_[k];
+      int a[3], n[3];
+      long long cells = 1;
+      for (int d = 0; d < 3; ++d) {
+        a[d] = max(lo3[d], f.lo[d]);
+        n[d] = max(0, min(hi3[d], f.hi[d]) - a[d]);
+        cells *= n[d];
+      }
+      T* const there = reinterpret_cast<T*>(mine + f.delta_bytes);
+      for (long long c = threadIdx.x; c < cells; c += blockDim.x) {
+        const long long l2 = a[2] + c % n[2], rest = c / n[2];
+        const long long l1 = a[1] + rest % n[1], l0 = a[0] + rest / n[1];
+        const T value = block.data[l0 * stride3[0] + l1 * stride3[1] + l2 * stride3[2]];
+        there[f.offset + l0 * f.step[0] + l1 * f.step[1] + l2 * f.step[2]] = value;
+      }
+    }
+  }
+
  private:
   const FaceChannel* staged_;
   int count_ = 0;
