@@ -1584,12 +1584,7 @@ class CudaKernelEmitter : public CppEmitter {
       stage_face_writer(indent + 2, "sc_face_writer", "sc_face_channels", flow_loop_.put_handle, flow_loop_.put_grid,
                         "sc_faces", "sc_faces' channels, staged");
     }
-    if (flow_loop_.update != nullptr && flow_loop_.update->indices.size() == 2) {
-      // flow_strips' choice, per block: strips where its rows hold enough points a thread.
-      const ForEach* u = flow_loop_.update;
-      line(indent + 2, "const bool sc_flow_strips = STENCILC_FLOW_STRIPS && " + rt + "flow_strips_pay(" + rt + "flow_rows(" + rt + "clip(" +
-                           global_range(u->range) + ", " + first_grid_ + "), sc_flow).box[0]);  // STENCILC_FLOW_STRIPS: its rows in strips");
-    }
+    if (flow_strips_possible() && flow_walk_hoisted()) flow_strips_choice(indent + 2);  // the same every step
     if (flow_walk_hoisted()) {
       const ForEach* u = flow_loop_.update;
       line(indent + 2, "const " + rt + "BoxWalk<" + std::to_string(u->indices.size()) + "> sc_flow_walk(" + rt + "flow_rows(" + rt +
@@ -1691,6 +1686,20 @@ class CudaKernelEmitter : public CppEmitter {
   /// the swaps trade have one shape).
   bool flow_walk_hoisted() const {
     return flow_loop_.update && flow_loop_.update->range.kind == Range::Kind::Interior;
+  }
+
+  /// Whether the dataflow loop's update may walk in strips (flow_strips): a 2-D one (3-D strips
+  /// spill and measured slower, docs/BENCHMARKS.md sessions 16 and 21).
+  bool flow_strips_possible() const { return flow_loop_.update && flow_loop_.update->indices.size() == 2; }
+
+  /// flow_strips' box and choice: the block's rows of the update (sc_flow_rows; the face copy's
+  /// box too) and whether they are walked in strips (sc_flow_strips: STENCILC_FLOW_STRIPS and at
+  /// least STENCILC_FLOW_STRIP_MIN_POINTS points a thread, flow_strips_pay).
+  void flow_strips_choice(int indent) {
+    const std::string rt = kRt;
+    line(indent, "const auto sc_flow_rows = " + rt + "flow_rows(" + rt + "clip(" + global_range(flow_loop_.update->range) + ", " +
+                     first_grid_ + "), sc_flow).box[0];  // the block's rows of the update");
+    line(indent, "const bool sc_flow_strips = STENCILC_FLOW_STRIPS && " + rt + "flow_strips_pay(sc_flow_rows);  // its rows in strips");
   }
 
   /// In the on-chip form, what `make` writes for a cached grid's cell or address (grid_read,
@@ -1947,14 +1956,14 @@ class CudaKernelEmitter : public CppEmitter {
       // the point before's stores (one round trip a point). Most blocks have no face rows.
       line(in_role, "if (sc_faces == 0) {  // no face rows: no face stores, so a point's loads may pass the stores before");
       no_faces_ = true;
-      if (s->indices.size() == 2 && s == flow_loop_.update) {
+      if (s == flow_loop_.update && flow_strips_possible()) {
         flow_strips(self, in_role + 1, points);
       } else {
         points(in_role + 1);
       }
       no_faces_ = false;
       line(in_role, "} else {");
-      if (s->indices.size() == 2 && s == flow_loop_.update && !in_onchip_ && !flow_loop_.put_grid.empty() &&
+      if (s == flow_loop_.update && flow_strips_possible() && !in_onchip_ && !flow_loop_.put_grid.empty() &&
           stored_grids(self).count(flow_loop_.put_grid)) {
         flow_strips(self, in_role + 1, points, /*faces=*/true);
       } else {
@@ -1987,8 +1996,8 @@ class CudaKernelEmitter : public CppEmitter {
   template <class Walk>
   void flow_strips(const Stmt& self, int indent, const Walk& walk, bool faces = false) {
     auto* s = as<ForEach>(self);
-    const std::string rt = kRt, g = flow_loop_.put_grid;
     line(0, "#if STENCILC_FLOW_STRIPS");
+    if (!flow_walk_hoisted()) flow_strips_choice(indent);  // the update's range may change from step to step
     const int fold = folding_;
     const std::string what = faces ? "wide strips of the block's rows, then its face cells" : "wide strips of the block's rows";
     line(indent, fold >= 0 ? "if (sc_flow_strips && !sc_fold" + std::to_string(fold) + "_on) {  // " + what + " (no fold this step)"
@@ -2004,9 +2013,8 @@ class CudaKernelEmitter : public CppEmitter {
     no_faces_ = no_faces;
     if (faces) {
       line(indent + 1, "__syncthreads();  // the block's rows are written before its face cells are read");
-      line(indent + 1, "const auto sc_face_box = " + rt + "flow_rows(" + rt + "clip(" + global_range(s->range) + ", " + g +
-                           "), sc_flow).box[0];  // the block's rows of the update");
-      line(indent + 1, "sc_face_writer.copy(" + g + ", sc_face_box.lo, sc_face_box.hi);  // their face cells into the neighbours' halos");
+      line(indent + 1, "sc_face_writer.copy(" + flow_loop_.put_grid +
+                           ", sc_flow_rows.lo, sc_flow_rows.hi);  // their face cells into the neighbours' halos");
     }
     folding_ = fold;
     // if (strips) { strips } else { walk }; without the switch { walk }

@@ -43,6 +43,8 @@
 #include <random>
 #include <vector>
 
+#include "../copy_bandwidth.cuh"
+
 namespace cg = cooperative_groups;
 
 #define CHECK(call)                                                                 \
@@ -201,28 +203,23 @@ __global__ void __launch_bounds__(kThreads, 1)
     // 3. The update.
     float prev[VEC], last[VEC];
     if (mine) {
-      if (has_up) {
-        const float4* src = reinterpret_cast<const float4*>(my_rows + (par * 2 + 0) * n1p + c0);
+      // The rows past the band: a neighbour's pushed row (ld.global.cg: another SM wrote it), or
+      // the fixed boundary row where there is none.
+      auto halo_row = [&](float (&row)[VEC], bool pushed, int side_i, const float* fixed) {
+        if (pushed) {
+          const float4* src = reinterpret_cast<const float4*>(my_rows + (par * 2 + side_i) * n1p + c0);
 #pragma unroll
-        for (int c = 0; c < VEC; c += 4) {
-          const float4 q = __ldcg(src + c / 4);
-          prev[c] = q.x; prev[c + 1] = q.y; prev[c + 2] = q.z; prev[c + 3] = q.w;
+          for (int c = 0; c < VEC; c += 4) {
+            const float4 q = __ldcg(src + c / 4);
+            row[c] = q.x; row[c + 1] = q.y; row[c + 2] = q.z; row[c + 3] = q.w;
+          }
+        } else {
+#pragma unroll
+          for (int c = 0; c < VEC; ++c) row[c] = __ldg(fixed + c);
         }
-      } else {
-#pragma unroll
-        for (int c = 0; c < VEC; ++c) prev[c] = __ldg(above + c);
-      }
-      if (has_dn) {
-        const float4* src = reinterpret_cast<const float4*>(my_rows + (par * 2 + 1) * n1p + c0);
-#pragma unroll
-        for (int c = 0; c < VEC; c += 4) {
-          const float4 q = __ldcg(src + c / 4);
-          last[c] = q.x; last[c + 1] = q.y; last[c + 2] = q.z; last[c + 3] = q.w;
-        }
-      } else {
-#pragma unroll
-        for (int c = 0; c < VEC; ++c) last[c] = __ldg(below + c);
-      }
+      };
+      halo_row(prev, has_up, 0, above);
+      halo_row(last, has_dn, 1, below);
 #pragma unroll
       for (int r = 0; r < RMAX; ++r) {
         if (r < R) {
@@ -445,32 +442,6 @@ double time_us(int pes, int devices, int sms, int n0, int n1, unsigned* err) {
   return us[us.size() / 2];
 }
 
-double copy_gbs() {
-  CHECK(cudaSetDevice(0));
-  const size_t bytes = size_t{1} << 30;
-  void *src = nullptr, *dst = nullptr;
-  CHECK(cudaMalloc(&src, bytes));
-  CHECK(cudaMalloc(&dst, bytes));
-  CHECK(cudaMemset(src, 1, bytes));
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  std::vector<float> ms;
-  for (int rep = 0; rep < 10; ++rep) {
-    CHECK(cudaEventRecord(e0));
-    CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice));
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
-    float t = 0;
-    CHECK(cudaEventElapsedTime(&t, e0, e1));
-    if (rep >= 2) ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  CHECK(cudaFree(src));
-  CHECK(cudaFree(dst));
-  return 2.0 * bytes / (ms[ms.size() / 2] * 1e-3) / 1e9;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -512,7 +483,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  const double gbs = copy_gbs();
+  const double gbs = copy_bandwidth::measure_gbs(0);
   std::printf("copy bandwidth %.1f GB/s (GPU 0)\n", gbs);
   std::printf("%-6s %13s %4s %10s %10s %8s\n", "form", "rows x cols", "pes", "us/step", "floor us", "/floor");
   auto row = [&](const char* form, int n0, int n1, int pes, double us) {

@@ -81,8 +81,8 @@ static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024
 // computes a folded reduction keeps the point walk), where they hold at least
 // STENCILC_FLOW_STRIP_MIN_POINTS points a thread (flow_strips_pay); face blocks then copy their
 // face cells into the neighbours' halos (FaceWriter::copy). Off: verified and measured on one GPU
-// only (docs/BENCHMARKS.md, session 21: jacobi2d 2048^2's dataflow step 32.0 -> 13.4 us on one
-// H200, wave2d 2048^2 69.6 -> 27.0), not yet on two.
+// only (docs/BENCHMARKS.md, session 21: jacobi2d 2048^2's dataflow step 31.7 -> 12.2 us on one
+// H200, wave2d 2048^2 72.4 -> 27.6), not yet on two.
 #ifndef STENCILC_FLOW_STRIPS
 #define STENCILC_FLOW_STRIPS 0
 #endif

@@ -458,17 +458,18 @@ class FaceWriter {
     char* const mine = reinterpret_cast<char*>(block.data - block.data_offset());
     for (int k = 0; k < count_; ++k) {
       const FaceChannel& f = staged_[k];
-      int a[3], n[3];
-      long long cells = 1;
+      int a[3];
+      unsigned n[3], cells = 1;  // a block's face cells of one channel: far below 2^32
       for (int d = 0; d < 3; ++d) {
         a[d] = max(lo3[d], f.lo[d]);
-        n[d] = max(0, min(hi3[d], f.hi[d]) - a[d]);
+        n[d] = static_cast<unsigned>(max(0, min(hi3[d], f.hi[d]) - a[d]));
         cells *= n[d];
       }
       T* const there = reinterpret_cast<T*>(mine + f.delta_bytes);
-      for (long long c = threadIdx.x; c < cells; c += blockDim.x) {
-        const long long l2 = a[2] + c % n[2], rest = c / n[2];
-        const long long l1 = a[1] + rest % n[1], l0 = a[0] + rest / n[1];
+      for (unsigned c = threadIdx.x; c < cells; c += blockDim.x) {  // 32-bit division: no 64-bit emulation
+        const unsigned rest = c / n[2], q = rest / n[1];
+        const long long l2 = a[2] + static_cast<int>(c - rest * n[2]);
+        const long long l1 = a[1] + static_cast<int>(rest - q * n[1]), l0 = a[0] + static_cast<int>(q);
         const T value = block.data[l0 * stride3[0] + l1 * stride3[1] + l2 * stride3[2]];
         there[f.offset + l0 * f.step[0] + l1 * f.step[1] + l2 * f.step[2]] = value;
       }
