@@ -1649,6 +1649,7 @@ class CudaKernelEmitter : public CppEmitter {
       line(indent + 1, "auto sc_oc_" + g + " = " + rt + "onchip_tile(" + g + ", sc_onchip_smem, " + rows + ", " + r +
                            ", sc_onchip_used);  // rows " + r + " past the block's on each side");
     }
+    line(indent + 1, rt + "check_onchip(pe, sc_onchip_used, \"" + program_->name + " at " + where(s) + "\");");
     for (const std::string& g : onchip_.cached) {
       line(indent + 1, rt + "onchip_copy_rows(sc_oc_" + g + ", " + g + ", sc_flow.row_begin() - " + r + ", sc_flow.row_end() + " + r +
                            ");");

@@ -2,7 +2,7 @@
 # Builds (compile-only.sh) and runs the GPU tests of the p2p backend on the GPUs of this machine:
 # every test on 1 GPU, and on 2, 3 and 4 where there are that many; then the NVSHMEM backend's
 # test under mpirun -np 1 to 4 (as many as GPUs), its timeout report, and too many processes for
-# the GPUs.
+# the GPUs. SHARE_PES=4: the p2p tests on 1 to 4 PEs even with fewer GPUs (several PEs a GPU).
 # Prints one PASS/FAIL line per case, the timings, and last "N passed, M failed"; exits non-zero
 # if anything failed.
 #   bash tests/gpu/run.sh [build-dir]      (logs also under $OUT when it is set)
@@ -49,6 +49,15 @@ pes_list=(1)
 [ "$ngpus" -ge 2 ] && pes_list+=(2)
 [ "$ngpus" -ge 3 ] && pes_list+=(3)
 [ "$ngpus" -ge 4 ] && pes_list+=(4)
+# SHARE_PES=P (P > the visible GPUs): the p2p tests run on 1..P PEs in the p2p team's shared-GPU
+# test mode (STENCILC_P2P_SHARE_GPUS=1: several PEs on one GPU, each with its share of the SMs),
+# which checks the multi-PE paths on a machine with fewer GPUs. Timings (bench) stay on real GPUs.
+p2p_list=("${pes_list[@]}")
+if [ "${SHARE_PES:-0}" -gt "$ngpus" ]; then
+  mapfile -t p2p_list < <(seq 1 "$SHARE_PES")
+  export STENCILC_P2P_SHARE_GPUS=1
+  echo "p2p tests on 1..$SHARE_PES PEs over $ngpus GPU(s) (STENCILC_P2P_SHARE_GPUS=1)" | tee -a "$LOG"
+fi
 
 # A test program that prints its own PASS/FAIL line: status 0 passes.
 run_test() {
@@ -95,7 +104,7 @@ run_failure() {
   fi
 }
 
-for n in "${pes_list[@]}"; do
+for n in "${p2p_list[@]}"; do
   [ "$n" -le 2 ] && run_test "ping_pong --pes=$n" "$BUILD/ping_pong" --pes="$n"  # a pair (or one PE) by design
   run_test "allreduce --pes=$n" "$BUILD/allreduce" --pes="$n"
   run_test "halo_check --pes=$n" "$BUILD/halo_check" --pes="$n"
@@ -103,7 +112,7 @@ for n in "${pes_list[@]}"; do
   run_test "flow --pes=$n" "$BUILD/flow" --pes="$n"
   run_test "flow_reduce --pes=$n" "$BUILD/flow_reduce" --pes="$n"
 done
-for n in "${pes_list[@]}"; do
+for n in "${p2p_list[@]}"; do
   last=$((n - 1))
   run_failure "timeout missing signal --pes=$n" 3 10 \
     "PE 0 of $n waited" "for a signal that nobody sends: signal is 0, waiting for >= 1" \
@@ -128,8 +137,9 @@ for n in "${pes_list[@]}"; do
     "halo exchange of grid 'u' on PE" "send of epoch 3 after epoch 1" -- \
     "$BUILD/timeout" --pes="$n" --mode=epoch
 done
-run_failure "more PEs than GPUs" 2 10 "only $ngpus GPU" -- \
-  "$BUILD/timeout" --pes="$ngpus" --mode=toomany
+run_failure "more PEs than GPUs" 2 10 "only $ngpus GPU" "STENCILC_P2P_SHARE_GPUS=1 runs several PEs" -- \
+  env -u STENCILC_P2P_SHARE_GPUS "$BUILD/timeout" --pes="$ngpus" --mode=toomany
+unset STENCILC_P2P_SHARE_GPUS  # the bench's timings and the NVSHMEM runs: one PE a GPU
 for n in "${pes_list[@]}"; do
   run_test "bench --pes=$n" "$BUILD/bench" --pes="$n"
 done

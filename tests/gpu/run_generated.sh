@@ -41,6 +41,10 @@
 #                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output
 #                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
 #                      python3's nvidia-nvshmem-cu13 wheel, /opt/torch/.venv), MPI from mpicc.
+# With fewer GPUs than PEs: STENCILC_P2P_SHARE_GPUS=1 PES=1,2,3,4 runs the p2p variants in the p2p
+# team's shared-GPU test mode (PE p on GPU p mod the visible GPUs, each with its share of the SMs:
+# the multi-PE paths checked, not their timing); set NVSHMEM_PES to the GPUs' count (or leave
+# nvshmem out of VARIANTS): NVSHMEM runs one PE a GPU.
 # SAMPLES="jacobi2d heat3d" runs some samples only; NVCC_FLAGS="-DSTENCILC_FLOW_SELF_RELEASE_GPU=1" adds
 # flags to every build (an experiment's switch checked on every sample). Everything is built
 # first, in parallel.

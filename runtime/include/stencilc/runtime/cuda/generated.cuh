@@ -481,6 +481,23 @@ __device__ inline void check_walk(const DevicePe& pe, const BoxWalk<N>& walk, co
   });
 }
 
+/// The on-chip form's guard: the block's tiles (`used` bytes, from onchip_tile) must fit in the
+/// dynamic shared memory the launch gave it (compiled::onchip_plan sized it for the block with the
+/// most rows on any PE). A block with more rows than that reports it and stops the run, instead
+/// of writing past its shared memory.
+__device__ inline void check_onchip(const DevicePe& pe, std::size_t used, const char* what) {
+  unsigned size = 0;
+  asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(size));
+  if (used <= size) return;
+  if (threadIdx.x == 0) {
+    pe.fatal_with([&](detail::Message& m) {
+      m.str(what).str(": the on-chip form's tiles of this block take ").num(static_cast<long long>(used))
+          .str(" bytes of shared memory, the launch gave ").num(static_cast<long long>(size));
+    });
+  }
+  __trap();
+}
+
 /// A barrier among the blocks of `group` (a role's phase_barrier): the same ordering as a grid
 /// barrier, among those blocks only. `counter` is a word of symmetric memory that only this
 /// group's barriers use, zero at launch; `passed` counts this group's barriers so far (every

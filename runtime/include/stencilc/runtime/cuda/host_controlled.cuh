@@ -156,8 +156,9 @@ class Control {
  public:
   explicit Control(P2PTeam& team)
       : n_(team.n()), one_stream_(std::getenv("STENCILC_HC_ONE_STREAM") != nullptr) {
+    for (int pe = 0; pe < n_; ++pe) device_[pe] = team.device(pe);
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
       STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_[pe], cudaStreamNonBlocking));
       // STENCILC_HC_ONE_STREAM=1: everything on the compute stream, in program order (no
       // overlap; the waits between the two streams become no-ops). For finding an ordering bug.
@@ -179,7 +180,7 @@ class Control {
 
   ~Control() {
     for (int pe = 0; pe < n_; ++pe) {
-      if (cudaSetDevice(pe) != cudaSuccess) continue;
+      if (cudaSetDevice(device_[pe]) != cudaSuccess) continue;
       cudaEventDestroy(fork_[pe]);
       cudaEventDestroy(join_[pe]);
       cudaEventDestroy(boundary_done_[pe]);
@@ -193,6 +194,7 @@ class Control {
   Control& operator=(const Control&) = delete;
 
   int n() const { return n_; }
+  int device(int pe) const { return device_[pe]; }  // the GPU PE pe runs on (P2PTeam::device)
   cudaStream_t compute(int pe) const { return compute_[pe]; }
   cudaStream_t halo(int pe) const { return halo_[pe]; }
 
@@ -200,7 +202,7 @@ class Control {
   // non-blocking streams do not wait for) and starts the clock.
   void start() {
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
       STENCILC_CUDA_CHECK(cudaDeviceSynchronize());
     }
     started_ = std::chrono::steady_clock::now();
@@ -225,7 +227,7 @@ class Control {
     }
     if (wait) {
       for (int pe = 0; pe < n_; ++pe) {
-        STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+        STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
         STENCILC_CUDA_CHECK(cudaStreamWaitEvent(compute_[pe], boundary_done_[pe], 0));
       }
       pending_.clear();
@@ -255,7 +257,7 @@ class Control {
   // After the boundary part's kernels: what later kernels on the compute streams wait for.
   void boundary_launched() {
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
       STENCILC_CUDA_CHECK(cudaEventRecord(boundary_done_[pe], halo_[pe]));
     }
   }
@@ -283,7 +285,7 @@ class Control {
     if (empty(local)) return;
     dim3 grid, block;
     launch_shape(local, false, &grid, &block);
-    STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+    STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
     kernel(grid, block, stream, launch_box(local, layout));
     STENCILC_CUDA_CHECK(cudaGetLastError());
   }
@@ -296,7 +298,7 @@ class Control {
   void reduce(int pe, const SBox<N>& local, const DBlock<T, N>& layout, ReduceOp op, V identity,
               Kernel&& kernel) {
     static_assert(sizeof(V) <= sizeof(std::uint64_t), "scalars of at most 8 bytes");
-    STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+    STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
     V* partials = reinterpret_cast<V*>(scratch_.on(pe));
     V* result = reinterpret_cast<V*>(scratch_.on(pe) + kReduceBlocks);
     int count = 0;
@@ -320,7 +322,7 @@ class Control {
   template <class V>
   V allreduce(ReduceOp op) {
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
       STENCILC_CUDA_CHECK(cudaStreamSynchronize(compute_[pe]));
     }
     V total{};
@@ -342,7 +344,7 @@ class Control {
   // Joins and waits for both streams of every GPU; returns the wall time since start() in ms.
   double finish() {
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
       STENCILC_CUDA_CHECK(cudaEventRecord(join_[pe], halo_[pe]));
       STENCILC_CUDA_CHECK(cudaStreamWaitEvent(compute_[pe], join_[pe], 0));
       STENCILC_CUDA_CHECK(cudaStreamSynchronize(compute_[pe]));
@@ -358,7 +360,7 @@ class Control {
   void fork_all() {
     if (since_fork_.empty()) return;
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
       STENCILC_CUDA_CHECK(cudaEventRecord(fork_[pe], compute_[pe]));
       STENCILC_CUDA_CHECK(cudaStreamWaitEvent(halo_[pe], fork_[pe], 0));
     }
@@ -376,6 +378,7 @@ class Control {
   };
 
   int n_;
+  int device_[kMaxPes] = {};  // PE -> GPU
   bool one_stream_;
   cudaStream_t compute_[kMaxPes] = {};
   cudaStream_t halo_[kMaxPes] = {};
@@ -534,7 +537,7 @@ class HaloCopies {
     if (control.n() != grid.size())
       fatal("halo copies of grid '%s': a process grid for another team", name);
     for (int pe = 0; pe < control.n(); ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      STENCILC_CUDA_CHECK(cudaSetDevice(control_.device(pe)));
       STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&ready_[pe], cudaEventDisableTiming));
       STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&copied_[pe], cudaEventDisableTiming));
     }
@@ -542,7 +545,7 @@ class HaloCopies {
 
   ~HaloCopies() {
     for (int pe = 0; pe < control_.n(); ++pe) {
-      if (cudaSetDevice(pe) != cudaSuccess) continue;
+      if (cudaSetDevice(control_.device(pe)) != cudaSuccess) continue;
       cudaEventDestroy(ready_[pe]);
       cudaEventDestroy(copied_[pe]);
     }
@@ -557,11 +560,11 @@ class HaloCopies {
     const int n = control_.n();
     sent_ = control_.send_stage();
     for (int pe = 0; pe < n; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      STENCILC_CUDA_CHECK(cudaSetDevice(control_.device(pe)));
       STENCILC_CUDA_CHECK(cudaEventRecord(ready_[pe], control_.halo(pe)));
     }
     for (int pe = 0; pe < n; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      STENCILC_CUDA_CHECK(cudaSetDevice(control_.device(pe)));
       const cudaStream_t stream = control_.halo(pe);
       for (int peer : plan_.senders[pe]) {
         if (peer != pe) STENCILC_CUDA_CHECK(cudaStreamWaitEvent(stream, ready_[peer], 0));
@@ -587,10 +590,10 @@ class HaloCopies {
         } else {
           cudaMemcpy3DPeerParms p{};
           p.srcPtr = pitched(blocks[c.peer]);
-          p.srcDevice = c.peer;
+          p.srcDevice = control_.device(c.peer);
           p.srcPos = src;
           p.dstPtr = pitched(blocks[pe]);
-          p.dstDevice = pe;
+          p.dstDevice = control_.device(pe);
           p.dstPos = dst;
           p.extent = extent;
           STENCILC_CUDA_CHECK(cudaMemcpy3DPeerAsync(&p, stream));
@@ -604,7 +607,7 @@ class HaloCopies {
   // read its faces.
   void recv() {
     for (int pe = 0; pe < control_.n(); ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      STENCILC_CUDA_CHECK(cudaSetDevice(control_.device(pe)));
       const cudaStream_t stream = control_.compute(pe);
       STENCILC_CUDA_CHECK(cudaStreamWaitEvent(stream, copied_[pe], 0));
       for (int reader : plan_.readers[pe]) {

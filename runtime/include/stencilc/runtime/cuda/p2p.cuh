@@ -465,11 +465,18 @@ struct LaunchResult {
 
 // One process, n GPUs (devices 0..n-1 of the visible ones), peer access between every pair, a
 // symmetric heap on each, a host-mapped error area, one stream per GPU.
+//
+// The shared-GPU test mode (STENCILC_P2P_SHARE_GPUS=1): when fewer GPUs are visible than PEs,
+// PE p runs on visible GPU p mod D (D = the visible GPUs, at most n), with its own heap, stream
+// and kernel, and the PEs of one GPU split its SMs (cooperative_blocks), so that their kernels
+// are resident together. It checks the multi-PE code paths (faces, flags, exchanges, puts into
+// another PE's heap, reductions) on a machine with fewer GPUs; its timings say nothing about
+// NVLink. Unset, more PEs than GPUs is an error.
 class P2PTeam {
  public:
-  // Fatal (status 2) if fewer than n GPUs are visible, if n is outside 1..kMaxPes, or if some
-  // pair of GPUs cannot reach each other's memory. heap_bytes: the symmetric heap per GPU
-  // (STENCILC_SYM_HEAP_MB when set, which overrides it; 0: 1024 MiB).
+  // Fatal (status 2) if fewer than n GPUs are visible (unless in the shared-GPU test mode), if n
+  // is outside 1..kMaxPes, or if some pair of GPUs cannot reach each other's memory. heap_bytes:
+  // the symmetric heap per PE (STENCILC_SYM_HEAP_MB when set, which overrides it; 0: 1024 MiB).
   explicit P2PTeam(int n, std::size_t heap_bytes = 0)
       : n_(n),
         heap_bytes_(heap_bytes != 0 && std::getenv("STENCILC_SYM_HEAP_MB") == nullptr ? heap_bytes
@@ -485,53 +492,57 @@ class P2PTeam {
       fatal("cannot run %d PEs with the p2p backend: no usable GPU (%s)", n,
             cudaGetErrorString(count_error));
     }
-    if (visible < n) {
+    const bool share = share_gpus();
+    if (visible < 1 || (visible < n && !share)) {
       const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
-      fatal("cannot run %d PEs with the p2p backend: only %d GPU%s visible (CUDA_VISIBLE_DEVICES=%s)",
+      fatal("cannot run %d PEs with the p2p backend: only %d GPU%s visible (CUDA_VISIBLE_DEVICES=%s; "
+            "STENCILC_P2P_SHARE_GPUS=1 runs several PEs on one GPU, for checking, not timing)",
             n, visible, visible == 1 ? " is" : "s are", env != nullptr ? env : "unset");
     }
-    for (int pe = 0; pe < n_; ++pe) {
+    gpus_ = visible < n ? visible : n;
+    for (int pe = 0; pe < n_; ++pe) device_[pe] = pe % gpus_;
+    for (int gpu = 0; gpu < gpus_; ++gpu) {
       int cooperative = 0;
-      STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, pe));
-      if (!cooperative) fatal("GPU %d does not support cooperative launches", pe);
+      STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, gpu));
+      if (!cooperative) fatal("GPU %d does not support cooperative launches", gpu);
     }
-    for (int pe = 0; pe < n_; ++pe) {
-      for (int peer = 0; peer < n_; ++peer) {
-        if (peer == pe) continue;
+    for (int gpu = 0; gpu < gpus_; ++gpu) {
+      for (int peer = 0; peer < gpus_; ++peer) {
+        if (peer == gpu) continue;
         int can = 0;
-        STENCILC_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, pe, peer));
+        STENCILC_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, gpu, peer));
         if (!can) {
           fatal(
               "GPU %d cannot access the memory of GPU %d (cudaDeviceCanAccessPeer): the p2p "
               "backend needs peer access between every pair of its GPUs; use fewer GPUs or the "
               "NVSHMEM backend",
-              pe, peer);
+              gpu, peer);
         }
-        STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+        STENCILC_CUDA_CHECK(cudaSetDevice(gpu));
         const cudaError_t enabled = cudaDeviceEnablePeerAccess(peer, 0);
         if (enabled == cudaErrorPeerAccessAlreadyEnabled) {
           (void)cudaGetLastError();  // not an error: an earlier team enabled it
         } else if (enabled != cudaSuccess) {
-          fatal("GPU %d cannot enable peer access to GPU %d: %s (%s)", pe, peer,
+          fatal("GPU %d cannot enable peer access to GPU %d: %s (%s)", gpu, peer,
                 cudaGetErrorString(enabled), cudaGetErrorName(enabled));
         }
       }
     }
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
       void* base = nullptr;
       const cudaError_t allocated = cudaMalloc(&base, heap_bytes_);
       if (allocated != cudaSuccess) {
-        fatal("cannot allocate the symmetric heap of %zu MiB on GPU %d: %s (set "
+        fatal("cannot allocate the symmetric heap of %zu MiB of PE %d on GPU %d: %s (set "
               "STENCILC_SYM_HEAP_MB)",
-              heap_bytes_ >> 20, pe, cudaGetErrorString(allocated));
+              heap_bytes_ >> 20, pe, device_[pe], cudaGetErrorString(allocated));
       }
       heap_[pe] = static_cast<char*>(base);
       STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&streams_[pe], cudaStreamNonBlocking));
       STENCILC_CUDA_CHECK(cudaEventCreate(&started_[pe]));
       STENCILC_CUDA_CHECK(cudaEventCreate(&finished_[pe]));
       int sms = 0;
-      STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, pe));
+      STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_[pe]));
       sm_count_[pe] = sms;
     }
     void* area = nullptr;
@@ -552,7 +563,7 @@ class P2PTeam {
   ~P2PTeam() {
     // Only reached after a successful run (failures exit): errors here are not worth a report.
     for (int pe = 0; pe < n_; ++pe) {
-      if (cudaSetDevice(pe) != cudaSuccess) continue;
+      if (cudaSetDevice(device_[pe]) != cudaSuccess) continue;
       if (streams_[pe] != nullptr) cudaStreamDestroy(streams_[pe]);
       if (started_[pe] != nullptr) cudaEventDestroy(started_[pe]);
       if (finished_[pe] != nullptr) cudaEventDestroy(finished_[pe]);
@@ -565,7 +576,14 @@ class P2PTeam {
   P2PTeam& operator=(const P2PTeam&) = delete;
 
   int n() const { return n_; }
-  int device(int pe) const { return pe; }  // PE p runs on visible GPU p
+  int device(int pe) const { return device_[pe]; }  // visible GPU p (p mod D when GPUs are shared)
+  int gpus() const { return gpus_; }                // the GPUs the team runs on
+  // How many PEs run on PE pe's GPU (1 unless in the shared-GPU test mode).
+  int sharers(int pe) const {
+    int count = 0;
+    for (int p = 0; p < n_; ++p) count += device_[p] == device_[pe] ? 1 : 0;
+    return count;
+  }
   bool holds(int pe) const { return pe >= 0 && pe < n_; }  // this process drives every PE
   int sm_count(int pe) const { return sm_count_[pe]; }
   cudaStream_t stream(int pe) const { return streams_[pe]; }
@@ -601,10 +619,10 @@ class P2PTeam {
     sym.n = n_;
     for (int pe = 0; pe < n_; ++pe) {
       sym.ptr[pe] = reinterpret_cast<T*>(heap_[pe] + offset);
-      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
       STENCILC_CUDA_CHECK(cudaMemset(heap_[pe] + offset, 0, bytes));
     }
-    STENCILC_CUDA_CHECK(cudaSetDevice(0));
+    STENCILC_CUDA_CHECK(cudaSetDevice(device_[0]));
     return sym;
   }
 
@@ -627,19 +645,19 @@ class P2PTeam {
   // Host <-> one PE's device memory (synchronous, checked).
   template <class T>
   void upload(int pe, T* dst, const T* src, std::size_t count) {
-    STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+    STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
     STENCILC_CUDA_CHECK(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyHostToDevice));
   }
   template <class T>
   void download(int pe, T* dst, const T* src, std::size_t count) {
-    STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+    STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
     STENCILC_CUDA_CHECK(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost));
   }
 
   // The grid one GPU gets for `kernel` (see LaunchConfig). Fatal if not one block fits.
   template <class... KArgs>
   int cooperative_blocks(int pe, void (*kernel)(KArgs...), const LaunchConfig& config) {
-    STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+    STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
     // On every GPU (the attribute is the current device's), and below 48 KB too: the kernel's
     // static shared memory counts against the default 48 KB (session 16: poisson9's row pipe,
     // 45 KB of rings, could not launch on the second GPU).
@@ -656,7 +674,9 @@ class P2PTeam {
             config.block_threads, config.dynamic_smem, pe);
     }
     if (config.blocks_per_sm > 0 && config.blocks_per_sm < per_sm) per_sm = config.blocks_per_sm;
-    int blocks = per_sm * sm_count_[pe];
+    // PEs sharing a GPU split what is resident, so all their kernels run at once.
+    int blocks = per_sm * sm_count_[pe] / sharers(pe);
+    if (blocks < 1) blocks = 1;
     if (config.max_blocks > 0 && config.max_blocks < blocks) blocks = config.max_blocks;
     return blocks;
   }
@@ -687,7 +707,7 @@ class P2PTeam {
     }
     launched_at_ = std::chrono::steady_clock::now();
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
       Args args(args_for(pe));
       std::apply(
           [&](auto&... arg) {
@@ -722,7 +742,7 @@ class P2PTeam {
     for (unsigned polls = 0; remaining > 0; ++polls) {
       for (int pe = 0; pe < n_; ++pe) {
         if (done[pe]) continue;
-        STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+        STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
         const cudaError_t status = cudaStreamQuery(streams_[pe]);
         if (status == cudaErrorNotReady) continue;
         done[pe] = true;
@@ -752,7 +772,7 @@ class P2PTeam {
       last_.kernel_ms = 0;
       for (int pe = 0; pe < n_; ++pe) {
         float ms = 0;
-        STENCILC_CUDA_CHECK(cudaSetDevice(pe));
+        STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
         STENCILC_CUDA_CHECK(cudaEventElapsedTime(&ms, started_[pe], finished_[pe]));
         last_.kernel_ms = ms > last_.kernel_ms ? ms : last_.kernel_ms;
       }
@@ -797,12 +817,12 @@ class P2PTeam {
       what[sizeof r.what] = '\0';
       if (r.kind == static_cast<int>(FailureKind::Fatal)) {
         any_fatal = true;
-        report_error("PE %d of %d (GPU %d, block %d, thread %d): %s", r.pe, r.n, pe, r.block,
+        report_error("PE %d of %d (GPU %d, block %d, thread %d): %s", r.pe, r.n, device_[pe], r.block,
                      r.thread, what);
         continue;
       }
       any_wait = true;
-      std::string where = format("GPU %d, block %d, thread %d", pe, r.block, r.thread);
+      std::string where = format("GPU %d, block %d, thread %d", device_[pe], r.block, r.thread);
       if (r.signal_offset != ~0ULL) {
         where += format(", signal at offset %llu of the symmetric heap", r.signal_offset);
       }
@@ -815,9 +835,9 @@ class P2PTeam {
       if (errors_->record[pe].state != 0) continue;
       if (!done[pe]) {
         report_error("PE %d of %d: the kernel on GPU %d did not stop within 5 s of the failure above",
-                     pe, n_, pe);
+                     pe, n_, device_[pe]);
       } else if (error[pe] != cudaSuccess) {
-        report_error("PE %d of %d: the kernel on GPU %d failed: %s (%s)", pe, n_, pe,
+        report_error("PE %d of %d: the kernel on GPU %d failed: %s (%s)", pe, n_, device_[pe],
                      cudaGetErrorString(error[pe]), cudaGetErrorName(error[pe]));
       }
     }
@@ -834,7 +854,17 @@ class P2PTeam {
     std::_Exit(any_fatal ? 2 : 3);
   }
 
+  // STENCILC_P2P_SHARE_GPUS=1: the shared-GPU test mode (see the class comment).
+  static bool share_gpus() {
+    const char* text = std::getenv("STENCILC_P2P_SHARE_GPUS");
+    if (text == nullptr || (text[0] == '0' && text[1] == '\0')) return false;
+    if (text[0] == '1' && text[1] == '\0') return true;
+    fatal("STENCILC_P2P_SHARE_GPUS='%s' is not 0 or 1", text);
+  }
+
   int n_;
+  int gpus_ = 0;                // the GPUs the PEs run on
+  int device_[kMaxPes] = {};    // PE -> visible GPU
   std::size_t heap_bytes_;
   long long timeout_ms_;
   std::size_t skew_bytes_;  // STENCILC_SYM_SKEW
