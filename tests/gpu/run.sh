@@ -108,9 +108,11 @@ for n in "${p2p_list[@]}"; do
   [ "$n" -le 2 ] && run_test "ping_pong --pes=$n" "$BUILD/ping_pong" --pes="$n"  # a pair (or one PE) by design
   run_test "allreduce --pes=$n" "$BUILD/allreduce" --pes="$n"
   run_test "halo_check --pes=$n" "$BUILD/halo_check" --pes="$n"
-  run_test "jacobi2d --pes=$n" "$BUILD/jacobi2d" --pes="$n"
+  # Its timings only on a GPU of its own (not with PEs sharing one).
+  run_test "jacobi2d --pes=$n" "$BUILD/jacobi2d" --pes="$n" --perf="$([ "$n" -le "$ngpus" ] && echo 1 || echo 0)"
   run_test "flow --pes=$n" "$BUILD/flow" --pes="$n"
   run_test "flow_reduce --pes=$n" "$BUILD/flow_reduce" --pes="$n"
+  run_test "regs --pes=$n" "$BUILD/regs" --pes="$n"
 done
 for n in "${p2p_list[@]}"; do
   last=$((n - 1))
@@ -133,6 +135,9 @@ for n in "${p2p_list[@]}"; do
     "of $n waited" "for the dataflow loop's reduction #" " of PE $last" \
     "giving up after STENCILC_WAIT_TIMEOUT_MS=500 ms" -- \
     "$BUILD/flow_reduce" --pes="$n" --mode=stall
+  run_failure "device fatal: register-resident contract --pes=$n" 2 10 \
+    "regs test: the register-resident form needs the cells the update does not write to be the same" -- \
+    "$BUILD/regs" --pes="$n" --mode=differ
   run_failure "device fatal: epoch out of order --pes=$n" 2 10 \
     "halo exchange of grid 'u' on PE" "send of epoch 3 after epoch 1" -- \
     "$BUILD/timeout" --pes="$n" --mode=epoch

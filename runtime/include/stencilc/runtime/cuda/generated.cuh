@@ -493,8 +493,9 @@ __device__ inline void check_onchip(const DevicePe& pe, std::size_t used, const 
     pe.fatal_with([&](detail::Message& m) {
       m.str(what).str(": the on-chip form's tiles of this block take ").num(static_cast<long long>(used))
           .str(" bytes of shared memory, the launch gave ").num(static_cast<long long>(size));
-    });
+    });  // traps
   }
+  __syncthreads();  // the others wait here for thread 0's record and trap
   __trap();
 }
 
