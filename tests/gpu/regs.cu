@@ -11,7 +11,8 @@
 // Then a contract violation (the fixed cells differ between the two grids): status 2 and a
 // message, checked by run.sh.
 //
-//   regs --pes=N [--mode=check|differ]
+//   regs --pes=N [--mode=check|differ|perf]   (perf: us a step at the PERKS target's shape, 2048^2, 256^2)
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -54,6 +55,78 @@ template <class T, class Update>
 __global__ void __launch_bounds__(kThreads, 1) regs_kernel(const __grid_constant__ DevicePe pe, const __grid_constant__ Args<T> args) {
   extern __shared__ __align__(16) unsigned char smem[];
   regs_loop<kVec, kRmax>(pe, args.regs, args.a, args.b, args.steps, smem, Update{}, "regs test");
+}
+
+// --mode=perf: the PERKS target's shape (one GPU's share of jacobi2d 2048^2 on two: 1024 x 2048
+// fp32), 512 threads of 4 columns, 8 rows a block at most.
+constexpr int kPerfThreads = 512, kPerfVec = 4, kPerfRmax = 8;
+struct PerfUpdate {
+  __device__ float operator()(const float (&w)[3][kPerfVec + 2], int c, int, int) const {
+    return 0.25f * (((w[0][c + 1] + w[2][c + 1]) + w[1][c]) + w[1][c + 2]);
+  }
+};
+__global__ void __launch_bounds__(kPerfThreads, 1) regs_perf_kernel(const __grid_constant__ DevicePe pe,
+                                                                    const __grid_constant__ Args<float> args) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  regs_loop<kPerfVec, kPerfRmax>(pe, args.regs, args.a, args.b, args.steps, smem, PerfUpdate{}, "regs perf");
+}
+
+// Microseconds a step of regs_perf_kernel on `n` PEs for rows x cols (a periodic ring, fixed
+// columns 0 and cols - 1): the kernel time of two step counts (launch and setup cancel), median of 5.
+double perf(int n, int rows, int cols) {
+  P2PTeam team(n);
+  ProcessGrid grid;
+  grid.rank = 2;
+  grid.dims = {n, 1, 1};
+  std::vector<DBlock<float, 2>> a = alloc_blocks<float, 2>(team, grid, {rows, cols}, {1, 0}, {1, 0});
+  std::vector<DBlock<float, 2>> b = alloc_blocks<float, 2>(team, grid, {rows, cols}, {1, 0}, {1, 0});
+  LaunchConfig config;
+  config.block_threads = kPerfThreads;
+  config.dynamic_smem = regs_smem_bytes<float>(kPerfRmax, kPerfThreads);
+  const int max_rows = (rows + n - 1) / n;
+  int blocks = (max_rows + kPerfRmax - 1) / kPerfRmax;
+  const int resident = team.cooperative_blocks(0, regs_perf_kernel, config);
+  if (blocks > resident || !regs_fits(max_rows, cols, blocks, kPerfThreads, kPerfVec, kPerfRmax)) {
+    fatal("regs perf: %d x %d does not fit on %d resident blocks", rows, cols, resident);
+  }
+  config.max_blocks = blocks;
+  const int pitch = regs_pitch(cols, sizeof(float));
+  Sym<float> inbox = team.alloc<float>(regs_inbox_elements(blocks, pitch));
+  Sym<std::uint64_t> flags = team.alloc<std::uint64_t>(regs_flag_words(blocks));
+  auto time = [&](int steps) {
+    for (int pe = 0; pe < n; ++pe) {
+      STENCILC_CUDA_CHECK(cudaSetDevice(team.device(pe)));
+      STENCILC_CUDA_CHECK(cudaMemset(flags.on(pe), 0, regs_flag_words(blocks) * sizeof(std::uint64_t)));
+    }
+    return team.launch_cooperative(
+        regs_perf_kernel,
+        [&](int pe) {
+          Args<float> args{};
+          args.a = a[pe];
+          args.b = b[pe];
+          args.steps = steps;
+          RegsArgs<float>& r = args.regs;
+          r.rows = inbox.on(pe);
+          r.flags = flags.on(pe);
+          r.pitch = pitch;
+          r.blocks = blocks;
+          r.up = (pe + n - 1) % n;
+          r.down = (pe + 1) % n;
+          r.row_lo = 0;
+          r.row_hi = a[pe].extent[0];
+          r.col_lo = 1;
+          r.col_hi = cols - 1;
+          return std::make_tuple(team.device_pe(pe), args);
+        },
+        config).kernel_ms;
+  };
+  std::vector<double> per_step;
+  const int lo = 1000, hi = 11000;
+  for (int k = 0; k < 5; ++k) per_step.push_back((time(hi) - time(lo)) * 1000.0 / (hi - lo));
+  std::sort(per_step.begin(), per_step.end());
+  std::printf("  perf regs %dx%d fp32 on %d PE%s, %d blocks of %d threads: %.2f us/step (median of 5)\n", rows, cols, n,
+              n > 1 ? "s" : "", blocks, kPerfThreads, per_step[2]);
+  return per_step[2];
 }
 
 // The serial reference: b(i, j) = f(a around (i, j)) on the update box, swap, `steps` times.
@@ -198,6 +271,12 @@ int main(int argc, char** argv) {
     const double corners = ((w[0][0] + w[0][2]) + w[2][0]) + w[2][2];
     return 0.1 * ((edges + corners) + w[1][1]);
   };
+  if (mode == "perf") {
+    perf(n, 1024, 2048);
+    perf(n, 512, 2048);
+    perf(n, 256, 256);
+    return 0;
+  }
   if (mode == "differ") {  // must stop with status 2 and a message
     run<double, Box9Update<double>>(n, Problem::Box9, 61, 37, 4, 0, true, check, box9);
     return gputest::finish("regs differ (should not get here)", check);

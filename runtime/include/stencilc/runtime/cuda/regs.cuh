@@ -195,11 +195,32 @@ __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T,
     __syncthreads();
     if (t == 0) {
       const std::uint64_t want = static_cast<std::uint64_t>(step);
-      if (has_up) pe.signal_set(up_flag, want, up_pe);
-      if (has_dn) pe.signal_set(dn_flag, want, dn_pe);
+      // A neighbour on this PE (this GPU) takes a GPU-scope release and acquire, one on another
+      // PE the team's system-scope signal; a short spin first, then the team's bounded wait.
+      auto release = [&](std::uint64_t* flag, int peer) {
+        if (peer == pe.id) {
+          asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(flag), "l"(want) : "memory");
+        } else {
+          pe.signal_set(flag, want, peer);
+        }
+      };
+      if (has_up) release(up_flag, up_pe);
+      if (has_dn) release(dn_flag, dn_pe);
       for (int s = 0; s < 2; ++s) {
         if (!(s == 0 ? has_up : has_dn)) continue;
-        pe.wait_with(my_flags + s * kRegsFlagStride, Cmp::GE, want, [&](detail::Message& m) {
+        const std::uint64_t* flag = my_flags + s * kRegsFlagStride;
+        const bool local = (s == 0 ? up_pe : dn_pe) == pe.id;
+        std::uint64_t seen = 0;
+        for (int spin = 0; spin < 4096; ++spin) {
+          if (local) {
+            asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(seen) : "l"(flag) : "memory");
+          } else {
+            asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(seen) : "l"(flag) : "memory");
+          }
+          if (seen >= want) break;
+        }
+        if (seen >= want) continue;
+        pe.wait_with(flag, Cmp::GE, want, [&](detail::Message& m) {
           m.str(what).str(": register-resident step ").num(step).str(": block ").num(g).str(" waits for the row from ")
               .str(s == 0 ? "above (PE " : "below (PE ").num(s == 0 ? up_pe : dn_pe).str(", block ")
               .num(s == 0 ? up_g : dn_g).str(")");
