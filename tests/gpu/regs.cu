@@ -90,8 +90,7 @@ double perf(int n, int rows, int cols) {
     fatal("regs perf: %d x %d does not fit on %d resident blocks", rows, cols, resident);
   }
   config.max_blocks = blocks;
-  const int pitch = regs_pitch(cols, sizeof(float));
-  Sym<float> inbox = team.alloc<float>(regs_inbox_elements(blocks, pitch));
+  Sym<float> inbox = team.alloc<float>(regs_inbox_elements(blocks, regs_pitch(cols, sizeof(float))));
   Sym<std::uint64_t> flags = team.alloc<std::uint64_t>(regs_flag_words(blocks));
   auto time = [&](int steps) {
     for (int pe = 0; pe < n; ++pe) {
@@ -105,17 +104,7 @@ double perf(int n, int rows, int cols) {
           args.a = a[pe];
           args.b = b[pe];
           args.steps = steps;
-          RegsArgs<float>& r = args.regs;
-          r.rows = inbox.on(pe);
-          r.flags = flags.on(pe);
-          r.pitch = pitch;
-          r.blocks = blocks;
-          r.up = (pe + n - 1) % n;
-          r.down = (pe + 1) % n;
-          r.row_lo = 0;
-          r.row_hi = a[pe].extent[0];
-          r.col_lo = 1;
-          r.col_hi = cols - 1;
+          args.regs = regs_args(inbox.on(pe), flags.on(pe), pe, n, blocks, a[pe], true, 0, rows, 1, cols - 1);
           return std::make_tuple(team.device_pe(pe), args);
         },
         config).kernel_ms;
@@ -207,8 +196,7 @@ void run(int n, Problem problem, int rows, int cols, int steps, int max_blocks, 
     return;
   }
   config.max_blocks = blocks;
-  const int pitch = regs_pitch(cols, sizeof(T));
-  Sym<T> inbox = team.alloc<T>(regs_inbox_elements(blocks, pitch));
+  Sym<T> inbox = team.alloc<T>(regs_inbox_elements(blocks, regs_pitch(cols, sizeof(T))));
   Sym<std::uint64_t> flags = team.alloc<std::uint64_t>(regs_flag_words(blocks));
   team.launch_cooperative(
       regs_kernel<T, Update>,
@@ -217,18 +205,8 @@ void run(int n, Problem problem, int rows, int cols, int steps, int max_blocks, 
         args.a = a[pe];
         args.b = b[pe];
         args.steps = steps;
-        RegsArgs<T>& r = args.regs;
-        r.rows = inbox.on(pe);
-        r.flags = flags.on(pe);
-        r.pitch = pitch;
-        r.blocks = blocks;
-        r.up = pe > 0 ? pe - 1 : (periodic ? n - 1 : -1);
-        r.down = pe < n - 1 ? pe + 1 : (periodic ? 0 : -1);
-        const int top = a[pe].origin[0], extent = a[pe].extent[0];
-        r.row_lo = !periodic && top == 0 ? 1 : 0;
-        r.row_hi = !periodic && top + extent == rows ? extent - 1 : extent;
-        r.col_lo = halo_c ? 0 : 1;
-        r.col_hi = halo_c ? cols : cols - 1;
+        args.regs = regs_args(inbox.on(pe), flags.on(pe), pe, n, blocks, a[pe], periodic, periodic ? 0 : 1,
+                              periodic ? rows : rows - 1, halo_c ? 0 : 1, halo_c ? cols : cols - 1);
         return std::make_tuple(team.device_pe(pe), args);
       },
       config);

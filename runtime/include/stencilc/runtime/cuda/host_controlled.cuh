@@ -155,10 +155,9 @@ __global__ void finish_reduction(const T* partials, int count, ReduceOp op, T id
 class Control {
  public:
   explicit Control(P2PTeam& team)
-      : n_(team.n()), one_stream_(std::getenv("STENCILC_HC_ONE_STREAM") != nullptr) {
-    for (int pe = 0; pe < n_; ++pe) device_[pe] = team.device(pe);
+      : team_(team), n_(team.n()), one_stream_(std::getenv("STENCILC_HC_ONE_STREAM") != nullptr) {
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
       STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_[pe], cudaStreamNonBlocking));
       // STENCILC_HC_ONE_STREAM=1: everything on the compute stream, in program order (no
       // overlap; the waits between the two streams become no-ops). For finding an ordering bug.
@@ -180,7 +179,7 @@ class Control {
 
   ~Control() {
     for (int pe = 0; pe < n_; ++pe) {
-      if (cudaSetDevice(device_[pe]) != cudaSuccess) continue;
+      if (cudaSetDevice(device(pe)) != cudaSuccess) continue;
       cudaEventDestroy(fork_[pe]);
       cudaEventDestroy(join_[pe]);
       cudaEventDestroy(boundary_done_[pe]);
@@ -194,7 +193,7 @@ class Control {
   Control& operator=(const Control&) = delete;
 
   int n() const { return n_; }
-  int device(int pe) const { return device_[pe]; }  // the GPU PE pe runs on (P2PTeam::device)
+  int device(int pe) const { return team_.device(pe); }  // the GPU PE pe runs on
   cudaStream_t compute(int pe) const { return compute_[pe]; }
   cudaStream_t halo(int pe) const { return halo_[pe]; }
 
@@ -202,7 +201,7 @@ class Control {
   // non-blocking streams do not wait for) and starts the clock.
   void start() {
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
       STENCILC_CUDA_CHECK(cudaDeviceSynchronize());
     }
     started_ = std::chrono::steady_clock::now();
@@ -227,7 +226,7 @@ class Control {
     }
     if (wait) {
       for (int pe = 0; pe < n_; ++pe) {
-        STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
+        STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
         STENCILC_CUDA_CHECK(cudaStreamWaitEvent(compute_[pe], boundary_done_[pe], 0));
       }
       pending_.clear();
@@ -257,7 +256,7 @@ class Control {
   // After the boundary part's kernels: what later kernels on the compute streams wait for.
   void boundary_launched() {
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
       STENCILC_CUDA_CHECK(cudaEventRecord(boundary_done_[pe], halo_[pe]));
     }
   }
@@ -285,7 +284,7 @@ class Control {
     if (empty(local)) return;
     dim3 grid, block;
     launch_shape(local, false, &grid, &block);
-    STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
+    STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
     kernel(grid, block, stream, launch_box(local, layout));
     STENCILC_CUDA_CHECK(cudaGetLastError());
   }
@@ -298,7 +297,7 @@ class Control {
   void reduce(int pe, const SBox<N>& local, const DBlock<T, N>& layout, ReduceOp op, V identity,
               Kernel&& kernel) {
     static_assert(sizeof(V) <= sizeof(std::uint64_t), "scalars of at most 8 bytes");
-    STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
+    STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
     V* partials = reinterpret_cast<V*>(scratch_.on(pe));
     V* result = reinterpret_cast<V*>(scratch_.on(pe) + kReduceBlocks);
     int count = 0;
@@ -322,7 +321,7 @@ class Control {
   template <class V>
   V allreduce(ReduceOp op) {
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
       STENCILC_CUDA_CHECK(cudaStreamSynchronize(compute_[pe]));
     }
     V total{};
@@ -344,7 +343,7 @@ class Control {
   // Joins and waits for both streams of every GPU; returns the wall time since start() in ms.
   double finish() {
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
       STENCILC_CUDA_CHECK(cudaEventRecord(join_[pe], halo_[pe]));
       STENCILC_CUDA_CHECK(cudaStreamWaitEvent(compute_[pe], join_[pe], 0));
       STENCILC_CUDA_CHECK(cudaStreamSynchronize(compute_[pe]));
@@ -360,7 +359,7 @@ class Control {
   void fork_all() {
     if (since_fork_.empty()) return;
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
+      STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
       STENCILC_CUDA_CHECK(cudaEventRecord(fork_[pe], compute_[pe]));
       STENCILC_CUDA_CHECK(cudaStreamWaitEvent(halo_[pe], fork_[pe], 0));
     }
@@ -377,8 +376,8 @@ class Control {
     int id;  // Inner: the pair; Recv: the grid
   };
 
+  const P2PTeam& team_;  // outlives the Control (declared before it)
   int n_;
-  int device_[kMaxPes] = {};  // PE -> GPU
   bool one_stream_;
   cudaStream_t compute_[kMaxPes] = {};
   cudaStream_t halo_[kMaxPes] = {};

@@ -499,15 +499,15 @@ class P2PTeam {
             "STENCILC_P2P_SHARE_GPUS=1 runs several PEs on one GPU, for checking, not timing)",
             n, visible, visible == 1 ? " is" : "s are", env != nullptr ? env : "unset");
     }
-    gpus_ = visible < n ? visible : n;
-    for (int pe = 0; pe < n_; ++pe) device_[pe] = pe % gpus_;
-    for (int gpu = 0; gpu < gpus_; ++gpu) {
+    const int gpus = visible < n ? visible : n;
+    for (int pe = 0; pe < n_; ++pe) device_[pe] = pe % gpus;
+    for (int gpu = 0; gpu < gpus; ++gpu) {
       int cooperative = 0;
       STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, gpu));
       if (!cooperative) fatal("GPU %d does not support cooperative launches", gpu);
     }
-    for (int gpu = 0; gpu < gpus_; ++gpu) {
-      for (int peer = 0; peer < gpus_; ++peer) {
+    for (int gpu = 0; gpu < gpus; ++gpu) {
+      for (int peer = 0; peer < gpus; ++peer) {
         if (peer == gpu) continue;
         int can = 0;
         STENCILC_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, gpu, peer));
@@ -577,7 +577,6 @@ class P2PTeam {
 
   int n() const { return n_; }
   int device(int pe) const { return device_[pe]; }  // visible GPU p (p mod D when GPUs are shared)
-  int gpus() const { return gpus_; }                // the GPUs the team runs on
   // How many PEs run on PE pe's GPU (1 unless in the shared-GPU test mode).
   int sharers(int pe) const {
     int count = 0;
@@ -863,7 +862,6 @@ class P2PTeam {
   }
 
   int n_;
-  int gpus_ = 0;                // the GPUs the PEs run on
   int device_[kMaxPes] = {};    // PE -> visible GPU
   std::size_t heap_bytes_;
   long long timeout_ms_;

@@ -48,7 +48,7 @@ constexpr int kRegsFlagStride = 16;  // u64 words between two flags: one 128-byt
 // regs_flag_words of them, zero-filled) and the shape of the loop on it.
 template <class T>
 struct RegsArgs {
-  T* rows = nullptr;             // [block][parity][side][pitch]; side 0: from above, 1: from below
+  T* inbox = nullptr;            // [block][parity][side][pitch]; side 0: from above, 1: from below
   std::uint64_t* flags = nullptr;  // [block][side][kRegsFlagStride]: the last step whose row is in
   int pitch = 0;                 // an inbox row's elements (the columns, rounded up to 16 bytes)
   int blocks = 0;                // blocks a PE (every PE the same)
@@ -66,6 +66,27 @@ __host__ __device__ inline std::size_t regs_inbox_elements(int blocks, int pitch
 }
 __host__ __device__ inline std::size_t regs_flag_words(int blocks) {
   return static_cast<std::size_t>(blocks) * 2 * kRegsFlagStride;
+}
+
+// PE `pe`'s arguments (host side): its inboxes and flags (symmetric, this PE's copies), `blocks`
+// blocks, its grid block `blk` (an N x 1 process grid of `n` PEs, dimension 0 periodic or not),
+// and the update's box in global indices [lo0, hi0) x [lo1, hi1).
+template <class T>
+RegsArgs<T> regs_args(T* inbox, std::uint64_t* flags, int pe, int n, int blocks, const DBlock<T, 2>& blk, bool periodic,
+                      int lo0, int hi0, int lo1, int hi1) {
+  RegsArgs<T> r;
+  r.inbox = inbox;
+  r.flags = flags;
+  r.pitch = regs_pitch(blk.extent[1], static_cast<int>(sizeof(T)));
+  r.blocks = blocks;
+  r.up = pe > 0 ? pe - 1 : (periodic ? n - 1 : -1);
+  r.down = pe < n - 1 ? pe + 1 : (periodic ? 0 : -1);
+  auto local = [&](int g) { return g - blk.origin[0] < 0 ? 0 : (g - blk.origin[0] > blk.extent[0] ? blk.extent[0] : g - blk.origin[0]); };
+  r.row_lo = local(lo0);
+  r.row_hi = local(hi0);
+  r.col_lo = lo1;
+  r.col_hi = hi1;
+  return r;
 }
 
 // Block g's band of `rows` rows on `blocks` blocks: [r0, r1).
@@ -121,11 +142,11 @@ __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T,
   if (g == 0) up_pe = args.up, up_g = B - 1;
   if (g == B - 1) dn_pe = args.down, dn_g = 0;
   const bool has_up = up_pe >= 0, has_dn = dn_pe >= 0;
-  T* const up_rows = has_up ? pe.remote(args.rows, up_pe) + static_cast<long>(up_g) * 4 * args.pitch : nullptr;
-  T* const dn_rows = has_dn ? pe.remote(args.rows, dn_pe) + static_cast<long>(dn_g) * 4 * args.pitch : nullptr;
+  T* const up_rows = has_up ? pe.remote(args.inbox, up_pe) + static_cast<long>(up_g) * 4 * args.pitch : nullptr;
+  T* const dn_rows = has_dn ? pe.remote(args.inbox, dn_pe) + static_cast<long>(dn_g) * 4 * args.pitch : nullptr;
   std::uint64_t* const up_flag = has_up ? args.flags + (up_g * 2 + 1) * kRegsFlagStride : nullptr;  // symmetric, on up_pe
   std::uint64_t* const dn_flag = has_dn ? args.flags + (dn_g * 2 + 0) * kRegsFlagStride : nullptr;
-  const T* const my_rows = args.rows + static_cast<long>(g) * 4 * args.pitch;
+  const T* const my_rows = args.inbox + static_cast<long>(g) * 4 * args.pitch;
   const std::uint64_t* const my_flags = args.flags + g * 2 * kRegsFlagStride;
 
   // The band, and what never changes around it: the grid's rows past a fixed edge, and its
@@ -136,18 +157,20 @@ __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T,
 #pragma unroll
     for (int c = 0; c < VEC; ++c) v[r][c] = r < R && c0 + c < cols ? a(r0 + r, c0 + c) : T(0);
   }
-  const bool lo_col = a.halo_lo[1] > 0, hi_col = a.halo_hi[1] > 0;
-  auto halo_col = [&](int i, int j, bool has) { return has && i >= -a.halo_lo[0] && i < rows + a.halo_hi[0] ? a(i, j) : T(0); };
+  // Cell (i, j): in the grids' allocation (halos included); written by the update; a fixed cell's
+  // value (the grid's, the same in a and b; 0 outside the allocation, never read by the update).
+  auto allocated = [&](int i, int j) {
+    return i >= -a.halo_lo[0] && i < rows + a.halo_hi[0] && j >= -a.halo_lo[1] && j < cols + a.halo_hi[1];
+  };
+  auto updated = [&](int i, int j) { return i >= args.row_lo && i < args.row_hi && j >= args.col_lo && j < args.col_hi; };
+  auto fixed = [&](int i, int j) { return allocated(i, j) ? a(i, j) : T(0); };
   {  // The contract: the fixed cells this block reads are the same in a and b.
     bool differ = false;
     for (int r = -1; r <= R; ++r) {
       const int i = r0 + r;
-      if (i < -a.halo_lo[0] || i >= rows + a.halo_hi[0]) continue;
       if ((r == -1 && has_up) || (r == R && has_dn)) continue;  // another block's row (from the inbox)
-      const bool row_in = i >= args.row_lo && i < args.row_hi && i >= 0 && i < rows;
-      for (int j = c0 - 1; j <= c0 + VEC && j < cols + 1; ++j) {
-        if (j < -a.halo_lo[1] || j >= cols + a.halo_hi[1]) continue;
-        if (row_in && j >= args.col_lo && j < args.col_hi) continue;
+      for (int j = c0 - 1; j <= c0 + VEC && j <= cols; ++j) {
+        if (!allocated(i, j) || updated(i, j)) continue;
         const T x = a(i, j), y = b(i, j);
         differ = differ || !(x == y || (x != x && y != y));
       }
@@ -165,9 +188,21 @@ __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T,
     }
   }
 
+  // The update's cells of the band into `grid` (no other block reads them there during the loop).
+  auto store_band = [&](const DBlock<T, 2>& grid) {
+#pragma unroll
+    for (int r = 0; r < RMAX; ++r) {
+#pragma unroll
+      for (int c = 0; c < VEC; ++c)
+        if (r < R && updated(r0 + r, c0 + c)) grid(r0 + r, c0 + c) = v[r][c];
+    }
+  };
+
   for (int step = 1; step <= steps; ++step) {
     const int par = step & 1;
-    const bool last_step = step == steps;
+    // The values before the last step, where the serial program leaves them: the grid the last
+    // step reads (a when the steps are odd).
+    if (step == steps) store_band((steps & 1) ? a : b);
     // 1. The edge rows to the neighbours, the side columns to shared memory.
     if (c0 < cols) {
 #pragma unroll
@@ -238,28 +273,24 @@ __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T,
 #pragma unroll
           for (int c = 0; c < VEC + 2; ++c) {
             const int j = c0 + c - 1;
-            row[c] = j >= 0 && j < cols ? __ldcg(src + j) : halo_col(i, j, j < 0 ? lo_col : hi_col);
+            row[c] = j >= 0 && j < cols ? __ldcg(src + j) : fixed(i, j);
           }
         } else {
 #pragma unroll
-          for (int c = 0; c < VEC + 2; ++c) {
-            const int j = c0 + c - 1;
-            const bool in = j >= 0 ? (j < cols || hi_col) : lo_col;
-            row[c] = in && i >= -a.halo_lo[0] && i < rows + a.halo_hi[0] ? a(i, j) : T(0);
-          }
+          for (int c = 0; c < VEC + 2; ++c) row[c] = fixed(i, c0 + c - 1);
         }
       };
       auto band_row = [&](T (&row)[VEC + 2], int r) {  // band row r from registers and the sides
-        row[0] = t > 0 ? sp[(r * 2 + 1) * threads + t - 1] : halo_col(r0 + r, -1, lo_col);
+        row[0] = t > 0 ? sp[(r * 2 + 1) * threads + t - 1] : fixed(r0 + r, -1);
         if (!partial) {
 #pragma unroll
           for (int c = 0; c < VEC; ++c) row[c + 1] = v[r][c];
-          row[VEC + 1] = c0 + VEC < cols ? sp[(r * 2 + 0) * threads + t + 1] : halo_col(r0 + r, cols, hi_col);
+          row[VEC + 1] = c0 + VEC < cols ? sp[(r * 2 + 0) * threads + t + 1] : fixed(r0 + r, cols);
         } else {  // the thread holding the last columns: column `cols` (a halo cell) falls inside
 #pragma unroll
           for (int c = 0; c <= VEC; ++c) {
             const int j = c0 + c;
-            row[c + 1] = j < cols ? v[r][c < VEC ? c : VEC - 1] : halo_col(r0 + r, j, hi_col && j == cols);
+            row[c + 1] = j < cols ? v[r][c < VEC ? c : VEC - 1] : fixed(r0 + r, j);
           }
         }
       };
@@ -274,21 +305,9 @@ __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T,
             outer_row(w[2], 1, r1);
           }
           const int i = r0 + r;
-          const bool row_in = i >= args.row_lo && i < args.row_hi;
           T nv[VEC];
 #pragma unroll
-          for (int c = 0; c < VEC; ++c) {
-            const int j = c0 + c;
-            nv[c] = row_in && j >= args.col_lo && j < args.col_hi ? update(w, c, i, j) : w[1][c + 1];
-          }
-          if (last_step) {  // the values before the last step stay where the serial program leaves them
-            const DBlock<T, 2>& before = (steps & 1) ? a : b;
-#pragma unroll
-            for (int c = 0; c < VEC; ++c) {
-              const int j = c0 + c;
-              if (row_in && j >= args.col_lo && j < args.col_hi) before(i, j) = v[r][c];
-            }
-          }
+          for (int c = 0; c < VEC; ++c) nv[c] = updated(i, c0 + c) ? update(w, c, i, c0 + c) : w[1][c + 1];
 #pragma unroll
           for (int c = 0; c < VEC; ++c) v[r][c] = nv[c];
 #pragma unroll
@@ -300,22 +319,9 @@ __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T,
       }
     }
   }
-  // The update's cells of the band into the grid the last step wrote: b when the steps are odd
-  // (the first step writes b, the swaps alternate), a when they are even.
-  const DBlock<T, 2>& last = (steps & 1) ? b : a;
-  if (steps > 0 && c0 < cols) {
-#pragma unroll
-    for (int r = 0; r < RMAX; ++r) {
-      const int i = r0 + r;
-      if (r < R && i >= args.row_lo && i < args.row_hi) {
-#pragma unroll
-        for (int c = 0; c < VEC; ++c) {
-          const int j = c0 + c;
-          if (j >= args.col_lo && j < args.col_hi) last(i, j) = v[r][c];
-        }
-      }
-    }
-  }
+  // The last step wrote b when the steps are odd (the first step writes b, the swaps alternate),
+  // a when they are even.
+  if (steps > 0) store_band((steps & 1) ? b : a);
 }
 
 #endif  // __CUDACC__
