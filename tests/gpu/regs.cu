@@ -82,7 +82,7 @@ double perf(int n, int rows, int cols) {
   std::vector<DBlock<float, 2>> b = alloc_blocks<float, 2>(team, grid, {rows, cols}, {1, 0}, {1, 0});
   LaunchConfig config;
   config.block_threads = kPerfThreads;
-  config.dynamic_smem = regs_smem_bytes<float>(kPerfRmax, kPerfThreads);
+  config.dynamic_smem = regs_smem_bytes<float>(kPerfRmax, kPerfThreads, kPerfVec);
   const int max_rows = (rows + n - 1) / n;
   int blocks = (max_rows + kPerfRmax - 1) / kPerfRmax;
   const int resident = team.cooperative_blocks(0, regs_perf_kernel, config);
@@ -90,7 +90,7 @@ double perf(int n, int rows, int cols) {
     fatal("regs perf: %d x %d does not fit on %d resident blocks", rows, cols, resident);
   }
   config.max_blocks = blocks;
-  Sym<float> inbox = team.alloc<float>(regs_inbox_elements(blocks, regs_pitch(cols, sizeof(float))));
+  Sym<float> inbox = team.alloc<float>(regs_inbox_elements(blocks, regs_pitch(cols, kPerfVec, sizeof(float))));
   Sym<std::uint64_t> flags = team.alloc<std::uint64_t>(regs_flag_words(blocks));
   auto time = [&](int steps) {
     for (int pe = 0; pe < n; ++pe) {
@@ -104,7 +104,7 @@ double perf(int n, int rows, int cols) {
           args.a = a[pe];
           args.b = b[pe];
           args.steps = steps;
-          args.regs = regs_args(inbox.on(pe), flags.on(pe), pe, n, blocks, a[pe], true, 0, rows, 1, cols - 1);
+          args.regs = regs_args<kPerfVec>(inbox.on(pe), flags.on(pe), pe, n, blocks, a[pe], true, 0, rows, 1, cols - 1);
           return std::make_tuple(team.device_pe(pe), args);
         },
         config).kernel_ms;
@@ -188,7 +188,7 @@ void run(int n, Problem problem, int rows, int cols, int steps, int max_blocks, 
   const int min_rows = rows / n, max_rows = (rows + n - 1) / n;
   LaunchConfig config;
   config.block_threads = kThreads;
-  config.dynamic_smem = regs_smem_bytes<T>(kRmax, kThreads);
+  config.dynamic_smem = regs_smem_bytes<T>(kRmax, kThreads, kVec);
   int blocks = max_blocks > 0 ? max_blocks : min_rows;
   for (int pe = 0; pe < n; ++pe) blocks = std::min(blocks, team.cooperative_blocks(pe, regs_kernel<T, Update>, config));
   if (!regs_fits(max_rows, cols, blocks, kThreads, kVec, kRmax) || !regs_fits(min_rows, cols, blocks, kThreads, kVec, kRmax)) {
@@ -196,7 +196,7 @@ void run(int n, Problem problem, int rows, int cols, int steps, int max_blocks, 
     return;
   }
   config.max_blocks = blocks;
-  Sym<T> inbox = team.alloc<T>(regs_inbox_elements(blocks, regs_pitch(cols, sizeof(T))));
+  Sym<T> inbox = team.alloc<T>(regs_inbox_elements(blocks, regs_pitch(cols, kVec, sizeof(T))));
   Sym<std::uint64_t> flags = team.alloc<std::uint64_t>(regs_flag_words(blocks));
   team.launch_cooperative(
       regs_kernel<T, Update>,
@@ -205,7 +205,7 @@ void run(int n, Problem problem, int rows, int cols, int steps, int max_blocks, 
         args.a = a[pe];
         args.b = b[pe];
         args.steps = steps;
-        args.regs = regs_args(inbox.on(pe), flags.on(pe), pe, n, blocks, a[pe], periodic, periodic ? 0 : 1,
+        args.regs = regs_args<kVec>(inbox.on(pe), flags.on(pe), pe, n, blocks, a[pe], periodic, periodic ? 0 : 1,
                               periodic ? rows : rows - 1, halo_c ? 0 : 1, halo_c ? cols : cols - 1);
         return std::make_tuple(team.device_pe(pe), args);
       },

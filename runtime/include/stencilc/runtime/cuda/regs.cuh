@@ -13,14 +13,18 @@
 // Per step (t counts from 1):
 //   1. the block pushes its band's first row into the inbox of the block above (on the PE above
 //      at the PE's first block: peer memory, or itself on one periodic PE) and its last row into
-//      the inbox of the block below, into the buffer of step parity t & 1, and writes its
-//      threads' first and last columns to shared memory;
+//      the inbox of the block below, into the buffer of step parity t & 1 (with the row's fixed
+//      cells left and right of the columns, at the row's end), and writes its threads' first and
+//      last columns to shared memory;
 //   2. thread 0 releases the two neighbours' flags with t (signal_set: after __syncthreads, a
 //      cumulative release of the block's stores) and waits for its own two flags to reach t
 //      (bounded: a stalled neighbour is reported and stops the run);
 //   3. the update, row by row, from the registers, the inbox rows past the band (or the grid's
-//      fixed rows at a domain edge that is not periodic), the side columns in shared memory (or
-//      the grid's halo columns at the columns' ends).
+//      fixed rows at a domain edge that is not periodic), the side columns in shared memory (the
+//      grid's cells left and right of the columns in two more slots there, set once).
+// The hot path is straight-line code: every block updates RMAX rows (those past its band give
+// values nobody reads), and a thread whose cells are all updated takes a copy of the update
+// without the box's checks.
 // Two inbox buffers by parity order both RAW and WAR: a block overwrites a neighbour's buffer of
 // parity p at step t + 2 only after that neighbour's flag of step t + 1 reached it, which the
 // neighbour releases after it read the buffer of step t.
@@ -37,6 +41,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "stencilc/runtime/cuda/dblock.cuh"
 
@@ -57,9 +63,12 @@ struct RegsArgs {
   int col_lo = 0, col_hi = 0;    // the columns it writes
 };
 
-__host__ __device__ inline int regs_pitch(int cols, int element_bytes) {
+// An inbox row's elements: the columns rounded up to a whole number of threads' chunks (a thread
+// stores its VEC values whole), the row's cells at columns -1 and cols (at pitch - 2 and
+// pitch - 1), rounded up to 16 bytes (every row starts aligned for vector stores).
+__host__ __device__ inline int regs_pitch(int cols, int vec, int element_bytes) {
   const int per16 = 16 / element_bytes > 0 ? 16 / element_bytes : 1;
-  return (cols + per16 - 1) / per16 * per16;
+  return ((cols + vec - 1) / vec * vec + 2 + per16 - 1) / per16 * per16;
 }
 __host__ __device__ inline std::size_t regs_inbox_elements(int blocks, int pitch) {
   return static_cast<std::size_t>(blocks) * 4 * static_cast<std::size_t>(pitch);
@@ -68,16 +77,17 @@ __host__ __device__ inline std::size_t regs_flag_words(int blocks) {
   return static_cast<std::size_t>(blocks) * 2 * kRegsFlagStride;
 }
 
-// PE `pe`'s arguments (host side): its inboxes and flags (symmetric, this PE's copies), `blocks`
+// PE `pe`'s arguments (host side) for a loop of VEC columns a thread: its inboxes and flags
+// (symmetric, this PE's copies; rows of regs_pitch(cols, VEC, sizeof(T)) elements), `blocks`
 // blocks, its grid block `blk` (an N x 1 process grid of `n` PEs, dimension 0 periodic or not),
 // and the update's box in global indices [lo0, hi0) x [lo1, hi1).
-template <class T>
+template <int VEC, class T>
 RegsArgs<T> regs_args(T* inbox, std::uint64_t* flags, int pe, int n, int blocks, const DBlock<T, 2>& blk, bool periodic,
                       int lo0, int hi0, int lo1, int hi1) {
   RegsArgs<T> r;
   r.inbox = inbox;
   r.flags = flags;
-  r.pitch = regs_pitch(blk.extent[1], static_cast<int>(sizeof(T)));
+  r.pitch = regs_pitch(blk.extent[1], VEC, static_cast<int>(sizeof(T)));
   r.blocks = blocks;
   r.up = pe > 0 ? pe - 1 : (periodic ? n - 1 : -1);
   r.down = pe < n - 1 ? pe + 1 : (periodic ? 0 : -1);
@@ -101,31 +111,101 @@ __host__ __device__ inline bool regs_fits(int rows, int cols, int blocks, int th
          static_cast<long long>(threads) * vec >= cols;
 }
 
-// The dynamic shared memory the loop needs: the side columns, two parities.
+// The dynamic shared memory the loop needs: the side columns (two parities, a slot of 2 RMAX + 1
+// values for every thread and two more, the grid's cells left and right of the columns; the odd
+// slot puts a warp's accesses at one row in distinct banks), and the fixed rows above and below
+// the band (where it has no neighbour there), a column past each end of the threads' columns.
 template <class T>
-__host__ __device__ constexpr std::size_t regs_smem_bytes(int rmax, int threads) {
-  return sizeof(T) * 2 * static_cast<std::size_t>(rmax) * 2 * static_cast<std::size_t>(threads);
+__host__ __device__ constexpr std::size_t regs_smem_bytes(int rmax, int threads, int vec) {
+  return sizeof(T) * (2 * (static_cast<std::size_t>(threads) + 2) * (2 * static_cast<std::size_t>(rmax) + 1) +
+                      2 * (static_cast<std::size_t>(threads) * vec + 2));
 }
 
 #if defined(__CUDACC__)
 
+namespace detail {
+
+// A thread's VEC elements to and from an inbox row: 16-byte (or 8-byte) vectors where VEC
+// elements make whole vectors (`p` then aligned: rows start on 16 bytes, chunks on VEC
+// elements), elements otherwise. The loads bypass L1 (another SM wrote the row).
+template <int VEC, class T, class Word>
+struct RegsChunk {
+  static constexpr int kPer = static_cast<int>(sizeof(Word) / sizeof(T));
+  union Pack {
+    Word word;
+    T e[kPer];
+  };
+  __device__ static void store(T* p, const T (&x)[VEC]) {
+#pragma unroll
+    for (int k = 0; k < VEC / kPer; ++k) {
+      Pack u;
+#pragma unroll
+      for (int e = 0; e < kPer; ++e) u.e[e] = x[k * kPer + e];
+      reinterpret_cast<Word*>(p)[k] = u.word;
+    }
+  }
+  template <int N>
+  __device__ static void load(const T* p, T (&x)[N], int at) {
+#pragma unroll
+    for (int k = 0; k < VEC / kPer; ++k) {
+      Pack u;
+      u.word = __ldcg(reinterpret_cast<const Word*>(p) + k);
+#pragma unroll
+      for (int e = 0; e < kPer; ++e) x[at + k * kPer + e] = u.e[e];
+    }
+  }
+};
+// p ? x : y, opaque to the compiler's combining of selects into a run-time array index.
+template <class T>
+__device__ inline T regs_pick(bool p, T x, T y) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "32- or 64-bit elements");
+  if constexpr (sizeof(T) == 4) {
+    unsigned xi, yi, r;
+    memcpy(&xi, &x, 4);
+    memcpy(&yi, &y, 4);
+    asm("{ .reg .pred q; setp.ne.u32 q, %3, 0; selp.b32 %0, %1, %2, q; }" : "=r"(r) : "r"(xi), "r"(yi), "r"(static_cast<unsigned>(p)));
+    T out;
+    memcpy(&out, &r, 4);
+    return out;
+  } else {
+    unsigned long long xi, yi, r;
+    memcpy(&xi, &x, 8);
+    memcpy(&yi, &y, 8);
+    asm("{ .reg .pred q; setp.ne.u32 q, %3, 0; selp.b64 %0, %1, %2, q; }" : "=l"(r) : "l"(xi), "l"(yi), "r"(static_cast<unsigned>(p)));
+    T out;
+    memcpy(&out, &r, 8);
+    return out;
+  }
+}
+
+template <int VEC, class T>
+using RegsVector = RegsChunk<VEC, T,
+                             std::conditional_t<(VEC * sizeof(T)) % 16 == 0 && sizeof(T) <= 16, uint4,
+                                                std::conditional_t<(VEC * sizeof(T)) % 8 == 0 && sizeof(T) <= 8, uint2, T>>>;
+
+}  // namespace detail
+
 // Runs the loop on this block (every thread of every block of the PE calls it; the kernel's
-// dynamic shared memory is `smem`, regs_smem_bytes<T>(RMAX, blockDim.x) bytes). `a` and `b`:
-// the loop's two grids as the loop starts (a read, b written by the first step); after it,
-// the grid names follow `steps` swaps (the caller swaps its DBlocks). `update(w, c, i, j)`
-// returns b at local (i, j) from w, rows i - 1, i, i + 1 of a at columns [c0 - 1, c0 + VEC] of
-// the thread (w[k][c + 1] is a(i - 1 + k, c0 + c), c the thread's column 0..VEC-1).
+// dynamic shared memory is `smem`, regs_smem_bytes<T>(RMAX, blockDim.x, VEC) bytes, 16-byte
+// aligned). `a` and `b`: the loop's two grids as the loop starts (a read, b written by the first
+// step); after it, the grid names follow `steps` swaps (the caller swaps its DBlocks).
+// `update(w, c, i, j)` returns b at local (i, j) from w, rows i - 1, i, i + 1 of a at columns
+// [c0 - 1, c0 + VEC] of the thread (w[k][c + 1] is a(i - 1 + k, c0 + c), c the thread's column
+// 0..VEC-1).
 template <int VEC, int RMAX, class T, class Pe, class Update>
 __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T, 2>& a, const DBlock<T, 2>& b, int steps,
                           unsigned char* smem, const Update& update, const char* what) {
+  static_assert(VEC >= 1 && VEC <= 32 && RMAX >= 1, "1 to 32 columns a thread, a row a block at least");
   const int B = args.blocks, g = static_cast<int>(blockIdx.x), t = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x), rows = a.extent[0], cols = a.extent[1];
-  if (static_cast<int>(gridDim.x) != B || !regs_fits(rows, cols, B, threads, VEC, RMAX)) {
+  if (static_cast<int>(gridDim.x) != B || !regs_fits(rows, cols, B, threads, VEC, RMAX) ||
+      args.pitch < regs_pitch(cols, VEC, static_cast<int>(sizeof(T)))) {
     if (t == 0) {
       pe.fatal_with([&](detail::Message& m) {
         m.str(what).str(": the register-resident form cannot hold ").num(rows).str(" x ").num(cols)
             .str(" cells on ").num(gridDim.x).str(" blocks (planned ").num(B).str(") of ").num(threads)
-            .str(" threads, ").num(RMAX).str(" rows a block and ").num(VEC).str(" columns a thread at most");
+            .str(" threads, ").num(RMAX).str(" rows a block and ").num(VEC).str(" columns a thread at most, inbox rows of ")
+            .num(args.pitch).str(" elements");
       });  // traps
     }
     __syncthreads();  // the others wait here for thread 0's record and trap
@@ -133,30 +213,32 @@ __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T,
   }
   int r0 = 0, r1 = 0;
   regs_band(rows, B, g, r0, r1);
-  const int R = r1 - r0, c0 = t * VEC;
-  const bool partial = c0 + VEC > cols;  // a thread whose columns end past the grid's
-  T* const side = reinterpret_cast<T*>(smem);  // [parity][RMAX][2][threads]
+  const int R = r1 - r0, c0 = t * VEC, last = (cols - 1) / VEC;  // last: the last thread holding columns
+  const bool active = c0 < cols;
+  // Shared memory: the side columns, side[parity][slot][kSide]: thread t's slot is t + 1 (row r's
+  // first column at 2 r, its last at 2 r + 1), slot 0 holds the grid's column -1 (at 2 r + 1) and
+  // slot last + 2 its column `cols` (at 2 r), set once: a thread reads its neighbours at fixed
+  // offsets. Then the fixed rows above (s = 0) and below (1), frow[s][j + 1] for j in
+  // [-1, threads * VEC].
+  constexpr int kSide = 2 * RMAX + 1;
+  const int slots = threads + 2;
+  T* const side = reinterpret_cast<T*>(smem);
+  const int frow_n = threads * VEC + 2;
+  T* const frow = side + 2 * slots * kSide;
 
   // Neighbour blocks: the one above (its "from below" inbox side) and below ("from above").
   int up_pe = pe.id, up_g = g - 1, dn_pe = pe.id, dn_g = g + 1;
   if (g == 0) up_pe = args.up, up_g = B - 1;
   if (g == B - 1) dn_pe = args.down, dn_g = 0;
   const bool has_up = up_pe >= 0, has_dn = dn_pe >= 0;
-  T* const up_rows = has_up ? pe.remote(args.inbox, up_pe) + static_cast<long>(up_g) * 4 * args.pitch : nullptr;
-  T* const dn_rows = has_dn ? pe.remote(args.inbox, dn_pe) + static_cast<long>(dn_g) * 4 * args.pitch : nullptr;
+  const int pitch = args.pitch;
+  T* const up_rows = has_up ? pe.remote(args.inbox, up_pe) + static_cast<long>(up_g) * 4 * pitch : nullptr;
+  T* const dn_rows = has_dn ? pe.remote(args.inbox, dn_pe) + static_cast<long>(dn_g) * 4 * pitch : nullptr;
   std::uint64_t* const up_flag = has_up ? args.flags + (up_g * 2 + 1) * kRegsFlagStride : nullptr;  // symmetric, on up_pe
   std::uint64_t* const dn_flag = has_dn ? args.flags + (dn_g * 2 + 0) * kRegsFlagStride : nullptr;
-  const T* const my_rows = args.inbox + static_cast<long>(g) * 4 * args.pitch;
+  const T* const my_rows = args.inbox + static_cast<long>(g) * 4 * pitch;
   const std::uint64_t* const my_flags = args.flags + g * 2 * kRegsFlagStride;
 
-  // The band, and what never changes around it: the grid's rows past a fixed edge, and its
-  // columns -1 and cols (halo cells, or unread) of the band's rows and the two rows past it.
-  T v[RMAX][VEC];
-#pragma unroll
-  for (int r = 0; r < RMAX; ++r) {
-#pragma unroll
-    for (int c = 0; c < VEC; ++c) v[r][c] = r < R && c0 + c < cols ? a(r0 + r, c0 + c) : T(0);
-  }
   // Cell (i, j): in the grids' allocation (halos included); written by the update; a fixed cell's
   // value (the grid's, the same in a and b; 0 outside the allocation, never read by the update).
   auto allocated = [&](int i, int j) {
@@ -164,6 +246,26 @@ __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T,
   };
   auto updated = [&](int i, int j) { return i >= args.row_lo && i < args.row_hi && j >= args.col_lo && j < args.col_hi; };
   auto fixed = [&](int i, int j) { return allocated(i, j) ? a(i, j) : T(0); };
+  // The band: column j < cols from a; past the columns what is there (column `cols`'s fixed
+  // cell, then 0), never updated, so that every copy of a row, pushed ones too, reads the same
+  // there. Rows past the band: 0.
+  T v[RMAX][VEC];
+#pragma unroll
+  for (int r = 0; r < RMAX; ++r) {
+#pragma unroll
+    for (int c = 0; c < VEC; ++c) v[r][c] = r < R && c0 + c <= cols ? fixed(r0 + r, c0 + c) : T(0);
+  }
+  // What never changes around the band, into shared memory: the grid's columns -1 and cols of the
+  // band's rows (both parities), and its rows past a fixed edge.
+  for (int k = t; k < 2 * 2 * RMAX; k += threads) {
+    const int par = k / (2 * RMAX), r = k % RMAX, right = (k / RMAX) % 2;
+    const T x = r < R ? fixed(r0 + r, right ? cols : -1) : T(0);
+    side[(par * slots + (right ? last + 2 : 0)) * kSide + r * 2 + (right ? 0 : 1)] = x;
+  }
+  for (int s = 0; s < 2; ++s) {
+    if (s == 0 ? has_up : has_dn) continue;
+    for (int k = t; k < frow_n; k += threads) frow[s * frow_n + k] = fixed(s == 0 ? r0 - 1 : r1, k - 1);
+  }
   {  // The contract: the fixed cells this block reads are the same in a and b.
     bool differ = false;
     for (int r = -1; r <= R; ++r) {
@@ -175,7 +277,7 @@ __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T,
         differ = differ || !(x == y || (x != x && y != y));
       }
     }
-    if (__syncthreads_or(differ)) {
+    if (__syncthreads_or(differ)) {  // also orders the shared memory above before its reads
       if (t == 0) {
         pe.fatal_with([&](detail::Message& m) {
           m.str(what).str(": the register-resident form needs the cells the update does not write to be the same in both "
@@ -187,6 +289,17 @@ __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T,
       __trap();
     }
   }
+  // The update's cells: the band's rows [rlo, rhi), the thread's columns in cmask; `plain`: all of
+  // the thread's cells of the band's rows.
+  const int rlo = args.row_lo - r0, rhi = args.row_hi - r0;
+  constexpr unsigned kAllColumns = VEC == 32 ? ~0u : (1u << VEC) - 1u;
+  unsigned cmask = 0;
+#pragma unroll
+  for (int c = 0; c < VEC; ++c) cmask |= (c0 + c >= args.col_lo && c0 + c < args.col_hi ? 1u : 0u) << c;
+  const bool plain = rlo <= 0 && rhi >= R && cmask == kAllColumns;
+  // Where a thread reads an inbox row's cells left and right of its columns (the row's fixed
+  // cells at its end).
+  const int left_at = c0 > 0 ? c0 - 1 : pitch - 2, right_at = c0 + VEC < cols ? c0 + VEC : pitch - 1;
 
   // The update's cells of the band into `grid` (no other block reads them there during the loop).
   auto store_band = [&](const DBlock<T, 2>& grid) {
@@ -194,37 +307,47 @@ __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T,
     for (int r = 0; r < RMAX; ++r) {
 #pragma unroll
       for (int c = 0; c < VEC; ++c)
-        if (r < R && updated(r0 + r, c0 + c)) grid(r0 + r, c0 + c) = v[r][c];
+        if (r < R && r >= rlo && r < rhi && ((cmask >> c) & 1u) != 0) grid(r0 + r, c0 + c) = v[r][c];
     }
   };
+  using Vector = detail::RegsVector<VEC, T>;
 
   for (int step = 1; step <= steps; ++step) {
     const int par = step & 1;
+    T* const sb = side + par * slots * kSide;  // this step's side columns
+    T* const mine = sb + (t + 1) * kSide;      // this thread's; its neighbours' at -+kSide
     // The values before the last step, where the serial program leaves them: the grid the last
     // step reads (a when the steps are odd).
     if (step == steps) store_band((steps & 1) ? a : b);
-    // 1. The edge rows to the neighbours, the side columns to shared memory.
-    if (c0 < cols) {
+    // 1. The edge rows to the neighbours (thread 0 adds their fixed cells at the row's end, in the
+    // first two steps: both parities' buffers keep them), the side columns to shared memory.
+    if (active) {
+      if (has_up) {
+        T* const dst = up_rows + (par * 2 + 1) * pitch;
+        Vector::store(dst + c0, v[0]);
+        if (t == 0 && step <= 2) dst[pitch - 2] = sb[1], dst[pitch - 1] = sb[(last + 2) * kSide];
+      }
+      if (has_dn) {
+        T* const dst = dn_rows + (par * 2 + 0) * pitch;
+        // The band's last row by selects the compiler cannot see through: a store under
+        // `r == R - 1` in the unrolled loop, or plain selects, become v[R - 1], a run-time index
+        // that puts v in local memory.
+        T out[VEC];
 #pragma unroll
-      for (int c = 0; c < VEC; ++c) {
-        if (c0 + c < cols) {
-          if (has_up) up_rows[(par * 2 + 1) * args.pitch + c0 + c] = v[0][c];
+        for (int c = 0; c < VEC; ++c) out[c] = v[RMAX - 1][c];
+#pragma unroll
+        for (int r = RMAX - 2; r >= 0; --r) {
+#pragma unroll
+          for (int c = 0; c < VEC; ++c) out[c] = detail::regs_pick(r == R - 1, v[r][c], out[c]);
         }
+        Vector::store(dst + c0, out);
+        if (t == 0 && step <= 2) dst[pitch - 2] = sb[(R - 1) * 2 + 1], dst[pitch - 1] = sb[(last + 2) * kSide + (R - 1) * 2];
       }
 #pragma unroll
       for (int r = 0; r < RMAX; ++r) {
-        if (r == R - 1 && has_dn) {
-#pragma unroll
-          for (int c = 0; c < VEC; ++c)
-            if (c0 + c < cols) dn_rows[(par * 2 + 0) * args.pitch + c0 + c] = v[r][c];
-        }
+        mine[r * 2 + 0] = v[r][0];
+        mine[r * 2 + 1] = v[r][VEC - 1];
       }
-    }
-    T* const sp = side + par * RMAX * 2 * threads;
-#pragma unroll
-    for (int r = 0; r < RMAX; ++r) {
-      sp[(r * 2 + 0) * threads + t] = v[r][0];
-      sp[(r * 2 + 1) * threads + t] = v[r][VEC - 1];
     }
     // 2. The flags.
     __syncthreads();
@@ -241,81 +364,89 @@ __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T,
       };
       if (has_up) release(up_flag, up_pe);
       if (has_dn) release(dn_flag, dn_pe);
-      for (int s = 0; s < 2; ++s) {
-        if (!(s == 0 ? has_up : has_dn)) continue;
+      // The description of a stalled wait takes its values by copy: nothing of the loop's has its
+      // address taken (a reference would keep it in local memory on the hot path).
+      auto wait = [&](int s, int peer, int peer_g) {
         const std::uint64_t* flag = my_flags + s * kRegsFlagStride;
-        const bool local = (s == 0 ? up_pe : dn_pe) == pe.id;
         std::uint64_t seen = 0;
-        for (int spin = 0; spin < 4096; ++spin) {
-          if (local) {
+        for (int spin = 0; spin < 4096 && seen < want; ++spin) {
+          if (peer == pe.id) {
             asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(seen) : "l"(flag) : "memory");
           } else {
             asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(seen) : "l"(flag) : "memory");
           }
-          if (seen >= want) break;
         }
-        if (seen >= want) continue;
-        pe.wait_with(flag, Cmp::GE, want, [&](detail::Message& m) {
+        if (seen >= want) return;
+        pe.wait_with(flag, Cmp::GE, want, [what, step, g, s, peer, peer_g](detail::Message& m) {
           m.str(what).str(": register-resident step ").num(step).str(": block ").num(g).str(" waits for the row from ")
-              .str(s == 0 ? "above (PE " : "below (PE ").num(s == 0 ? up_pe : dn_pe).str(", block ")
-              .num(s == 0 ? up_g : dn_g).str(")");
+              .str(s == 0 ? "above (PE " : "below (PE ").num(peer).str(", block ").num(peer_g).str(")");
         });
-      }
+      };
+      if (has_up) wait(0, up_pe, up_g);
+      if (has_dn) wait(1, dn_pe, dn_g);
     }
     __syncthreads();
     // 3. The update, row by row: w holds rows r - 1, r, r + 1 with a column each side.
-    if (c0 < cols) {
-      T w[3][VEC + 2];
-      auto outer_row = [&](T (&row)[VEC + 2], int side_i, int i) {  // row i past the band
-        const bool pushed = side_i == 0 ? has_up : has_dn;
-        if (pushed) {
-          const T* src = my_rows + (par * 2 + side_i) * args.pitch;
-#pragma unroll
-          for (int c = 0; c < VEC + 2; ++c) {
-            const int j = c0 + c - 1;
-            row[c] = j >= 0 && j < cols ? __ldcg(src + j) : fixed(i, j);
-          }
+    if (active) {
+      // Row -1 (s = 0) or R (s = 1): the neighbour's pushed row or the fixed row.
+      auto outer_row = [&](T (&row)[VEC + 2], int s) {
+        if (s == 0 ? has_up : has_dn) {
+          const T* const src = my_rows + (par * 2 + s) * pitch;
+          Vector::load(src + c0, row, 1);
+          row[0] = __ldcg(src + left_at);
+          row[VEC + 1] = __ldcg(src + right_at);
         } else {
+          const T* const f = frow + s * frow_n + c0;  // f[k]: column c0 - 1 + k
 #pragma unroll
-          for (int c = 0; c < VEC + 2; ++c) row[c] = fixed(i, c0 + c - 1);
+          for (int k = 0; k < VEC + 2; ++k) row[k] = f[k];
         }
       };
-      auto band_row = [&](T (&row)[VEC + 2], int r) {  // band row r from registers and the sides
-        row[0] = t > 0 ? sp[(r * 2 + 1) * threads + t - 1] : fixed(r0 + r, -1);
-        if (!partial) {
+      T above[VEC + 2], below[VEC + 2];
+      outer_row(above, 0);
+      outer_row(below, 1);
+      // Every block updates RMAX rows: row R's inputs are `below`, rows past R give values
+      // nobody reads (not stored, pushed or seen by the rows of the band).
+      auto rows_loop = [&](auto checked) {
+        T w[3][VEC + 2];
 #pragma unroll
-          for (int c = 0; c < VEC; ++c) row[c + 1] = v[r][c];
-          row[VEC + 1] = c0 + VEC < cols ? sp[(r * 2 + 0) * threads + t + 1] : fixed(r0 + r, cols);
-        } else {  // the thread holding the last columns: column `cols` (a halo cell) falls inside
+        for (int k = 0; k < VEC + 2; ++k) w[0][k] = above[k];
+        w[1][0] = mine[1 - kSide];
 #pragma unroll
-          for (int c = 0; c <= VEC; ++c) {
-            const int j = c0 + c;
-            row[c + 1] = j < cols ? v[r][c < VEC ? c : VEC - 1] : fixed(r0 + r, j);
-          }
-        }
-      };
-      outer_row(w[0], 0, r0 - 1);
-      band_row(w[1], 0);
+        for (int c = 0; c < VEC; ++c) w[1][c + 1] = v[0][c];
+        w[1][VEC + 1] = mine[kSide];
 #pragma unroll
-      for (int r = 0; r < RMAX; ++r) {
-        if (r < R) {
-          if (r + 1 < R) {
-            band_row(w[2], r + 1 < RMAX ? r + 1 : r);
+        for (int r = 0; r < RMAX; ++r) {
+          if (r + 1 < RMAX) {
+            const bool inside = r + 1 < R;
+            const int n = r + 1;
+            w[2][0] = inside ? mine[n * 2 + 1 - kSide] : below[0];
+#pragma unroll
+            for (int c = 0; c < VEC; ++c) w[2][c + 1] = inside ? v[n][c] : below[c + 1];
+            w[2][VEC + 1] = inside ? mine[n * 2 + kSide] : below[VEC + 1];
           } else {
-            outer_row(w[2], 1, r1);
+#pragma unroll
+            for (int k = 0; k < VEC + 2; ++k) w[2][k] = below[k];
           }
-          const int i = r0 + r;
-          T nv[VEC];
+          if constexpr (decltype(checked)::value) {
+            const bool row_updated = r >= rlo && r < rhi;
 #pragma unroll
-          for (int c = 0; c < VEC; ++c) nv[c] = updated(i, c0 + c) ? update(w, c, i, c0 + c) : w[1][c + 1];
+            for (int c = 0; c < VEC; ++c)
+              v[r][c] = row_updated && ((cmask >> c) & 1u) != 0 ? update(w, c, r0 + r, c0 + c) : w[1][c + 1];
+          } else {
 #pragma unroll
-          for (int c = 0; c < VEC; ++c) v[r][c] = nv[c];
+            for (int c = 0; c < VEC; ++c) v[r][c] = update(w, c, r0 + r, c0 + c);
+          }
 #pragma unroll
           for (int k = 0; k < 2; ++k) {
 #pragma unroll
             for (int c = 0; c < VEC + 2; ++c) w[k][c] = w[k + 1][c];
           }
         }
+      };
+      if (plain) {
+        rows_loop(std::false_type{});
+      } else {
+        rows_loop(std::true_type{});
       }
     }
   }
