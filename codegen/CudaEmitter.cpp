@@ -458,6 +458,110 @@ OnChipGrids onchip_grids(const Program& p, const FlowLoop& f, const std::vector<
   return found;
 }
 
+/// The dataflow loop's register-resident form (regs.cuh; docs/SCHEDULES.md, "The
+/// register-resident form"): each block holds its band of the rows in registers for the whole
+/// loop. `in`: the grid the update reads, `out`: the one it writes ("": no such form).
+struct RegsForm {
+  std::string in, out;
+  ScalarType type = ScalarType::F32;
+  int folded = -1;  // the flow reduction folded into the steps (its index in `reductions`), or none
+};
+
+/// The form applies to the default pipeline's form of the loop, a `for` that does not assign its
+/// variable, whose step touches grids only in its update and in one flow reduction folded into it
+/// (fold_into_update): a 2-D update over a grid's interior that stores one value to %out at the
+/// point, unconditionally and once, computed from %in within one cell along both dimensions and
+/// from scalars; the reduction reads %in and %out at the point only; the loop swaps %in and %out
+/// once and nothing else. The band then holds every cell a step reads or writes but the rows past
+/// it (the neighbour blocks' pushes) and the fixed cells around it (the same in both grids: the
+/// kernel checks that contract before it takes the form).
+RegsForm regs_form(const Program& p, const FlowLoop& f, std::vector<FlowReduction> reductions) {
+  RegsForm none, found;
+  if (!f.loop || !f.update || f.exchanged.empty() || !f.body || f.loop->kind != StmtKind::For ||
+      f.update->range.kind != Range::Kind::Interior || f.update->indices.size() != 2)
+    return none;
+  const std::string var = static_cast<const For*>(f.loop)->var;
+  fold_into_update(f, reductions);
+  const Reduce* fold = nullptr;
+  for (size_t k = 0; k < reductions.size(); ++k) {
+    if (!reductions[k].folded) continue;
+    fold = reductions[k].reduce;
+    found.folded = static_cast<int>(k);
+  }
+  // The update's body: locals, then one store to %out; reads of one other grid, within a cell.
+  const auto* body = as<Block>(f.update->body);
+  const std::vector<Stmt> stmts = body ? body->stmts : std::vector<Stmt>{f.update->body};
+  const Store* store = nullptr;
+  for (const Stmt& t : stmts) {
+    if (auto* st = as<Store>(t)) {
+      if (store) return none;
+      store = st;
+    } else if (t->kind != StmtKind::VarDecl && t->kind != StmtKind::Assign) {
+      return none;
+    }
+  }
+  if (!store || !stored_grids(f.update->body).count(store->grid) || stored_grids(f.update->body).size() != 1) return none;
+  found.out = store->grid;
+  struct Reads : IRVisitor {
+    using IRVisitor::visit;
+    std::set<std::string> grids;
+    bool near = true;
+    void visit(const GridRead* g) override {
+      grids.insert(g->grid);
+      near = near && std::all_of(g->offsets.begin(), g->offsets.end(), [](int o) { return o >= -1 && o <= 1; });
+    }
+  } reads;
+  reads.visit(f.update->body);
+  if (reads.grids.size() != 1 || !reads.near || reads.grids.count(found.out)) return none;
+  found.in = *reads.grids.begin();
+  // The step: grids only there and in the folded reduction (%in and %out at the point), one swap
+  // of the two, the loop's variable not assigned.
+  struct Step : IRVisitor {
+    using IRVisitor::visit;
+    const ForEach* update = nullptr;
+    const Reduce* fold = nullptr;
+    const RegsForm* form = nullptr;
+    std::string var;
+    int swaps = 0;
+    bool inside = false, ok = true;
+    void visit(const ForEach* e) override {
+      if (e->part == ForEachPart::Inner) return;  // the update's other part: a comment in the dataflow form
+      ok = ok && e == update;
+    }
+    void visit(const Reduce* r) override {
+      if (r != fold) return void(ok = false);
+      inside = true;
+      IRVisitor::visit(r);
+      inside = false;
+    }
+    void visit(const GridRead* g) override {
+      ok = ok && inside && (g->grid == form->in || g->grid == form->out);
+    }
+    void visit(const Store*) override { ok = false; }
+    void visit(const Swap* w) override {
+      ++swaps;
+      ok = ok && ((w->a == form->in && w->b == form->out) || (w->a == form->out && w->b == form->in));
+    }
+    void visit(const Assign* a) override {
+      ok = ok && a->name != var;
+      IRVisitor::visit(a);
+    }
+  } step;
+  step.update = f.update;
+  step.fold = fold;
+  step.form = &found;
+  step.var = var;
+  step.visit(f.body);
+  if (!step.ok || step.swaps != 1) return none;
+  const Param* in = p.find_param(found.in);
+  const Param* out = p.find_param(found.out);
+  if (!in || !out || in->kind != ParamKind::Grid || out->kind != ParamKind::Grid || in->rank != 2 || out->rank != 2 ||
+      in->type != out->type || (in->type != ScalarType::F32 && in->type != ScalarType::F64))
+    return none;
+  found.type = in->type;
+  return found;
+}
+
 const char* reduce_op_name(ReduceOp op) {
   return op == ReduceOp::Sum ? "::stencilc::rt::ReduceOp::Sum"
          : op == ReduceOp::Max ? "::stencilc::rt::ReduceOp::Max"
@@ -514,6 +618,7 @@ class CudaKernelEmitter : public CppEmitter {
       flow_reduction_list_.push_back(r);
     }
     onchip_ = onchip_grids(*program_, flow_loop_, flow_reduction_list_);
+    regs_ = regs_form(*program_, flow_loop_, flow_reduction_list_);
     body(program_->body, 1);
     if (spmd_) {
       line(1, "pe.barrier_all(\"the end of " + program_->name + "\");  // no PE still puts into a block the host copies back");
@@ -570,6 +675,9 @@ class CudaKernelEmitter : public CppEmitter {
   int folding_ = -1;        // the flow reduction folded into the update being emitted (fold_into_update), or -1
   bool no_faces_ = false;   // emitting the dataflow walk of a block with no face rows (no face stores)
   OnChipGrids onchip_;      // the dataflow loop's on-chip form's grids (none: no such form)
+  RegsForm regs_;           // its register-resident form (regs_.in empty: none)
+  bool in_regs_ = false;    // emitting that form's loop
+  int regs_mode_ = 0;       // emitting its update (1: reads of %in from the window sc_w, the store into sc_out) or fold (2)
   bool in_onchip_ = false;  // emitting that form: the cached grids' cells in their tiles (sc_oc_<grid>)
   std::map<const ForEach*, std::string> hoisted_walks_;  // boundary parts set up before their loop (hoist_boundary_walks)
   int loop_depth_ = 0;      // loops open around the statement being emitted
@@ -592,6 +700,9 @@ class CudaKernelEmitter : public CppEmitter {
   std::set<std::string> views_;
 
   std::string grid_read(const GridRead* r) override {
+    if (regs_mode_ == 1 && r->grid == regs_.in)  // the register-resident form's window: rows i - 1..i + 1, columns c0 - 1..
+      return "sc_w[" + std::to_string(1 + r->offsets[0]) + "][sc_c + " + std::to_string(1 + r->offsets[1]) + "]";
+    if (regs_mode_ == 2) return r->grid == regs_.out ? "sc_new" : "sc_old";  // regs_form: %in or %out at the point
     if (wide_r_ >= 0) return wide_read(r);
     if (!views_.count(r->grid)) {
       const std::string read = CppEmitter::grid_read(r);
@@ -1601,20 +1712,28 @@ class CudaKernelEmitter : public CppEmitter {
       line(indent + 2, "pe.barrier_all(\"the dataflow loop's reductions\");  // every PE's block count is in place");
     }
     line(indent + 2, "std::uint64_t sc_step = 0;  // steps done");
+    const bool regs = !regs_.in.empty();
+    int at = indent + 2;
+    if (regs) {
+      regs_loop(s, at);
+      line(at, "if (!sc_regs_done) {  // the loop from global memory (or its on-chip form)");
+      ++at;
+    }
     const std::vector<std::string> prologue{"if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the step before",
                                             "++sc_step;"};
     flow_ = true;
     ++loop_depth_;
     if (onchip_.cached.empty()) {
-      CppEmitter::loop(s, indent + 2, prologue);
+      CppEmitter::loop(s, at, prologue);
     } else {
-      onchip_loop(s, indent + 2, prologue);
-      line(indent + 2, "{");
-      CppEmitter::loop(s, indent + 3, prologue);
-      line(indent + 2, "}");
+      onchip_loop(s, at, prologue);
+      line(at, "{");
+      CppEmitter::loop(s, at + 1, prologue);
+      line(at, "}");
     }
     --loop_depth_;
     flow_ = false;
+    if (regs) line(indent + 2, "}");
     for (size_t k = 0; k < flow_reduction_list_.size(); ++k) {
       // A deferred reduction's last execution, and the assignments after it on its value.
       const FlowReduction& d = flow_reduction_list_[k];
@@ -1631,6 +1750,77 @@ class CudaKernelEmitter : public CppEmitter {
     barrier_loop(s, indent + 2);
     line(indent + 1, "}");
     line(indent, "}");
+  }
+
+  /// The dataflow loop's register-resident form (regs.cuh) where the launcher planned it
+  /// (args.sc_regs: compiled::regs_plan) and its contract holds on every block of every PE (a
+  /// grid_reduce): each block's band of %in in registers (RegsBand), a step of it where the loop's
+  /// update was (regs_step), the rest of the step as the dataflow form has it, the band into the
+  /// grid the last step wrote after the loop. sc_regs_done: it ran the loop.
+  void regs_loop(const Stmt& s, int indent) {
+    const std::string rt = kRt, t = cpp_type(regs_.type);
+    const auto* f = as<For>(s);  // regs_form: a for
+    line(indent, "bool sc_regs_done = false;  // the register-resident form ran the loop");
+    line(0, "#if STENCILC_REGS_FORM");
+    line(indent, "if (args.sc_regs.blocks > 0) {  // the register-resident form (regs.cuh), where the launcher planned it");
+    line(indent + 1, "extern __shared__ __align__(16) unsigned char sc_regs_smem[];  // its side columns and fixed rows (compiled::regs_plan sized it)");
+    line(indent + 1, rt + "RegsBand<" + rt + "kRegsVec, " + rt + "kRegsRows, " + t + ", " + rt + "DevicePe> sc_band(pe, args.sc_regs, " +
+                         regs_.in + ", " + regs_.out + ", sc_regs_smem, \"" + program_->name + " at " + where(s) + "\");  // this block's rows of %" +
+                         regs_.in + " in registers");
+    line(indent + 1, "// The form's contract on every block of every PE (the cells the update does not write the same in both grids), else the loop from global memory.");
+    line(indent + 1, "if (" + rt + "grid_reduce(pe, sc_band.contract_holds() ? 0 : 1, ::stencilc::rt::ReduceOp::Max, args.scratch, true) == 0) {");
+    line(indent + 2, "const int sc_o0 = " + regs_.in + ".origin[0], sc_o1 = " + regs_.in + ".origin[1];  // local (0, 0)'s global index (both grids')");
+    line(indent + 2, "[[maybe_unused]] int sc_regs_no_fold = 0;  // the accumulator of a step with no folded reduction");
+    const std::vector<std::string> prologue{"++sc_step;", "const bool sc_regs_last = " + f->var + " + " + std::to_string(f->step) + " >= sc_end_" +
+                                                              f->var + ";  // the loop's last step: the band's values before it go to the grid it reads"};
+    in_regs_ = true;
+    flow_ = true;
+    ++loop_depth_;
+    CppEmitter::loop(s, indent + 2, prologue);
+    --loop_depth_;
+    flow_ = false;
+    in_regs_ = false;
+    line(indent + 2, "sc_band.finish(" + regs_.in + ");  // the last step's values: each step's swap made %" + regs_.in + " the grid it wrote");
+    line(indent + 2, "sc_regs_done = true;");
+    line(indent + 1, "} else if (pe.id == 0 && blockIdx.x == 0 && threadIdx.x == 0) {");
+    line(indent + 2, "printf(\"stencilc: " + program_->name + ": the register-resident form's contract does not hold (cells the update does not "
+                         "write differ between %%" + regs_.in + " and %%" + regs_.out + "): the loop runs from global memory\\n\");");
+    line(indent + 1, "}");
+    line(indent, "}");
+    line(0, "#endif");
+  }
+
+  /// The register-resident form's step, where the loop's update is: RegsBand::step with the update
+  /// as a function of the window of %in around a thread's cell (sc_w) and, where a reduction is
+  /// folded into the update, its value at a cell from the cell's values after and before the step.
+  void regs_step(const ForEach& u, int indent) {
+    const std::string rt = kRt, t = cpp_type(regs_.type);
+    const std::string i = u.indices[0], j = u.indices[1];
+    line(indent, "sc_band.step(  // the band's edge rows to its neighbours, theirs in, the update in registers");
+    line(indent + 1, "[&](const " + t + " (&sc_w)[3][" + rt + "kRegsVec + 2], int sc_c, int sc_li, int sc_lj) -> " + t + " {");
+    line(indent + 2, "const int " + i + " = sc_o0 + sc_li, " + j + " = sc_o1 + sc_lj;");
+    line(indent + 2, "(void)" + i + ", (void)" + j + ", (void)sc_c;");
+    line(indent + 2, t + " sc_out{};  // what the update stores at the point");
+    regs_mode_ = 1;
+    body(u.body, indent + 2);
+    regs_mode_ = 0;
+    line(indent + 2, "return sc_out;");
+    line(indent + 1, "},");
+    if (folding_ < 0) {
+      line(indent + 1, rt + "RegsNoFold{}, sc_regs_no_fold, false, " + regs_.in + ", sc_regs_last);");
+      return;
+    }
+    const Reduce* r = flow_reduction_list_[folding_].reduce;
+    const std::string k = std::to_string(folding_);
+    line(indent + 1, std::string("[&](") + cpp_type(r->type) + "& sc_acc, " + t + " sc_new, " + t + " sc_old, int sc_li, int sc_lj) {  // %" + r->result +
+                         " at the point");
+    line(indent + 2, "const int " + r->indices[0] + " = sc_o0 + sc_li, " + r->indices[1] + " = sc_o1 + sc_lj;");
+    line(indent + 2, "(void)" + r->indices[0] + ", (void)" + r->indices[1] + ";");
+    regs_mode_ = 2;
+    reduce_point(r, "sc_acc", indent + 2);
+    regs_mode_ = 0;
+    line(indent + 1, "},");
+    line(indent + 1, "sc_fold" + k + ", sc_fold" + k + "_on, " + regs_.in + ", sc_regs_last);");
   }
 
   /// The dataflow loop's on-chip form (onchip.cuh) where the launcher chose it (args.sc_onchip:
@@ -1727,6 +1917,10 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   void store(const Store* s, int indent) override {
+    if (regs_mode_ == 1) {  // the register-resident form's update: its value, which the band keeps
+      line(indent, "sc_out = " + expr(s->value) + ";");
+      return;
+    }
     if (defer_stores_) {  // a strip's or a batch's values (their own stores come after)
       line(indent, "sc_st_" + s->grid + "[sc_r] = " + expr(s->value) + ";");
       return;
@@ -1935,6 +2129,12 @@ class CudaKernelEmitter : public CppEmitter {
     for (size_t k = 0; flow_ && s == flow_loop_.update && k < flow_reduction_list_.size(); ++k)
       if (flow_reduction_list_[k].folded) folding_ = static_cast<int>(k);
     if (folding_ >= 0) open_fold(in_role);
+    if (in_regs_ && s == flow_loop_.update) {  // the register-resident form: the step on the band
+      regs_step(*s, in_role);
+      folding_ = -1;
+      through_.clear();
+      return;
+    }
     // The dataflow loop's walk in batches of points (batched_points) where its stores allow.
     const bool batched = flow_ && !strip && deferrable_stores(s->body);
     auto points = [&](int at) {
@@ -2342,6 +2542,9 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
     l.push_back("  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::flow_plan: on, the PEs before and after along dimension 0");
     if (!onchip_grids(p, flow, flow_reductions(flow)).cached.empty())
       l.push_back("  int sc_onchip;  // compiled::onchip_plan: the loop's on-chip form");
+    if (const RegsForm regs = regs_form(p, flow, flow_reductions(flow)); !regs.in.empty())
+      l.push_back("  " + std::string(kRt) + "RegsArgs<" + cpp_type(regs.type) +
+                  "> sc_regs;  // compiled::regs_plan: the loop's register-resident form (blocks 0: not planned)");
     const size_t reductions = flow_reductions(flow).size();
     for (size_t k = 0; k < reductions; ++k)
       l.push_back("  std::uint64_t* sc_flow_red" + std::to_string(k) + ";  // its reduction " + std::to_string(k) + "'s words (DFlowReduce)");
@@ -2425,12 +2628,20 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
       out.push_back("    sc_config.blocks_per_sm = sc_onchip.blocks_per_sm;");
       out.push_back("  }");
     }
+    if (!nvshmem && !regs_form(p, flow, flow_reductions(flow)).in.empty()) {
+      out.push_back("  if (sc_regs.on) {  // its register-resident form: a block per kRegsRows rows, every one resident");
+      out.push_back("    sc_config.max_blocks = sc_regs.blocks;");
+      out.push_back("    sc_config.dynamic_smem = sc_regs.smem;");
+      out.push_back("    sc_config.blocks_per_sm = 0;");
+      out.push_back("  }");
+    }
   }
   {
     std::string busy = "false";  // a form of the time loop that runs no row pipe (and may use the memory)
     if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop) {
       busy = "sc_flow_plan.on";
       if (!nvshmem && !onchip_grids(p, flow, flow_reductions(flow)).cached.empty()) busy += " || sc_onchip.on";
+      if (!nvshmem && !regs_form(p, flow, flow_reductions(flow)).in.empty()) busy += " || sc_regs.on";
     }
     out.push_back("  const std::size_t sc_pipe_bytes = ::stencilc::compiled::pipe_bytes(sc_" + p.name + "::kernel, \"" + p.name + "\", sc_" +
                   p.name + "::kPipeBytes, sc_config, " + busy + ");  // the row pipes' rings, or 0");
@@ -2543,12 +2754,14 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
     if (g.kind == ParamKind::Grid) grid_names.push_back(g.name);
   }
   std::string flow_reductions_bytes;  // the heap the dataflow loop's reductions take
+  std::string regs_bytes;             // and its register-resident form's inboxes
   if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop) {
     const size_t k = std::find(grid_names.begin(), grid_names.end(), flow.put_handle) - grid_names.begin();
     l.push_back("  const ::stencilc::compiled::FlowSize sc_flow_size = ::stencilc::compiled::flow_size<" + std::to_string(rank) + ">(sc_plan, " +
                 std::to_string(flow.radius) + ", sc_" + p.name + "::kBlockThreads);  // for the cost model");
     const OnChipGrids onchip = nvshmem ? OnChipGrids{} : onchip_grids(p, flow, flow_reductions(flow));
-    l.push_back(std::string("  ") + (onchip.cached.empty() ? "const " : "") + "::stencilc::compiled::FlowPlan sc_flow_plan = ::stencilc::compiled::flow_plan(\"" + p.name +
+    const RegsForm regs = nvshmem ? RegsForm{} : regs_form(p, flow, flow_reductions(flow));
+    l.push_back(std::string("  ") + (onchip.cached.empty() && regs.in.empty() ? "const " : "") + "::stencilc::compiled::FlowPlan sc_flow_plan = ::stencilc::compiled::flow_plan(\"" + p.name +
                 "\", sc_plan.grid, ::stencilc::compiled::periodic_dims(sc_descs[" + std::to_string(k) + "])[0], " +
                 (nvshmem ? "false" : "true") + ", &sc_flow_size);  // the dataflow loop, or not");
     if (!onchip.cached.empty()) {
@@ -2560,7 +2773,25 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       l.push_back("  const ::stencilc::compiled::OnChipPlan sc_onchip = ::stencilc::compiled::onchip_plan(sc_" + p.name + "::kernel, \"" +
                   p.name + "\", sc_flow_plan, sc_flow_size, {" + join(rows) + "});  // the loop's on-chip form where its tiles fit");
       l.push_back("  if (sc_onchip.on) sc_flow_plan.on = true;  // that form is the dataflow loop's");
-      args.push_back("sc_args.sc_onchip = sc_onchip.on;");
+      args.push_back(regs.in.empty() ? "sc_args.sc_onchip = sc_onchip.on;"
+                                     : "sc_args.sc_onchip = sc_onchip.on && !sc_regs.on;  // (the register-resident form first)");
+    }
+    if (!regs.in.empty()) {
+      const std::string rt = kRt, t = cpp_type(regs.type);
+      const std::string kin = std::to_string(std::find(grid_names.begin(), grid_names.end(), regs.in) - grid_names.begin());
+      const std::string kout = std::to_string(std::find(grid_names.begin(), grid_names.end(), regs.out) - grid_names.begin());
+      l.push_back("  const ::stencilc::compiled::RegsPlan sc_regs = ::stencilc::compiled::regs_plan<" + t + ">(sc_" + p.name + "::kernel, \"" +
+                  p.name + "\", sc_flow_plan, sc_flow_size, sc_plan.extent[1], ::stencilc::compiled::periodic_dims(sc_descs[" + kin +
+                  "])[1], sc_team);  // the loop's register-resident form where its band fits");
+      l.push_back("  if (sc_regs.on) sc_flow_plan.on = true;  // that form is the dataflow loop's");
+      l.push_back("  auto sc_regs_inbox = sc_team.alloc<" + t + ">(sc_regs.on ? " + rt + "regs_inbox_elements(sc_regs.blocks, " + rt +
+                  "regs_pitch(sc_plan.extent[1], " + rt + "kRegsVec, sizeof(" + t + "))) : 1);  // its inboxes");
+      l.push_back("  auto sc_regs_flags = sc_team.alloc<std::uint64_t>(sc_regs.on ? " + rt + "regs_flag_words(sc_regs.blocks) : 1);  // and flags");
+      l.push_back("  const auto sc_regs_box = ::stencilc::compiled::interior(sc_descs[" + kout + "]);  // the cells its update writes");
+      args.push_back("if (sc_regs.on) sc_args.sc_regs = " + rt + "regs_args<" + rt + "kRegsVec>(sc_regs_inbox.on(sc_pe), sc_regs_flags.on(sc_pe), sc_pe, sc_team.n(), sc_regs.blocks, sc_" +
+                     regs.in + "[sc_pe], ::stencilc::compiled::periodic_dims(sc_descs[" + kin +
+                     "])[0], sc_regs_box.lo[0], sc_regs_box.hi[0], sc_regs_box.lo[1], sc_regs_box.hi[1]);");
+      regs_bytes = " + ::stencilc::compiled::regs_heap_bytes(sc_plan.extent[1], sizeof(" + t + "))";
     }
     l.push_back("  const " + std::string(kRt) + "FlowAlloc sc_flow_alloc(sc_team);  // its flags");
     args.push_back("sc_args.sc_flow = sc_flow_alloc.on(sc_pe);");
@@ -2601,7 +2832,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   }
   out.push_back("  const auto sc_plan = " + plan);
   const std::string heap = "::stencilc::compiled::symmetric_bytes<" + r + ">(sc_plan, sc_descs, {" + join(element_bytes) +
-                           "}, {" + join(exchanged_flags) + "})" + flow_reductions_bytes;
+                           "}, {" + join(exchanged_flags) + "})" + flow_reductions_bytes + regs_bytes;
   for (const auto& line : team_and_launch(p, model, rank, nvshmem, heap, "blocks and exchanges", l, args)) out.push_back(line);
   out.insert(out.end(), after.begin(), after.end());
   out.push_back("}");

@@ -350,6 +350,82 @@ OnChipPlan onchip_plan(void (*kernel)(KArgs...), const char* program, const Flow
   return p;
 }
 
+/// STENCILC_REGS, else the build's: 0 off, 1 or 2 (auto) where the band fits (regs_plan).
+inline int regs_mode() { return switch_mode("STENCILC_REGS", STENCILC_REGS_FORM ? 2 : 0); }
+
+/// The symmetric heap the register-resident form may take (its inboxes and flags), at most a
+/// block a SM per STENCILC_MIN_BLOCKS_PER_SM on GPU 0, for grids of `cols` columns; 0 in a build
+/// without the form.
+inline std::size_t regs_heap_bytes(long cols, std::size_t element_bytes) {
+  if (!STENCILC_REGS_FORM) return 0;
+  int sms = 0;
+  STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int blocks = sms * STENCILC_MIN_BLOCKS_PER_SM;
+  const int pitch = rt::cuda::regs_pitch(static_cast<int>(cols), rt::cuda::kRegsVec, static_cast<int>(element_bytes));
+  return rt::cuda::regs_inbox_elements(blocks, pitch) * element_bytes + rt::cuda::regs_flag_words(blocks) * 8 + 512;
+}
+
+/// The register-resident form (regs.cuh) for one launch: whether it runs, on how many blocks a
+/// PE, with how much dynamic shared memory.
+struct RegsPlan {
+  bool on = false;
+  int blocks = 0;
+  std::size_t smem = 0;
+};
+
+/// Where the register-resident form runs, in a kernel built with it (-DSTENCILC_REGS_FORM=1) and
+/// unless STENCILC_REGS=0: wherever the dataflow loop can run (flow_plan), dimension 1 is not
+/// periodic, a block's threads hold every column (kBlockThreads x kRegsVec) and the PE with the
+/// most rows holds them on the blocks that can be resident (kRegsRows a block) while the PE with
+/// the fewest gives each block a row. It then also turns the dataflow loop on. The kernel still
+/// checks the form's contract on the device (the cells the update does not write the same in both
+/// grids) and runs the loop from global memory where it does not hold. Where the form cannot
+/// run, STENCILC_REGS=1 says why on stderr.
+template <class T, class... KArgs>
+RegsPlan regs_plan(void (*kernel)(KArgs...), const char* program, const FlowPlan& flow, const FlowSize& size, long cols,
+                   bool periodic1, rt::cuda::P2PTeam& team) {
+  RegsPlan p;
+  const int mode = regs_mode();
+  if (mode == 0 || flow_mode() == 0) return p;
+  auto say = [&](const char* why) {
+    if (mode == 1) std::fprintf(stderr, "stencilc: %s: the register-resident form does not run: %s\n", program, why);
+  };
+  if (!STENCILC_REGS_FORM) return say("the kernel was built without it (-DSTENCILC_REGS_FORM=1)"), p;
+  if (!flow.possible) return say("the dataflow loop cannot run here (flow_plan)"), p;
+  if (periodic1) return say("dimension 1 is periodic"), p;
+  const int threads = size.block_threads;
+  if (cols > static_cast<long>(threads) * rt::cuda::kRegsVec) return say("a block's threads do not hold every column"), p;
+  const int blocks = static_cast<int>((size.rows + rt::cuda::kRegsRows - 1) / rt::cuda::kRegsRows);
+  if (blocks < 1 || size.min_rows < blocks) return say("too few rows on a PE for a row a block"), p;
+  int optin = 0, device = 0;
+  STENCILC_CUDA_CHECK(cudaGetDevice(&device));
+  STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const std::size_t smem = rt::cuda::regs_smem_bytes<T>(rt::cuda::kRegsRows, threads, rt::cuda::kRegsVec);
+  if (smem > static_cast<std::size_t>(optin)) return say("its side columns exceed a block's shared memory"), p;
+  rt::cuda::LaunchConfig config;
+  config.block_threads = threads;
+  config.dynamic_smem = smem;
+  int resident = blocks;
+  for (int pe = 0; pe < team.n(); ++pe) {
+    STENCILC_CUDA_CHECK(cudaSetDevice(team.device(pe)));
+    STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    resident = std::min(resident, team.cooperative_blocks(pe, kernel, config));
+  }
+  STENCILC_CUDA_CHECK(cudaSetDevice(device));
+  if (resident < blocks) return say("the band's blocks cannot all be resident"), p;
+  const int pitch = rt::cuda::regs_pitch(static_cast<int>(cols), rt::cuda::kRegsVec, static_cast<int>(sizeof(T)));
+  if (regs_heap_bytes(cols, sizeof(T)) < rt::cuda::regs_inbox_elements(blocks, pitch) * sizeof(T) + rt::cuda::regs_flag_words(blocks) * 8)
+    return say("its inboxes exceed the heap set aside for them"), p;
+  p.on = true;
+  p.blocks = blocks;
+  p.smem = smem;
+  if (mode == 1) {
+    std::fprintf(stderr, "stencilc: %s: the register-resident form runs: %d blocks a PE of %d threads, %d rows x %d columns a thread\n",
+                 program, blocks, threads, rt::cuda::kRegsRows, rt::cuda::kRegsVec);
+  }
+  return p;
+}
+
 /// The plan of a program whose time loop has a dataflow form (the p2p launcher): `p`'s process
 /// grid, the one with the least halo traffic, unless it cuts more than dimension 0 while the form
 /// would run on the grid that cuts dimension 0 only (STENCILC_DATAFLOW=1, or the cost model on

@@ -15,6 +15,7 @@
 #include "stencilc/runtime/cuda/flow.cuh"
 #include "stencilc/runtime/cuda/p2p.cuh"
 #include "stencilc/runtime/cuda/pipe.cuh"
+#include "stencilc/runtime/cuda/regs.cuh"
 
 // The persistent kernel's block size and the fewest blocks per SM its registers must allow
 // (__launch_bounds__): more resident threads keep more loads in flight. Override with -D.
@@ -68,6 +69,21 @@ static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024
 // other in the same kernel (the A/B of docs/BENCHMARKS.md, session 8, plan item 1).
 #ifndef STENCILC_DATAFLOW_FORM
 #define STENCILC_DATAFLOW_FORM 1
+#endif
+// 1 compiles the dataflow loop's register-resident form into the kernel where the loop has one
+// (regs.cuh; CudaEmitter's regs_form: a 2-D update of radius 1 from one grid into the one it is
+// swapped with, a reduction folded into it at most); the launcher then runs it where the band
+// fits (compiled::regs_plan): every block holds STENCILC_REGS_ROWS rows of STENCILC_REGS_VEC
+// columns a thread in registers across steps. Off by default: verified on one GPU (several PEs
+// sharing it), not yet on two.
+#ifndef STENCILC_REGS_FORM
+#define STENCILC_REGS_FORM 0
+#endif
+#ifndef STENCILC_REGS_VEC
+#define STENCILC_REGS_VEC 8
+#endif
+#ifndef STENCILC_REGS_ROWS
+#define STENCILC_REGS_ROWS 4
 #endif
 // 1 compiles the dataflow loop's on-chip form into the kernel (onchip.cuh; the launcher then runs
 // it where its tiles fit: compiled::onchip_plan). Off by default: it measured slower than the
@@ -168,6 +184,8 @@ __host__ __device__ inline bool batch_walk(unsigned total, int threads) {
 constexpr int block_threads_for(int wide_rank) {
   return wide_rank >= 3 ? STENCILC_BLOCK_THREADS_3D : STENCILC_BLOCK_THREADS;
 }
+/// The register-resident form's band (STENCILC_REGS_FORM): columns a thread, rows a block.
+constexpr int kRegsVec = STENCILC_REGS_VEC, kRegsRows = STENCILC_REGS_ROWS;
 template <int N>
 constexpr int kStripRows = N == 2 ? STENCILC_STRIP_ROWS_2D : STENCILC_STRIP_ROWS_3D;
 static_assert(kStripRows<2> >= 1 && kStripRows<3> >= 1, "a strip has at least one row");

@@ -185,168 +185,194 @@ using RegsVector = RegsChunk<VEC, T,
 
 }  // namespace detail
 
-// Runs the loop on this block (every thread of every block of the PE calls it; the kernel's
-// dynamic shared memory is `smem`, regs_smem_bytes<T>(RMAX, blockDim.x, VEC) bytes, 16-byte
-// aligned). `a` and `b`: the loop's two grids as the loop starts (a read, b written by the first
-// step); after it, the grid names follow `steps` swaps (the caller swaps its DBlocks).
-// `update(w, c, i, j)` returns b at local (i, j) from w, rows i - 1, i, i + 1 of a at columns
-// [c0 - 1, c0 + VEC] of the thread (w[k][c + 1] is a(i - 1 + k, c0 + c), c the thread's column
-// 0..VEC-1).
-template <int VEC, int RMAX, class T, class Pe, class Update>
-__device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T, 2>& a, const DBlock<T, 2>& b, int steps,
-                          unsigned char* smem, const Update& update, const char* what) {
+// No reduction folded into the steps (RegsBand::step's `fold`).
+struct RegsNoFold {
+  template <class T, class Acc>
+  __device__ void operator()(Acc&, T, T, int, int) const {}
+};
+
+// One block's band of the loop (every thread of every block of the PE makes one, with the same
+// arguments; the kernel's dynamic shared memory is `smem`, regs_smem_bytes<T>(RMAX, blockDim.x,
+// VEC) bytes, 16-byte aligned). `a` and `b`: the loop's two grids as it starts (a read, b written
+// by the first step). The band lives in registers: every member function is inlined, and none
+// takes the object's address.
+//   RegsBand band(pe, args, a, b, smem, what);   the band from a, the fixed cells around it
+//   band.contract_holds()                        whether this block's fixed cells agree in a and b
+//   band.step(update, fold, acc, fold_on, in, last)   one step (`in`: the grid it reads)
+//   band.finish(grid)                            the band into the grid the last step wrote
+// `update(w, c, i, j)` returns the written grid at local (i, j) from w, rows i - 1, i, i + 1 of
+// the read grid at columns [c0 - 1, c0 + VEC] of the thread (w[k][c + 1] is (i - 1 + k, c0 + c),
+// c the thread's column 0..VEC-1). `fold(acc, new, old, i, j)`, where `fold_on`, adds a cell's
+// value of a reduction over the update's cells to this thread's `acc` (new: the cell's value
+// after the step, old: before).
+template <int VEC, int RMAX, class T, class Pe>
+class RegsBand {
   static_assert(VEC >= 1 && VEC <= 32 && RMAX >= 1, "1 to 32 columns a thread, a row a block at least");
-  const int B = args.blocks, g = static_cast<int>(blockIdx.x), t = static_cast<int>(threadIdx.x);
-  const int threads = static_cast<int>(blockDim.x), rows = a.extent[0], cols = a.extent[1];
-  if (static_cast<int>(gridDim.x) != B || !regs_fits(rows, cols, B, threads, VEC, RMAX) ||
-      args.pitch < regs_pitch(cols, VEC, static_cast<int>(sizeof(T)))) {
-    if (t == 0) {
-      pe.fatal_with([&](detail::Message& m) {
-        m.str(what).str(": the register-resident form cannot hold ").num(rows).str(" x ").num(cols)
-            .str(" cells on ").num(gridDim.x).str(" blocks (planned ").num(B).str(") of ").num(threads)
-            .str(" threads, ").num(RMAX).str(" rows a block and ").num(VEC).str(" columns a thread at most, inbox rows of ")
-            .num(args.pitch).str(" elements");
-      });  // traps
-    }
-    __syncthreads();  // the others wait here for thread 0's record and trap
-    __trap();
-  }
-  int r0 = 0, r1 = 0;
-  regs_band(rows, B, g, r0, r1);
-  const int R = r1 - r0, c0 = t * VEC, last = (cols - 1) / VEC;  // last: the last thread holding columns
-  const bool active = c0 < cols;
-  // Shared memory: the side columns, side[parity][slot][kSide]: thread t's slot is t + 1 (row r's
-  // first column at 2 r, its last at 2 r + 1), slot 0 holds the grid's column -1 (at 2 r + 1) and
-  // slot last + 2 its column `cols` (at 2 r), set once: a thread reads its neighbours at fixed
-  // offsets. Then the fixed rows above (s = 0) and below (1), frow[s][j + 1] for j in
-  // [-1, threads * VEC].
-  constexpr int kSide = 2 * RMAX + 1;
-  const int slots = threads + 2;
-  T* const side = reinterpret_cast<T*>(smem);
-  const int frow_n = threads * VEC + 2;
-  T* const frow = side + 2 * slots * kSide;
+  static constexpr int kSide = 2 * RMAX + 1;  // a thread's slot of side columns: 2 RMAX and one of padding
+  static constexpr unsigned kAllColumns = VEC == 32 ? ~0u : (1u << VEC) - 1u;
+  using Vector = detail::RegsVector<VEC, T>;
 
-  // Neighbour blocks: the one above (its "from below" inbox side) and below ("from above").
-  int up_pe = pe.id, up_g = g - 1, dn_pe = pe.id, dn_g = g + 1;
-  if (g == 0) up_pe = args.up, up_g = B - 1;
-  if (g == B - 1) dn_pe = args.down, dn_g = 0;
-  const bool has_up = up_pe >= 0, has_dn = dn_pe >= 0;
-  const int pitch = args.pitch;
-  T* const up_rows = has_up ? pe.remote(args.inbox, up_pe) + static_cast<long>(up_g) * 4 * pitch : nullptr;
-  T* const dn_rows = has_dn ? pe.remote(args.inbox, dn_pe) + static_cast<long>(dn_g) * 4 * pitch : nullptr;
-  std::uint64_t* const up_flag = has_up ? args.flags + (up_g * 2 + 1) * kRegsFlagStride : nullptr;  // symmetric, on up_pe
-  std::uint64_t* const dn_flag = has_dn ? args.flags + (dn_g * 2 + 0) * kRegsFlagStride : nullptr;
-  const T* const my_rows = args.inbox + static_cast<long>(g) * 4 * pitch;
-  const std::uint64_t* const my_flags = args.flags + g * 2 * kRegsFlagStride;
-
-  // Cell (i, j): in the grids' allocation (halos included); written by the update; a fixed cell's
-  // value (the grid's, the same in a and b; 0 outside the allocation, never read by the update).
-  auto allocated = [&](int i, int j) {
-    return i >= -a.halo_lo[0] && i < rows + a.halo_hi[0] && j >= -a.halo_lo[1] && j < cols + a.halo_hi[1];
-  };
-  auto updated = [&](int i, int j) { return i >= args.row_lo && i < args.row_hi && j >= args.col_lo && j < args.col_hi; };
-  auto fixed = [&](int i, int j) { return allocated(i, j) ? a(i, j) : T(0); };
-  // The band: column j < cols from a; past the columns what is there (column `cols`'s fixed
-  // cell, then 0), never updated, so that every copy of a row, pushed ones too, reads the same
-  // there. Rows past the band: 0.
-  T v[RMAX][VEC];
-#pragma unroll
-  for (int r = 0; r < RMAX; ++r) {
-#pragma unroll
-    for (int c = 0; c < VEC; ++c) v[r][c] = r < R && c0 + c <= cols ? fixed(r0 + r, c0 + c) : T(0);
-  }
-  // What never changes around the band, into shared memory: the grid's columns -1 and cols of the
-  // band's rows (both parities), and its rows past a fixed edge.
-  for (int k = t; k < 2 * 2 * RMAX; k += threads) {
-    const int par = k / (2 * RMAX), r = k % RMAX, right = (k / RMAX) % 2;
-    const T x = r < R ? fixed(r0 + r, right ? cols : -1) : T(0);
-    side[(par * slots + (right ? last + 2 : 0)) * kSide + r * 2 + (right ? 0 : 1)] = x;
-  }
-  for (int s = 0; s < 2; ++s) {
-    if (s == 0 ? has_up : has_dn) continue;
-    for (int k = t; k < frow_n; k += threads) frow[s * frow_n + k] = fixed(s == 0 ? r0 - 1 : r1, k - 1);
-  }
-  {  // The contract: the fixed cells this block reads are the same in a and b.
-    bool differ = false;
-    for (int r = -1; r <= R; ++r) {
-      const int i = r0 + r;
-      if ((r == -1 && has_up) || (r == R && has_dn)) continue;  // another block's row (from the inbox)
-      for (int j = c0 - 1; j <= c0 + VEC && j <= cols; ++j) {
-        if (!allocated(i, j) || updated(i, j)) continue;
-        const T x = a(i, j), y = b(i, j);
-        differ = differ || !(x == y || (x != x && y != y));
-      }
-    }
-    if (__syncthreads_or(differ)) {  // also orders the shared memory above before its reads
-      if (t == 0) {
-        pe.fatal_with([&](detail::Message& m) {
-          m.str(what).str(": the register-resident form needs the cells the update does not write to be the same in both "
-                          "grids, and in block ")
-              .num(g).str("'s rows they differ");
+ public:
+  __device__ __forceinline__ RegsBand(const Pe& pe, const RegsArgs<T>& args, const DBlock<T, 2>& a, const DBlock<T, 2>& b,
+                                      unsigned char* smem, const char* what)
+      : pe_(pe), what_(what) {
+    B_ = args.blocks, g_ = static_cast<int>(blockIdx.x), t_ = static_cast<int>(threadIdx.x);
+    threads_ = static_cast<int>(blockDim.x);
+    const int rows = a.extent[0];
+    cols_ = a.extent[1];
+    if (static_cast<int>(gridDim.x) != B_ || !regs_fits(rows, cols_, B_, threads_, VEC, RMAX) ||
+        args.pitch < regs_pitch(cols_, VEC, static_cast<int>(sizeof(T)))) {
+      if (t_ == 0) {
+        const int blocks = static_cast<int>(gridDim.x), b0 = B_, threads = threads_, cols = cols_, pitch = args.pitch;
+        pe.fatal_with([what, rows, cols, blocks, b0, threads, pitch](detail::Message& m) {
+          m.str(what).str(": the register-resident form cannot hold ").num(rows).str(" x ").num(cols)
+              .str(" cells on ").num(blocks).str(" blocks (planned ").num(b0).str(") of ").num(threads)
+              .str(" threads, ").num(RMAX).str(" rows a block and ").num(VEC).str(" columns a thread at most, inbox rows of ")
+              .num(pitch).str(" elements");
         });  // traps
       }
       __syncthreads();  // the others wait here for thread 0's record and trap
       __trap();
     }
-  }
-  // The update's cells: the band's rows [rlo, rhi), the thread's columns in cmask; `plain`: all of
-  // the thread's cells of the band's rows.
-  const int rlo = args.row_lo - r0, rhi = args.row_hi - r0;
-  constexpr unsigned kAllColumns = VEC == 32 ? ~0u : (1u << VEC) - 1u;
-  unsigned cmask = 0;
-#pragma unroll
-  for (int c = 0; c < VEC; ++c) cmask |= (c0 + c >= args.col_lo && c0 + c < args.col_hi ? 1u : 0u) << c;
-  const bool plain = rlo <= 0 && rhi >= R && cmask == kAllColumns;
-  // Where a thread reads an inbox row's cells left and right of its columns (the row's fixed
-  // cells at its end).
-  const int left_at = c0 > 0 ? c0 - 1 : pitch - 2, right_at = c0 + VEC < cols ? c0 + VEC : pitch - 1;
+    int r1 = 0;
+    regs_band(rows, B_, g_, r0_, r1);
+    R_ = r1 - r0_;
+    c0_ = t_ * VEC;
+    last_ = (cols_ - 1) / VEC;  // the last thread holding columns
+    active_ = c0_ < cols_;
+    pitch_ = args.pitch;
+    // Shared memory: the side columns, side[parity][slot][kSide]: thread t's slot is t + 1 (row
+    // r's first column at 2 r, its last at 2 r + 1), slot 0 holds the grid's column -1 (at 2 r +
+    // 1) and slot last + 2 its column `cols` (at 2 r), set once: a thread reads its neighbours at
+    // fixed offsets. Then the fixed rows above (s = 0) and below (1), frow[s][j + 1] for j in
+    // [-1, threads * VEC].
+    slots_ = threads_ + 2;
+    side_ = reinterpret_cast<T*>(smem);
+    frow_n_ = threads_ * VEC + 2;
+    frow_ = side_ + 2 * slots_ * kSide;
 
-  // The update's cells of the band into `grid` (no other block reads them there during the loop).
-  auto store_band = [&](const DBlock<T, 2>& grid) {
+    // Neighbour blocks: the one above (its "from below" inbox side) and below ("from above").
+    up_pe_ = pe.id, up_g_ = g_ - 1, dn_pe_ = pe.id, dn_g_ = g_ + 1;
+    if (g_ == 0) up_pe_ = args.up, up_g_ = B_ - 1;
+    if (g_ == B_ - 1) dn_pe_ = args.down, dn_g_ = 0;
+    has_up_ = up_pe_ >= 0, has_dn_ = dn_pe_ >= 0;
+    up_rows_ = has_up_ ? pe.remote(args.inbox, up_pe_) + static_cast<long>(up_g_) * 4 * pitch_ : nullptr;
+    dn_rows_ = has_dn_ ? pe.remote(args.inbox, dn_pe_) + static_cast<long>(dn_g_) * 4 * pitch_ : nullptr;
+    up_flag_ = has_up_ ? args.flags + (up_g_ * 2 + 1) * kRegsFlagStride : nullptr;  // symmetric, on up_pe
+    dn_flag_ = has_dn_ ? args.flags + (dn_g_ * 2 + 0) * kRegsFlagStride : nullptr;
+    my_rows_ = args.inbox + static_cast<long>(g_) * 4 * pitch_;
+    my_flags_ = args.flags + g_ * 2 * kRegsFlagStride;
+
+    // Cell (i, j): in the grids' allocation (halos included); written by the update; a fixed
+    // cell's value (the grid's, the same in a and b; 0 outside the allocation, never read).
+    auto allocated = [&](int i, int j) {
+      return i >= -a.halo_lo[0] && i < rows + a.halo_hi[0] && j >= -a.halo_lo[1] && j < cols_ + a.halo_hi[1];
+    };
+    auto updated = [&](int i, int j) { return i >= args.row_lo && i < args.row_hi && j >= args.col_lo && j < args.col_hi; };
+    auto fixed = [&](int i, int j) { return allocated(i, j) ? a(i, j) : T(0); };
+    // The band: column j < cols from a; past the columns what is there (column `cols`'s fixed
+    // cell, then 0), never updated, so that every copy of a row, pushed ones too, reads the same
+    // there. Rows past the band: 0.
 #pragma unroll
     for (int r = 0; r < RMAX; ++r) {
 #pragma unroll
-      for (int c = 0; c < VEC; ++c)
-        if (r < R && r >= rlo && r < rhi && ((cmask >> c) & 1u) != 0) grid(r0 + r, c0 + c) = v[r][c];
+      for (int c = 0; c < VEC; ++c) v_[r][c] = r < R_ && c0_ + c <= cols_ ? fixed(r0_ + r, c0_ + c) : T(0);
     }
-  };
-  using Vector = detail::RegsVector<VEC, T>;
-
-  for (int step = 1; step <= steps; ++step) {
-    const int par = step & 1;
-    T* const sb = side + par * slots * kSide;  // this step's side columns
-    T* const mine = sb + (t + 1) * kSide;      // this thread's; its neighbours' at -+kSide
-    // The values before the last step, where the serial program leaves them: the grid the last
-    // step reads (a when the steps are odd).
-    if (step == steps) store_band((steps & 1) ? a : b);
-    // 1. The edge rows to the neighbours (thread 0 adds their fixed cells at the row's end, in the
-    // first two steps: both parities' buffers keep them), the side columns to shared memory.
-    if (active) {
-      if (has_up) {
-        T* const dst = up_rows + (par * 2 + 1) * pitch;
-        Vector::store(dst + c0, v[0]);
-        if (t == 0 && step <= 2) dst[pitch - 2] = sb[1], dst[pitch - 1] = sb[(last + 2) * kSide];
+    // What never changes around the band, into shared memory: the grid's columns -1 and cols of
+    // the band's rows (both parities), and its rows past a fixed edge.
+    for (int k = t_; k < 2 * 2 * RMAX; k += threads_) {
+      const int par = k / (2 * RMAX), r = k % RMAX, right = (k / RMAX) % 2;
+      const T x = r < R_ ? fixed(r0_ + r, right ? cols_ : -1) : T(0);
+      side_[(par * slots_ + (right ? last_ + 2 : 0)) * kSide + r * 2 + (right ? 0 : 1)] = x;
+    }
+    for (int s = 0; s < 2; ++s) {
+      if (s == 0 ? has_up_ : has_dn_) continue;
+      for (int k = t_; k < frow_n_; k += threads_) frow_[s * frow_n_ + k] = fixed(s == 0 ? r0_ - 1 : r1, k - 1);
+    }
+    // The contract: the fixed cells this block reads are the same in a and b.
+    bool differ = false;
+    for (int r = -1; r <= R_; ++r) {
+      const int i = r0_ + r;
+      if ((r == -1 && has_up_) || (r == R_ && has_dn_)) continue;  // another block's row (from the inbox)
+      for (int j = c0_ - 1; j <= c0_ + VEC && j <= cols_; ++j) {
+        if (!allocated(i, j) || updated(i, j)) continue;
+        const T x = a(i, j), y = b(i, j);
+        differ = differ || !(x == y || (x != x && y != y));
       }
-      if (has_dn) {
-        T* const dst = dn_rows + (par * 2 + 0) * pitch;
+    }
+    contract_ = !__syncthreads_or(differ);  // also orders the shared memory above before its reads
+    // The update's cells: the band's rows [rlo, rhi), the thread's columns in cmask; `plain`: all
+    // of the thread's cells of the band's rows.
+    rlo_ = args.row_lo - r0_, rhi_ = args.row_hi - r0_;
+    cmask_ = 0;
+#pragma unroll
+    for (int c = 0; c < VEC; ++c) cmask_ |= (c0_ + c >= args.col_lo && c0_ + c < args.col_hi ? 1u : 0u) << c;
+    plain_ = rlo_ <= 0 && rhi_ >= R_ && cmask_ == kAllColumns;
+    // Where a thread reads an inbox row's cells left and right of its columns (the row's fixed
+    // cells at its end).
+    left_at_ = c0_ > 0 ? c0_ - 1 : pitch_ - 2;
+    right_at_ = c0_ + VEC < cols_ ? c0_ + VEC : pitch_ - 1;
+  }
+
+  // Whether the cells the update does not write that this block reads are the same in a and b
+  // (the form's contract: the band holds one copy of them for both grids). Block-uniform.
+  __device__ __forceinline__ bool contract_holds() const { return contract_; }
+
+  // The contract, or a message and status 2.
+  __device__ __forceinline__ void require_contract() const {
+    if (contract_) return;
+    if (t_ == 0) {
+      const char* what = what_;
+      const int g = g_;
+      pe_.fatal_with([what, g](detail::Message& m) {
+        m.str(what).str(": the register-resident form needs the cells the update does not write to be the same in both "
+                        "grids, and in block ")
+            .num(g).str("'s rows they differ");
+      });  // traps
+    }
+    __syncthreads();  // the others wait here for thread 0's record and trap
+    __trap();
+  }
+
+  // One step: the edge rows to the neighbours, the flags, the update. `in`: the grid the step
+  // reads (where the serial program leaves its values; `last`: the loop's last step, whose
+  // values before the step go there).
+  template <class Update, class Fold, class Acc>
+  __device__ __forceinline__ void step(const Update& update, const Fold& fold, Acc& acc, bool fold_on, const DBlock<T, 2>& in,
+                                       bool last) {
+    const int step = ++steps_, par = step & 1, t = t_;
+    T* const sb = side_ + par * slots_ * kSide;  // this step's side columns
+    T* const mine = sb + (t + 1) * kSide;        // this thread's; its neighbours' at -+kSide
+    if (last) store(in);
+    // 1. The edge rows to the neighbours (thread 0 adds their fixed cells at the row's end, in
+    // the first two steps: both parities' buffers keep them), the side columns to shared memory.
+    if (active_) {
+      if (has_up_) {
+        T* const dst = up_rows_ + (par * 2 + 1) * pitch_;
+        Vector::store(dst + c0_, v_[0]);
+        if (t == 0 && step <= 2) dst[pitch_ - 2] = sb[1], dst[pitch_ - 1] = sb[(last_ + 2) * kSide];
+      }
+      if (has_dn_) {
+        T* const dst = dn_rows_ + (par * 2 + 0) * pitch_;
         // The band's last row by selects the compiler cannot see through: a store under
         // `r == R - 1` in the unrolled loop, or plain selects, become v[R - 1], a run-time index
         // that puts v in local memory.
         T out[VEC];
 #pragma unroll
-        for (int c = 0; c < VEC; ++c) out[c] = v[RMAX - 1][c];
+        for (int c = 0; c < VEC; ++c) out[c] = v_[RMAX - 1][c];
 #pragma unroll
         for (int r = RMAX - 2; r >= 0; --r) {
 #pragma unroll
-          for (int c = 0; c < VEC; ++c) out[c] = detail::regs_pick(r == R - 1, v[r][c], out[c]);
+          for (int c = 0; c < VEC; ++c) out[c] = detail::regs_pick(r == R_ - 1, v_[r][c], out[c]);
         }
-        Vector::store(dst + c0, out);
-        if (t == 0 && step <= 2) dst[pitch - 2] = sb[(R - 1) * 2 + 1], dst[pitch - 1] = sb[(last + 2) * kSide + (R - 1) * 2];
+        Vector::store(dst + c0_, out);
+        if (t == 0 && step <= 2)
+          dst[pitch_ - 2] = sb[(R_ - 1) * 2 + 1], dst[pitch_ - 1] = sb[(last_ + 2) * kSide + (R_ - 1) * 2];
       }
 #pragma unroll
       for (int r = 0; r < RMAX; ++r) {
-        mine[r * 2 + 0] = v[r][0];
-        mine[r * 2 + 1] = v[r][VEC - 1];
+        mine[r * 2 + 0] = v_[r][0];
+        mine[r * 2 + 1] = v_[r][VEC - 1];
       }
     }
     // 2. The flags.
@@ -356,103 +382,159 @@ __device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T,
       // A neighbour on this PE (this GPU) takes a GPU-scope release and acquire, one on another
       // PE the team's system-scope signal; a short spin first, then the team's bounded wait.
       auto release = [&](std::uint64_t* flag, int peer) {
-        if (peer == pe.id) {
+        if (peer == pe_.id) {
           asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(flag), "l"(want) : "memory");
         } else {
-          pe.signal_set(flag, want, peer);
+          pe_.signal_set(flag, want, peer);
         }
       };
-      if (has_up) release(up_flag, up_pe);
-      if (has_dn) release(dn_flag, dn_pe);
+      if (has_up_) release(up_flag_, up_pe_);
+      if (has_dn_) release(dn_flag_, dn_pe_);
       // The description of a stalled wait takes its values by copy: nothing of the loop's has its
       // address taken (a reference would keep it in local memory on the hot path).
       auto wait = [&](int s, int peer, int peer_g) {
-        const std::uint64_t* flag = my_flags + s * kRegsFlagStride;
+        const std::uint64_t* flag = my_flags_ + s * kRegsFlagStride;
         std::uint64_t seen = 0;
         for (int spin = 0; spin < 4096 && seen < want; ++spin) {
-          if (peer == pe.id) {
+          if (peer == pe_.id) {
             asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(seen) : "l"(flag) : "memory");
           } else {
             asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(seen) : "l"(flag) : "memory");
           }
         }
         if (seen >= want) return;
-        pe.wait_with(flag, Cmp::GE, want, [what, step, g, s, peer, peer_g](detail::Message& m) {
+        const char* what = what_;
+        const int g = g_;
+        pe_.wait_with(flag, Cmp::GE, want, [what, step, g, s, peer, peer_g](detail::Message& m) {
           m.str(what).str(": register-resident step ").num(step).str(": block ").num(g).str(" waits for the row from ")
               .str(s == 0 ? "above (PE " : "below (PE ").num(peer).str(", block ").num(peer_g).str(")");
         });
       };
-      if (has_up) wait(0, up_pe, up_g);
-      if (has_dn) wait(1, dn_pe, dn_g);
+      if (has_up_) wait(0, up_pe_, up_g_);
+      if (has_dn_) wait(1, dn_pe_, dn_g_);
     }
     __syncthreads();
     // 3. The update, row by row: w holds rows r - 1, r, r + 1 with a column each side.
-    if (active) {
-      // Row -1 (s = 0) or R (s = 1): the neighbour's pushed row or the fixed row.
-      auto outer_row = [&](T (&row)[VEC + 2], int s) {
-        if (s == 0 ? has_up : has_dn) {
-          const T* const src = my_rows + (par * 2 + s) * pitch;
-          Vector::load(src + c0, row, 1);
-          row[0] = __ldcg(src + left_at);
-          row[VEC + 1] = __ldcg(src + right_at);
-        } else {
-          const T* const f = frow + s * frow_n + c0;  // f[k]: column c0 - 1 + k
-#pragma unroll
-          for (int k = 0; k < VEC + 2; ++k) row[k] = f[k];
-        }
-      };
-      T above[VEC + 2], below[VEC + 2];
-      outer_row(above, 0);
-      outer_row(below, 1);
-      // Every block updates RMAX rows: row R's inputs are `below`, rows past R give values
-      // nobody reads (not stored, pushed or seen by the rows of the band).
-      auto rows_loop = [&](auto checked) {
-        T w[3][VEC + 2];
-#pragma unroll
-        for (int k = 0; k < VEC + 2; ++k) w[0][k] = above[k];
-        w[1][0] = mine[1 - kSide];
-#pragma unroll
-        for (int c = 0; c < VEC; ++c) w[1][c + 1] = v[0][c];
-        w[1][VEC + 1] = mine[kSide];
-#pragma unroll
-        for (int r = 0; r < RMAX; ++r) {
-          if (r + 1 < RMAX) {
-            const bool inside = r + 1 < R;
-            const int n = r + 1;
-            w[2][0] = inside ? mine[n * 2 + 1 - kSide] : below[0];
-#pragma unroll
-            for (int c = 0; c < VEC; ++c) w[2][c + 1] = inside ? v[n][c] : below[c + 1];
-            w[2][VEC + 1] = inside ? mine[n * 2 + kSide] : below[VEC + 1];
-          } else {
-#pragma unroll
-            for (int k = 0; k < VEC + 2; ++k) w[2][k] = below[k];
-          }
-          if constexpr (decltype(checked)::value) {
-            const bool row_updated = r >= rlo && r < rhi;
-#pragma unroll
-            for (int c = 0; c < VEC; ++c)
-              v[r][c] = row_updated && ((cmask >> c) & 1u) != 0 ? update(w, c, r0 + r, c0 + c) : w[1][c + 1];
-          } else {
-#pragma unroll
-            for (int c = 0; c < VEC; ++c) v[r][c] = update(w, c, r0 + r, c0 + c);
-          }
-#pragma unroll
-          for (int k = 0; k < 2; ++k) {
-#pragma unroll
-            for (int c = 0; c < VEC + 2; ++c) w[k][c] = w[k + 1][c];
-          }
-        }
-      };
-      if (plain) {
-        rows_loop(std::false_type{});
+    if (!active_) return;
+    // Row -1 (s = 0) or R (s = 1): the neighbour's pushed row or the fixed row.
+    auto outer_row = [&](T (&row)[VEC + 2], int s) {
+      if (s == 0 ? has_up_ : has_dn_) {
+        const T* const src = my_rows_ + (par * 2 + s) * pitch_;
+        Vector::load(src + c0_, row, 1);
+        row[0] = __ldcg(src + left_at_);
+        row[VEC + 1] = __ldcg(src + right_at_);
       } else {
-        rows_loop(std::true_type{});
+        const T* const f = frow_ + s * frow_n_ + c0_;  // f[k]: column c0 - 1 + k
+#pragma unroll
+        for (int k = 0; k < VEC + 2; ++k) row[k] = f[k];
       }
+    };
+    T above[VEC + 2], below[VEC + 2];
+    outer_row(above, 0);
+    outer_row(below, 1);
+    // Every block updates RMAX rows: row R's inputs are `below`, rows past R give values nobody
+    // reads (not stored, pushed or seen by the rows of the band; not folded).
+    auto rows_loop = [&](auto checked, auto folded) {
+      T w[3][VEC + 2];
+#pragma unroll
+      for (int k = 0; k < VEC + 2; ++k) w[0][k] = above[k];
+      w[1][0] = mine[1 - kSide];
+#pragma unroll
+      for (int c = 0; c < VEC; ++c) w[1][c + 1] = v_[0][c];
+      w[1][VEC + 1] = mine[kSide];
+#pragma unroll
+      for (int r = 0; r < RMAX; ++r) {
+        if (r + 1 < RMAX) {
+          const bool inside = r + 1 < R_;
+          const int n = r + 1;
+          w[2][0] = inside ? mine[n * 2 + 1 - kSide] : below[0];
+#pragma unroll
+          for (int c = 0; c < VEC; ++c) w[2][c + 1] = inside ? v_[n][c] : below[c + 1];
+          w[2][VEC + 1] = inside ? mine[n * 2 + kSide] : below[VEC + 1];
+        } else {
+#pragma unroll
+          for (int k = 0; k < VEC + 2; ++k) w[2][k] = below[k];
+        }
+        if constexpr (decltype(checked)::value) {
+          const bool row_updated = r >= rlo_ && r < rhi_ && r < R_;
+#pragma unroll
+          for (int c = 0; c < VEC; ++c) {
+            const bool cell = row_updated && ((cmask_ >> c) & 1u) != 0;
+            v_[r][c] = cell ? update(w, c, r0_ + r, c0_ + c) : w[1][c + 1];
+            if constexpr (decltype(folded)::value) {
+              if (cell) fold(acc, v_[r][c], w[1][c + 1], r0_ + r, c0_ + c);
+            }
+          }
+        } else {
+#pragma unroll
+          for (int c = 0; c < VEC; ++c) v_[r][c] = update(w, c, r0_ + r, c0_ + c);
+        }
+#pragma unroll
+        for (int k = 0; k < 2; ++k) {
+#pragma unroll
+          for (int c = 0; c < VEC + 2; ++c) w[k][c] = w[k + 1][c];
+        }
+      }
+    };
+    if constexpr (!std::is_same_v<Fold, RegsNoFold>) {
+      if (fold_on) return rows_loop(std::true_type{}, std::true_type{});
+    } else {
+      (void)fold, (void)acc, (void)fold_on;
+    }
+    if (plain_) {
+      rows_loop(std::false_type{}, std::false_type{});
+    } else {
+      rows_loop(std::true_type{}, std::false_type{});
     }
   }
-  // The last step wrote b when the steps are odd (the first step writes b, the swaps alternate),
-  // a when they are even.
-  if (steps > 0) store_band((steps & 1) ? b : a);
+
+  // The band's updated cells into `grid` (after the loop: the grid its last step wrote, where the
+  // serial program leaves them).
+  __device__ __forceinline__ void finish(const DBlock<T, 2>& grid) { store(grid); }
+
+ private:
+  // The update's cells of the band into `grid` (no other block reads them there during the loop).
+  __device__ __forceinline__ void store(const DBlock<T, 2>& grid) {
+#pragma unroll
+    for (int r = 0; r < RMAX; ++r) {
+#pragma unroll
+      for (int c = 0; c < VEC; ++c)
+        if (r < R_ && r >= rlo_ && r < rhi_ && ((cmask_ >> c) & 1u) != 0) grid(r0_ + r, c0_ + c) = v_[r][c];
+    }
+  }
+
+  const Pe& pe_;
+  const char* what_;
+  T v_[RMAX][VEC];
+  int B_, g_, t_, threads_, cols_, r0_, R_, c0_, last_, pitch_, slots_, frow_n_;
+  bool active_, has_up_, has_dn_, contract_, plain_;
+  int up_pe_, up_g_, dn_pe_, dn_g_, rlo_, rhi_, left_at_, right_at_;
+  unsigned cmask_;
+  int steps_ = 0;
+  T *side_, *frow_, *up_rows_, *dn_rows_;
+  std::uint64_t *up_flag_, *dn_flag_;
+  const T* my_rows_;
+  const std::uint64_t* my_flags_;
+};
+
+// The whole loop on this block: `steps` steps from a into b, swapping (a RegsBand's use; the
+// contract required: a message and status 2 where it does not hold). After it the grid names
+// follow `steps` swaps (the caller swaps its DBlocks).
+template <int VEC, int RMAX, class T, class Pe, class Update>
+__device__ void regs_loop(const Pe& pe, const RegsArgs<T>& args, const DBlock<T, 2>& a, const DBlock<T, 2>& b, int steps,
+                          unsigned char* smem, const Update& update, const char* what) {
+  RegsBand<VEC, RMAX, T, Pe> band(pe, args, a, b, smem, what);
+  band.require_contract();
+  const DBlock<T, 2>* in = &a;  // the grid a step reads (pointers: two DBlocks swapped would take registers)
+  const DBlock<T, 2>* out = &b;
+  int acc = 0;
+  for (int s = 1; s <= steps; ++s) {
+    band.step(update, RegsNoFold{}, acc, false, *in, s == steps);
+    const DBlock<T, 2>* x = in;
+    in = out;
+    out = x;
+  }
+  if (steps > 0) band.finish(*in);  // after the swaps, `in` names the grid the last step wrote
 }
 
 #endif  // __CUDACC__
