@@ -4,7 +4,8 @@
 # schedule, p2p backend), <name>.hc.cu (the host-controlled schedule; global-view samples only)
 # <name>.nvshmem.cu (the cpu-free schedule on the nvshmem backend) and <name>.st.cu (the cpu-free
 # schedule with store-through, passes/StoreThrough.h: not in the default pipeline yet; global-view
-# samples only, those the pass does not fold are generated all the same).
+# samples only, those the pass does not fold are generated all the same); and regs_contract.cu
+# (tests/gpu/inputs/regs_contract.cpp) for tests/gpu/regs-contract.sh.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${1:-$root/gpu-gen}"
@@ -19,4 +20,6 @@ for name in jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 c
   fi
   "$stencilc" --target=cuda --backend=nvshmem --emit=cuda "$root/samples/$name.cpp" -o "$out/$name.nvshmem.cu"
 done
+# Inputs of the GPU-only checks: tests/gpu/regs-contract.sh.
+"$stencilc" --target=cuda --emit=cuda "$root/tests/gpu/inputs/regs_contract.cpp" -o "$out/regs_contract.cu"
 echo "generated $(ls "$out"/*.cu | wc -l) files in $out"
