@@ -7,6 +7,8 @@
 # times the matrix (bench/measure.py: median of RUNS runs, CUDA events) and writes latest.csv and
 # table.md into $OUT (default /tmp/bench), for docs/benchmarks/ and docs/BENCHMARKS.md, where
 # bench/report.py draws the plots.
+# SCHEDULES may add cpu-free-regs: the cpu-free build with -DSTENCILC_REGS_FORM=1 (the
+# register-resident form where the launcher finds it fits; off by default until run on 2 GPUs).
 # MATRIX, GPUS, SCHEDULES and RUNS choose the matrix (defaults: the whole of issue 5, which takes
 # more than one 10-minute device call: run it in parts, each with its own OUT, and join them with
 # `python3 bench/measure.py --merge <part>/latest.csv ... --out DIR`).
@@ -22,7 +24,7 @@ nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 visible=$(nvidia-smi -L | wc -l)
 gpus="${GPUS:-$([ "$visible" -ge 4 ] && echo 1,2,4 || echo 1,2)}"
 schedules="${SCHEDULES:-cpu-free,host-controlled}"
-matrix="${MATRIX:-jacobi2d:256,1024,4096,16384;jacobi2d+norm:256,1024;heat3d:256,512;wave2d:2048,8192}"
+matrix="${MATRIX:-jacobi2d:256,1024,2048,4096,16384;jacobi2d+norm:256,1024;heat3d:256,512;wave2d:2048,8192}"
 mkdir -p "$bin" "$out"
 t0=$(date +%s)
 reuse() { [ -n "${REUSE_BUILD:-}" ] && [ -x "$1" ]; }
@@ -31,8 +33,11 @@ for src in "$root"/bench/programs/*.cpp; do
   name=$(basename "$src" .cpp)
   for schedule in ${schedules//,/ }; do
     reuse "$bin/$name.$schedule" && continue
-    "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
-      "$gen/$name.$schedule.cu" -o "$bin/$name.$schedule" 2> "$bin/$name.$schedule.nvcc.log" &
+    # <schedule>-regs: that schedule's CUDA with the register-resident form compiled in (the
+    # launcher runs it where the band fits: compiled::regs_plan; elsewhere the schedule as it is).
+    form=(); [[ "$schedule" == *-regs ]] && form=(-DSTENCILC_REGS_FORM=1)
+    "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" "${form[@]}" \
+      "$gen/$name.${schedule%-regs}.cu" -o "$bin/$name.$schedule" 2> "$bin/$name.$schedule.nvcc.log" &
   done
   reuse "$bin/$name.ref" || g++ -std=c++17 -O2 -I "$root/include" "$src" -o "$bin/$name.ref" -pthread &
 done
