@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call (~6 minutes; 1 GPU, 2 where lent), session 23: the compiler's register-resident
 # form (-DSTENCILC_REGS_FORM=1: CudaEmitter's regs_loop, compiled::regs_plan, RegsBand).
-#   1. tests/gpu/regs.cu (RegsBand under regs_loop) on 1..4 PEs, its contract's failure, its timing;
+#   1. regs-check.sh: tests/gpu/regs.cu (RegsBand under regs_loop) on 1..4 PEs, its contract's
+#      failure, its timing beside perks.cu;
 #   2. the generated samples whose loop has the form (jacobi2d, advect2d: advect2d is periodic in
 #      dimension 1, so its plan says no and it runs from global memory), with the form and with
 #      the other forms in the same call, on 1..4 PEs (several PEs a GPU where fewer GPUs);
@@ -19,24 +20,15 @@ stage "0. builds"
 "${nvcc[@]}" -x cu -I "$root/include" -I "$root/runtime/include" -DSTENCILC_REGS_FORM=1 "$bgen/jacobi2d.cpu-free.cu" \
   -o "$out/jacobi2d.regs" > "$out/jacobi2d.regs.log" 2>&1 &
 "${nvcc[@]}" -x cu -I "$root/include" -I "$root/runtime/include" "$bgen/jacobi2d.cpu-free.cu" -o "$out/jacobi2d" &
-"${nvcc[@]}" -lineinfo -I "$root/runtime/include" "$root/tests/gpu/regs.cu" -o "$out/regs" &
 wait
-share=(); [ "$gpus" -lt 4 ] && share=(env STENCILC_P2P_SHARE_GPUS=1)
 
-stage "1. regs.cu on 1..4 PEs"
-for n in 1 2 3 4; do
-  timeout 60 "${share[@]}" "$out/regs" --pes="$n" > "$out/regs-$n.txt" 2>&1
-  echo "regs --pes=$n: rc=$? $(tail -1 "$out/regs-$n.txt")"
-done
-timeout 60 "${share[@]}" "$out/regs" --pes=2 --mode=differ > "$out/differ.txt" 2>&1
-echo "regs --mode=differ: rc=$? (want 2): $(grep -c 'needs the cells the update does not write' "$out/differ.txt") message line(s)"
-timeout 120 "$out/regs" --pes=1 --mode=perf 2>&1 | tail -3
+stage "1. regs.cu on 1..4 PEs, its timing beside perks.cu (regs-check.sh)"
+OUT="$out/regs-check" bash "$root/bench/experiments/regs-check.sh" 2>&1 | grep -E "^regs|perf regs|^r8 " | grep -v grid
 
 stage "2. generated samples with the form, 1..4 PEs"
-pes=1,2; [ "$gpus" -ge 4 ] && pes=1,2,3,4
-[ "$gpus" -lt 4 ] && pes=1,2,3,4
+# 1..4 PEs: several a GPU where fewer GPUs (the p2p team's shared-GPU test mode).
 STENCILC_P2P_SHARE_GPUS=$([ "$gpus" -lt 4 ] && echo 1 || echo 0) OUT="$out/rg" SAMPLES="jacobi2d advect2d" \
-  VARIANTS="cpu-free cpu-free-dataflow cpu-free-regs cpu-free-regs-rows" PES="$pes" \
+  VARIANTS="cpu-free cpu-free-dataflow cpu-free-regs cpu-free-regs-rows" PES=1,2,3,4 \
   timeout "$(budget 330)" bash "$root/tests/gpu/run_generated.sh" "$gen" > "$out/rg.txt" 2>&1
 echo "run_generated rc=$?: $(grep -c '\] ok' "$out/rg.txt") ok, $(grep -c 'FAIL' "$out/rg.txt") FAIL"
 grep -E "FAIL|register-resident" "$out/rg.txt" | sort | uniq -c | head -20
@@ -68,4 +60,4 @@ PY
 STENCILC_REGS=1 STENCILC_DATAFLOW=1 "$out/jacobi2d.regs" 2048 2048 10 0 1 2>&1 | grep -i "register" | head -3
 STENCILC_REGS=1 STENCILC_DATAFLOW=1 "$out/jacobi2d.regs" 2048 1024 10 0 1 2>&1 | grep -i "register" | head -3
 stage "done"
-rm -f "$out/regs" "$out/jacobi2d" "$out/jacobi2d.regs"
+rm -f "$out/jacobi2d" "$out/jacobi2d.regs"
