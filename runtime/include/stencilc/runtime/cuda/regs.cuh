@@ -22,9 +22,8 @@
 //   3. the update, row by row, from the registers, the inbox rows past the band (or the grid's
 //      fixed rows at a domain edge that is not periodic), the side columns in shared memory (the
 //      grid's cells left and right of the columns in two more slots there, set once).
-// The hot path is straight-line code: every block updates RMAX rows (those past its band give
-// values nobody reads), and a thread whose cells are all updated takes a copy of the update
-// without the box's checks.
+// The hot path is straight-line code (a block of fewer than RMAX rows leaves it after them), and a
+// thread whose cells are all updated takes a copy of the update without the box's checks.
 // Two inbox buffers by parity order both RAW and WAR: a block overwrites a neighbour's buffer of
 // parity p at step t + 2 only after that neighbour's flag of step t + 1 reached it, which the
 // neighbour releases after it read the buffer of step t.
@@ -432,8 +431,8 @@ class RegsBand {
     T above[VEC + 2], below[VEC + 2];
     outer_row(above, 0);
     outer_row(below, 1);
-    // Every block updates RMAX rows: row R's inputs are `below`, rows past R give values nobody
-    // reads (not stored, pushed or seen by the rows of the band; not folded).
+    // The rows of the band, straight-line: row R - 1's inputs below are `below`; a block of fewer
+    // rows than RMAX stops after them (a uniform branch a row).
     auto rows_loop = [&](auto checked, auto folded) {
       T w[3][VEC + 2];
 #pragma unroll
@@ -444,6 +443,7 @@ class RegsBand {
       w[1][VEC + 1] = mine[kSide];
 #pragma unroll
       for (int r = 0; r < RMAX; ++r) {
+        if (r > 0 && r >= R_) break;  // a band of fewer rows (a launch of more blocks): nothing past it
         if (r + 1 < RMAX) {
           const bool inside = r + 1 < R_;
           const int n = r + 1;
