@@ -85,21 +85,25 @@ def write_outputs(out, rows, device, bandwidth, date):
         for r in rows:
             f.write(",".join(str(x) for x in r) + "\n")
     # The table: one line per program, size and GPU count (in the order measured), both schedules
-    # side by side.
+    # side by side, then any other schedule measured (cpu-free-regs) with its ratio to cpu-free.
     by = {(r[2], r[3], r[4], r[5]): r for r in rows}
     keys = list(dict.fromkeys((r[2], r[3], r[4]) for r in rows))
+    others = list(dict.fromkeys(r[5] for r in rows if r[5] not in ("cpu-free", "host-controlled")))
     measured = f"{bandwidth:.0f} GB/s" if isinstance(bandwidth, float) else bandwidth
+    extra_head = "".join(f" {o} us/step | of bandwidth | cpu-free / {o} |" for o in others)
     lines = [f"Device: {device}; copy bandwidth {measured} per GPU (read + write); {date}.", "",
              "| program | size | GPUs | cpu-free us/step | of bandwidth | host-controlled us/step | of bandwidth | "
-             "host-controlled / cpu-free | verified |", "|---|---|---|---|---|---|---|---|---|"]
+             "host-controlled / cpu-free |" + extra_head + " verified |", "|---|---|---|---|---|---|---|---|" + "---|---|---|" * len(others) + "---|"]
     for program, n, g in keys:
         cf, hc = by.get((program, n, g, "cpu-free")), by.get((program, n, g, "host-controlled"))
+        more = [by.get((program, n, g, o)) for o in others]
         cell = lambda r, k: (r[k] if r and r[k] else "-")
         pct = lambda r: (f"{float(r[8]):.0%}" if r and r[8] else "-")
-        ratio = (f"{float(hc[7]) / float(cf[7]):.2f}" if cf and hc and cf[7] and hc[7] else "-")
-        ver = "yes" if all(r and r[9] == "true" for r in (cf, hc) if r) else "NO"
+        over = lambda a, b: (f"{float(a[7]) / float(b[7]):.2f}" if a and b and a[7] and b[7] else "-")
+        ver = "yes" if all(r and r[9] == "true" for r in [cf, hc] + more if r) else "NO"
         shape = f"{n}^{PROGRAMS[kind_of(program)][1]}" + (" per GPU" if is_weak(program) else "")
-        lines.append(f"| {program} | {shape} | {g} | {cell(cf, 7)} | {pct(cf)} | {cell(hc, 7)} | {pct(hc)} | {ratio} | {ver} |")
+        extra = "".join(f" {cell(r, 7)} | {pct(r)} | {over(cf, r)} |" for r in more)
+        lines.append(f"| {program} | {shape} | {g} | {cell(cf, 7)} | {pct(cf)} | {cell(hc, 7)} | {pct(hc)} | {over(hc, cf)} |{extra} {ver} |")
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -42,6 +42,7 @@ def main(root):
             f"{d},jacobi2d@weak,8192,2,cpu-free,p2p,186.58,0.684,true",
             f"{d},jacobi2d,1024,2,host-controlled,p2p,39.79,0.025,true",
             f"{d},heat3d,256,2,cpu-free,p2p,74.99,0.423,false",
+            f"{d},jacobi2d,1024,2,cpu-free-regs,p2p,4.10,0.246,true",
         ], [4158.2, 4159.7])
         out = os.path.join(work, "out")
         r = subprocess.run([sys.executable, os.path.join(root, "bench/measure.py"), "--merge",
@@ -51,7 +52,8 @@ def main(root):
         rows = list(csv.DictReader(open(os.path.join(out, "latest.csv"))))
         keys = [(x["program"], x["size"], x["gpus"], x["schedule"]) for x in rows]
         expect(keys == [("jacobi2d", "256", "1", "cpu-free"), ("jacobi2d", "1024", "2", "cpu-free"),
-                        ("jacobi2d", "1024", "2", "host-controlled"), ("heat3d", "256", "2", "cpu-free"),
+                        ("jacobi2d", "1024", "2", "host-controlled"), ("jacobi2d", "1024", "2", "cpu-free-regs"),
+                        ("heat3d", "256", "2", "cpu-free"),
                         ("wave2d", "2048", "1", "cpu-free"), ("jacobi2d@weak", "8192", "2", "cpu-free")],
                f"rows sorted, weak scaling last, one row per configuration: {keys}")
         replaced = [x["us_per_step"] for x in rows if x["program"] == "jacobi2d" and x["schedule"] == "host-controlled"]
@@ -59,9 +61,11 @@ def main(root):
         table = open(os.path.join(out, "table.md")).read()
         expect("4187-4188 GB/s, 4158-4160 GB/s (each part's own run)" in table,
                "each part's bandwidth in the header: " + table.splitlines()[0])
-        expect("| jacobi2d | 1024^2 | 2 | 16.41 | 6% | 39.79 | 2% | 2.42 | yes |" in table,
-               "the two schedules side by side with their ratio")
-        expect("| heat3d | 256^3 | 2 | 74.99 | 42% | - | - | - | NO |" in table, "an unverified row says NO")
+        expect("| jacobi2d | 1024^2 | 2 | 16.41 | 6% | 39.79 | 2% | 2.42 | 4.10 | 25% | 4.00 | yes |" in table,
+               "the two schedules side by side with their ratio, then another schedule with its ratio to cpu-free")
+        expect("host-controlled / cpu-free | cpu-free-regs us/step | of bandwidth | cpu-free / cpu-free-regs | verified |" in table,
+               "another schedule's columns named")
+        expect("| heat3d | 256^3 | 2 | 74.99 | 42% | - | - | - | - | - | - | NO |" in table, "an unverified row says NO")
         expect("| jacobi2d@weak | 8192^2 per GPU | 2 |" in table, "a weak-scaling row names its size per GPU")
     for f in failures:
         print("FAIL: " + f)
