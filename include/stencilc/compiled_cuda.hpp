@@ -410,7 +410,11 @@ RegsPlan regs_plan(void (*kernel)(KArgs...), const char* program, const FlowPlan
   int resident = std::numeric_limits<int>::max();
   for (int pe = 0; pe < team.n(); ++pe) {
     STENCILC_CUDA_CHECK(cudaSetDevice(team.device(pe)));
-    STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    // Raised, never lowered: a plan before this one (onchip_plan) may launch with more.
+    cudaFuncAttributes attributes{};
+    STENCILC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+    STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             std::max(attributes.maxDynamicSharedSizeBytes, static_cast<int>(smem))));
     resident = std::min(resident, team.cooperative_blocks(pe, kernel, config));
   }
   STENCILC_CUDA_CHECK(cudaSetDevice(device));
