@@ -464,7 +464,6 @@ OnChipGrids onchip_grids(const Program& p, const FlowLoop& f, const std::vector<
 struct RegsForm {
   std::string in, out;
   ScalarType type = ScalarType::F32;
-  int folded = -1;  // the flow reduction folded into the steps (its index in `reductions`), or none
 };
 
 /// The form applies to the default pipeline's form of the loop, a `for` that does not assign its
@@ -475,20 +474,17 @@ struct RegsForm {
 /// once and nothing else. The band then holds every cell a step reads or writes but the rows past
 /// it (the neighbour blocks' pushes) and the fixed cells around it (the same in both grids: the
 /// kernel checks that contract before it takes the form).
-RegsForm regs_form(const Program& p, const FlowLoop& f, std::vector<FlowReduction> reductions) {
+RegsForm regs_form(const Program& p, const FlowLoop& f, const std::vector<FlowReduction>& reductions) {
   RegsForm none, found;
   if (!f.loop || !f.update || f.exchanged.empty() || !f.body || f.loop->kind != StmtKind::For ||
       f.update->range.kind != Range::Kind::Interior || f.update->indices.size() != 2)
     return none;
   const std::string var = static_cast<const For*>(f.loop)->var;
-  fold_into_update(f, reductions);
-  const Reduce* fold = nullptr;
-  for (size_t k = 0; k < reductions.size(); ++k) {
-    if (!reductions[k].folded) continue;
-    fold = reductions[k].reduce;
-    found.folded = static_cast<int>(k);
-  }
-  // The update's body: locals, then one store to %out; reads of one other grid, within a cell.
+  const Reduce* fold = nullptr;  // flow_reductions folded it (fold_into_update)
+  for (const FlowReduction& r : reductions)
+    if (r.folded) fold = r.reduce;
+  // The update's body: locals, then one store to %out (the only one: locals hold no statements);
+  // reads of one other grid, within a cell.
   const auto* body = as<Block>(f.update->body);
   const std::vector<Stmt> stmts = body ? body->stmts : std::vector<Stmt>{f.update->body};
   const Store* store = nullptr;
@@ -500,7 +496,7 @@ RegsForm regs_form(const Program& p, const FlowLoop& f, std::vector<FlowReductio
       return none;
     }
   }
-  if (!store || !stored_grids(f.update->body).count(store->grid) || stored_grids(f.update->body).size() != 1) return none;
+  if (!store) return none;
   found.out = store->grid;
   struct Reads : IRVisitor {
     using IRVisitor::visit;
@@ -2629,7 +2625,7 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
       out.push_back("  }");
     }
     if (!nvshmem && !regs_form(p, flow, flow_reductions(flow)).in.empty()) {
-      out.push_back("  if (sc_regs.on) {  // its register-resident form: a block per kRegsRows rows, every one resident");
+      out.push_back("  if (sc_regs.on) {  // its register-resident form: the blocks regs_plan chose, every one resident");
       out.push_back("    sc_config.max_blocks = sc_regs.blocks;");
       out.push_back("    sc_config.dynamic_smem = sc_regs.smem;");
       out.push_back("    sc_config.blocks_per_sm = 0;");

@@ -353,14 +353,19 @@ OnChipPlan onchip_plan(void (*kernel)(KArgs...), const char* program, const Flow
 /// STENCILC_REGS, else the build's: 0 off, 1 or 2 (auto) where the band fits (regs_plan).
 inline int regs_mode() { return switch_mode("STENCILC_REGS", STENCILC_REGS_FORM ? 2 : 0); }
 
-/// The symmetric heap the register-resident form may take (its inboxes and flags), at most a
-/// block a SM per STENCILC_MIN_BLOCKS_PER_SM on GPU 0, for grids of `cols` columns; 0 in a build
-/// without the form.
-inline std::size_t regs_heap_bytes(long cols, std::size_t element_bytes) {
-  if (!STENCILC_REGS_FORM) return 0;
+/// The most blocks a PE the register-resident form runs on: STENCILC_MIN_BLOCKS_PER_SM a SM of
+/// GPU 0 (regs_heap_bytes sets their inboxes aside).
+inline int regs_heap_blocks() {
   int sms = 0;
   STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const int blocks = sms * STENCILC_MIN_BLOCKS_PER_SM;
+  return sms * STENCILC_MIN_BLOCKS_PER_SM;
+}
+
+/// The symmetric heap the register-resident form may take (the inboxes and flags of
+/// regs_heap_blocks), for grids of `cols` columns; 0 in a build without the form.
+inline std::size_t regs_heap_bytes(long cols, std::size_t element_bytes) {
+  if (!STENCILC_REGS_FORM) return 0;
+  const int blocks = regs_heap_blocks();
   const int pitch = rt::cuda::regs_pitch(static_cast<int>(cols), rt::cuda::kRegsVec, static_cast<int>(element_bytes));
   return rt::cuda::regs_inbox_elements(blocks, pitch) * element_bytes + rt::cuda::regs_flag_words(blocks) * 8 + 512;
 }
@@ -378,8 +383,8 @@ struct RegsPlan {
 /// periodic, a block's threads hold every column (kBlockThreads x kRegsVec) and the PE with the
 /// most rows holds them on the blocks that can be resident (kRegsRows a block at most) while the
 /// PE with the fewest gives each block a row. It takes as many blocks as can be resident (fewer
-/// rows a block, a shorter step), at most a row each on the PE with the fewest and the blocks
-/// regs_heap_bytes set inboxes aside for. It then also turns the dataflow loop on. The kernel still
+/// rows a block, a shorter step), at most a row each on the PE with the fewest and
+/// regs_heap_blocks. It then also turns the dataflow loop on. The kernel still
 /// checks the form's contract on the device (the cells the update does not write the same in both
 /// grids) and runs the loop from global memory where it does not hold. Where the form cannot
 /// run, STENCILC_REGS=1 says why on stderr.
@@ -419,15 +424,11 @@ RegsPlan regs_plan(void (*kernel)(KArgs...), const char* program, const FlowPlan
   }
   STENCILC_CUDA_CHECK(cudaSetDevice(device));
   if (resident < fewest) return say("the band's blocks cannot all be resident"), p;
+  const int heap_blocks = regs_heap_blocks();
+  if (heap_blocks < fewest) return say("its inboxes exceed the heap set aside for them"), p;
   // As many blocks as can be resident, a row each at least on the PE with the fewest: fewer rows a
   // block shorten the step (jacobi2d 256^2 on one H200: 2.43 us at 4 rows a block, 2.02 at 2).
-  int sms0 = 0;
-  STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&sms0, cudaDevAttrMultiProcessorCount, 0));
-  const long long heap_blocks = static_cast<long long>(sms0) * STENCILC_MIN_BLOCKS_PER_SM;  // regs_heap_bytes' inboxes
-  const int blocks = static_cast<int>(std::max<long long>(fewest, std::min({static_cast<long long>(resident), size.min_rows, heap_blocks})));
-  const int pitch = rt::cuda::regs_pitch(static_cast<int>(cols), rt::cuda::kRegsVec, static_cast<int>(sizeof(T)));
-  if (regs_heap_bytes(cols, sizeof(T)) < rt::cuda::regs_inbox_elements(blocks, pitch) * sizeof(T) + rt::cuda::regs_flag_words(blocks) * 8)
-    return say("its inboxes exceed the heap set aside for them"), p;
+  const int blocks = static_cast<int>(std::min<long long>({resident, size.min_rows, heap_blocks}));
   p.on = true;
   p.blocks = blocks;
   p.smem = smem;

@@ -31,18 +31,20 @@
 // into the grid that holds them after the swaps, the values before the last step into the other
 // one (where the serial program leaves them).
 //
-// The contract (what the launcher must establish before choosing the form): the cells the update
-// does not write (fixed boundaries, halo cells) hold the same values in a and b, since the band
-// holds one copy of them for both grids; regs_loop checks the ones it reads and stops the run with
-// a message where they differ. And the halo rows at a cut are read from the inboxes only: the
-// grids' halos need no exchange.
+// The contract: the cells the update does not write (fixed boundaries, halo cells) hold the same
+// values in a and b, since the band holds one copy of them for both grids. Each block checks the
+// ones it reads (RegsBand::contract_holds: the generated kernel votes and runs the loop from
+// global memory where it fails; regs_loop stops the run with a message). And the halo rows at a
+// cut are read from the inboxes only: the grids' halos need no exchange.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
+#include "stencilc/runtime/cuda/common.cuh"
 #include "stencilc/runtime/cuda/dblock.cuh"
 
 namespace stencilc::rt::cuda {
@@ -55,7 +57,7 @@ template <class T>
 struct RegsArgs {
   T* inbox = nullptr;            // [block][parity][side][pitch]; side 0: from above, 1: from below
   std::uint64_t* flags = nullptr;  // [block][side][kRegsFlagStride]: the last step whose row is in
-  int pitch = 0;                 // an inbox row's elements (the columns, rounded up to 16 bytes)
+  int pitch = 0;                 // an inbox row's elements (regs_pitch)
   int blocks = 0;                // blocks a PE (every PE the same)
   int up = -1, down = -1;        // the PEs above and below (-1: none, the domain's fixed edge)
   int row_lo = 0, row_hi = 0;    // the rows (local) the update writes
@@ -90,7 +92,7 @@ RegsArgs<T> regs_args(T* inbox, std::uint64_t* flags, int pe, int n, int blocks,
   r.blocks = blocks;
   r.up = pe > 0 ? pe - 1 : (periodic ? n - 1 : -1);
   r.down = pe < n - 1 ? pe + 1 : (periodic ? 0 : -1);
-  auto local = [&](int g) { return g - blk.origin[0] < 0 ? 0 : (g - blk.origin[0] > blk.extent[0] ? blk.extent[0] : g - blk.origin[0]); };
+  auto local = [&](int g) { return std::clamp(g - blk.origin[0], 0, blk.extent[0]); };  // a global row, local and clamped to the block
   r.row_lo = local(lo0);
   r.row_hi = local(hi0);
   r.col_lo = lo1;
@@ -158,23 +160,19 @@ struct RegsChunk {
 template <class T>
 __device__ inline T regs_pick(bool p, T x, T y) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "32- or 64-bit elements");
+  using Bits = std::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>;
+  Bits xi, yi, r;
+  memcpy(&xi, &x, sizeof(T));
+  memcpy(&yi, &y, sizeof(T));
+  const unsigned q = p;
   if constexpr (sizeof(T) == 4) {
-    unsigned xi, yi, r;
-    memcpy(&xi, &x, 4);
-    memcpy(&yi, &y, 4);
-    asm("{ .reg .pred q; setp.ne.u32 q, %3, 0; selp.b32 %0, %1, %2, q; }" : "=r"(r) : "r"(xi), "r"(yi), "r"(static_cast<unsigned>(p)));
-    T out;
-    memcpy(&out, &r, 4);
-    return out;
+    asm("{ .reg .pred q; setp.ne.u32 q, %3, 0; selp.b32 %0, %1, %2, q; }" : "=r"(r) : "r"(xi), "r"(yi), "r"(q));
   } else {
-    unsigned long long xi, yi, r;
-    memcpy(&xi, &x, 8);
-    memcpy(&yi, &y, 8);
-    asm("{ .reg .pred q; setp.ne.u32 q, %3, 0; selp.b64 %0, %1, %2, q; }" : "=l"(r) : "l"(xi), "l"(yi), "r"(static_cast<unsigned>(p)));
-    T out;
-    memcpy(&out, &r, 8);
-    return out;
+    asm("{ .reg .pred q; setp.ne.u32 q, %3, 0; selp.b64 %0, %1, %2, q; }" : "=l"(r) : "l"(xi), "l"(yi), "r"(q));
   }
+  T out;
+  memcpy(&out, &r, sizeof(T));
+  return out;
 }
 
 template <int VEC, class T>
@@ -215,14 +213,12 @@ class RegsBand {
   __device__ __forceinline__ RegsBand(const Pe& pe, const RegsArgs<T>& args, const DBlock<T, 2>& a, const DBlock<T, 2>& b,
                                       unsigned char* smem, const char* what)
       : pe_(pe), what_(what) {
-    B_ = args.blocks, g_ = static_cast<int>(blockIdx.x), t_ = static_cast<int>(threadIdx.x);
-    threads_ = static_cast<int>(blockDim.x);
-    const int rows = a.extent[0];
-    cols_ = a.extent[1];
-    if (static_cast<int>(gridDim.x) != B_ || !regs_fits(rows, cols_, B_, threads_, VEC, RMAX) ||
-        args.pitch < regs_pitch(cols_, VEC, static_cast<int>(sizeof(T)))) {
+    const int B = args.blocks, threads = static_cast<int>(blockDim.x), rows = a.extent[0], cols = a.extent[1];
+    g_ = static_cast<int>(blockIdx.x), t_ = static_cast<int>(threadIdx.x);
+    if (static_cast<int>(gridDim.x) != B || !regs_fits(rows, cols, B, threads, VEC, RMAX) ||
+        args.pitch < regs_pitch(cols, VEC, static_cast<int>(sizeof(T)))) {
       if (t_ == 0) {
-        const int blocks = static_cast<int>(gridDim.x), b0 = B_, threads = threads_, cols = cols_, pitch = args.pitch;
+        const int blocks = static_cast<int>(gridDim.x), b0 = B, pitch = args.pitch;
         pe.fatal_with([what, rows, cols, blocks, b0, threads, pitch](detail::Message& m) {
           m.str(what).str(": the register-resident form cannot hold ").num(rows).str(" x ").num(cols)
               .str(" cells on ").num(blocks).str(" blocks (planned ").num(b0).str(") of ").num(threads)
@@ -234,26 +230,26 @@ class RegsBand {
       __trap();
     }
     int r1 = 0;
-    regs_band(rows, B_, g_, r0_, r1);
+    regs_band(rows, B, g_, r0_, r1);
     R_ = r1 - r0_;
     c0_ = t_ * VEC;
-    last_ = (cols_ - 1) / VEC;  // the last thread holding columns
-    active_ = c0_ < cols_;
+    last_ = (cols - 1) / VEC;  // the last thread holding columns
+    active_ = c0_ < cols;
     pitch_ = args.pitch;
     // Shared memory: the side columns, side[parity][slot][kSide]: thread t's slot is t + 1 (row
     // r's first column at 2 r, its last at 2 r + 1), slot 0 holds the grid's column -1 (at 2 r +
     // 1) and slot last + 2 its column `cols` (at 2 r), set once: a thread reads its neighbours at
     // fixed offsets. Then the fixed rows above (s = 0) and below (1), frow[s][j + 1] for j in
     // [-1, threads * VEC].
-    slots_ = threads_ + 2;
+    slots_ = threads + 2;
     side_ = reinterpret_cast<T*>(smem);
-    frow_n_ = threads_ * VEC + 2;
+    frow_n_ = threads * VEC + 2;
     frow_ = side_ + 2 * slots_ * kSide;
 
     // Neighbour blocks: the one above (its "from below" inbox side) and below ("from above").
     up_pe_ = pe.id, up_g_ = g_ - 1, dn_pe_ = pe.id, dn_g_ = g_ + 1;
-    if (g_ == 0) up_pe_ = args.up, up_g_ = B_ - 1;
-    if (g_ == B_ - 1) dn_pe_ = args.down, dn_g_ = 0;
+    if (g_ == 0) up_pe_ = args.up, up_g_ = B - 1;
+    if (g_ == B - 1) dn_pe_ = args.down, dn_g_ = 0;
     has_up_ = up_pe_ >= 0, has_dn_ = dn_pe_ >= 0;
     up_rows_ = has_up_ ? pe.remote(args.inbox, up_pe_) + static_cast<long>(up_g_) * 4 * pitch_ : nullptr;
     dn_rows_ = has_dn_ ? pe.remote(args.inbox, dn_pe_) + static_cast<long>(dn_g_) * 4 * pitch_ : nullptr;
@@ -265,7 +261,7 @@ class RegsBand {
     // Cell (i, j): in the grids' allocation (halos included); written by the update; a fixed
     // cell's value (the grid's, the same in a and b; 0 outside the allocation, never read).
     auto allocated = [&](int i, int j) {
-      return i >= -a.halo_lo[0] && i < rows + a.halo_hi[0] && j >= -a.halo_lo[1] && j < cols_ + a.halo_hi[1];
+      return i >= -a.halo_lo[0] && i < rows + a.halo_hi[0] && j >= -a.halo_lo[1] && j < cols + a.halo_hi[1];
     };
     auto updated = [&](int i, int j) { return i >= args.row_lo && i < args.row_hi && j >= args.col_lo && j < args.col_hi; };
     auto fixed = [&](int i, int j) { return allocated(i, j) ? a(i, j) : T(0); };
@@ -275,25 +271,25 @@ class RegsBand {
 #pragma unroll
     for (int r = 0; r < RMAX; ++r) {
 #pragma unroll
-      for (int c = 0; c < VEC; ++c) v_[r][c] = r < R_ && c0_ + c <= cols_ ? fixed(r0_ + r, c0_ + c) : T(0);
+      for (int c = 0; c < VEC; ++c) v_[r][c] = r < R_ && c0_ + c <= cols ? fixed(r0_ + r, c0_ + c) : T(0);
     }
     // What never changes around the band, into shared memory: the grid's columns -1 and cols of
     // the band's rows (both parities), and its rows past a fixed edge.
-    for (int k = t_; k < 2 * 2 * RMAX; k += threads_) {
+    for (int k = t_; k < 2 * 2 * RMAX; k += threads) {
       const int par = k / (2 * RMAX), r = k % RMAX, right = (k / RMAX) % 2;
-      const T x = r < R_ ? fixed(r0_ + r, right ? cols_ : -1) : T(0);
+      const T x = r < R_ ? fixed(r0_ + r, right ? cols : -1) : T(0);
       side_[(par * slots_ + (right ? last_ + 2 : 0)) * kSide + r * 2 + (right ? 0 : 1)] = x;
     }
     for (int s = 0; s < 2; ++s) {
       if (s == 0 ? has_up_ : has_dn_) continue;
-      for (int k = t_; k < frow_n_; k += threads_) frow_[s * frow_n_ + k] = fixed(s == 0 ? r0_ - 1 : r1, k - 1);
+      for (int k = t_; k < frow_n_; k += threads) frow_[s * frow_n_ + k] = fixed(s == 0 ? r0_ - 1 : r1, k - 1);
     }
     // The contract: the fixed cells this block reads are the same in a and b.
     bool differ = false;
     for (int r = -1; r <= R_; ++r) {
       const int i = r0_ + r;
       if ((r == -1 && has_up_) || (r == R_ && has_dn_)) continue;  // another block's row (from the inbox)
-      for (int j = c0_ - 1; j <= c0_ + VEC && j <= cols_; ++j) {
+      for (int j = c0_ - 1; j <= c0_ + VEC && j <= cols; ++j) {
         if (!allocated(i, j) || updated(i, j)) continue;
         const T x = a(i, j), y = b(i, j);
         differ = differ || !(x == y || (x != x && y != y));
@@ -310,7 +306,7 @@ class RegsBand {
     // Where a thread reads an inbox row's cells left and right of its columns (the row's fixed
     // cells at its end).
     left_at_ = c0_ > 0 ? c0_ - 1 : pitch_ - 2;
-    right_at_ = c0_ + VEC < cols_ ? c0_ + VEC : pitch_ - 1;
+    right_at_ = c0_ + VEC < cols ? c0_ + VEC : pitch_ - 1;
   }
 
   // Whether the cells the update does not write that this block reads are the same in a and b
@@ -382,7 +378,7 @@ class RegsBand {
       // PE the team's system-scope signal; a short spin first, then the team's bounded wait.
       auto release = [&](std::uint64_t* flag, int peer) {
         if (peer == pe_.id) {
-          asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(flag), "l"(want) : "memory");
+          detail::store_release_gpu(flag, want);
         } else {
           pe_.signal_set(flag, want, peer);
         }
@@ -396,9 +392,9 @@ class RegsBand {
         std::uint64_t seen = 0;
         for (int spin = 0; spin < 4096 && seen < want; ++spin) {
           if (peer == pe_.id) {
-            asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(seen) : "l"(flag) : "memory");
+            seen = detail::load_acquire_gpu(flag);
           } else {
-            asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(seen) : "l"(flag) : "memory");
+            seen = detail::load_acquire_sys(flag);
           }
         }
         if (seen >= want) return;
@@ -456,6 +452,7 @@ class RegsBand {
           for (int k = 0; k < VEC + 2; ++k) w[2][k] = below[k];
         }
         if constexpr (decltype(checked)::value) {
+          // r < R_ holds after the break above; said again, the kernel spills less (jacobi2d: 96 -> 44 bytes).
           const bool row_updated = r >= rlo_ && r < rhi_ && r < R_;
 #pragma unroll
           for (int c = 0; c < VEC; ++c) {
@@ -506,7 +503,7 @@ class RegsBand {
   const Pe& pe_;
   const char* what_;
   T v_[RMAX][VEC];
-  int B_, g_, t_, threads_, cols_, r0_, R_, c0_, last_, pitch_, slots_, frow_n_;
+  int g_, t_, r0_, R_, c0_, last_, pitch_, slots_, frow_n_;
   bool active_, has_up_, has_dn_, contract_, plain_;
   int up_pe_, up_g_, dn_pe_, dn_g_, rlo_, rhi_, left_at_, right_at_;
   unsigned cmask_;
