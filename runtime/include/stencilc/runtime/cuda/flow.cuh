@@ -71,6 +71,15 @@ class FlowAlloc {
 #ifndef STENCILC_FLOW_SELF_RELEASE_GPU
 #define STENCILC_FLOW_SELF_RELEASE_GPU 0  // DFlow::release_edge
 #endif
+// 1: a deferred reduction of the dataflow loop (one nothing in the loop reads: jacobi2d's norm)
+// waits for nothing and meets nothing in the loop: each execution's warps send their values, and
+// the last execution's are gathered after the loop (DFlowReduce::post). 0: each execution gathers
+// the one before, a grid-wide meeting every step (with a step's slack) and two __syncthreads.
+// Off: verified on one GPU (1-4 PEs sharing it), not yet on two.
+#ifndef STENCILC_FLOW_REDUCE_LAZY
+#define STENCILC_FLOW_REDUCE_LAZY 0
+#endif
+
 // The executions whose words a dataflow loop's reduction keeps (DFlowReduce, generated.cuh: a
 // deferred one reads the execution before the one it posts).
 inline constexpr int kFlowReduceSlots = 2;
@@ -78,10 +87,13 @@ inline constexpr int kFlowReduceSlots = 2;
 // The reductions of the dataflow loop's step (DFlowReduce, generated.cuh): per reduction, its LL
 // words, kFlowReduceSlots slots (by execution) of kMaxPes x kMaxFlowBlocks entries of 2 words (a
 // block's value as LL words), then a header: each PE's block count, then the executions of the
-// launches before.
+// launches before; with the lazy post, then kMaxPes x kFlowLazyEntries entries of 2 words, a
+// warp's latest value each (one slot: each entry has one writer, and only the last execution's
+// values are read, after the loop).
 inline constexpr std::size_t kFlowReduceEntries = static_cast<std::size_t>(kFlowReduceSlots) * kMaxPes * kMaxFlowBlocks;
 inline constexpr std::size_t kFlowReduceHeader = kFlowReduceEntries * 2;
-inline constexpr std::size_t kFlowReduceWords = kFlowReduceHeader + kMaxPes + 1;
+inline constexpr std::size_t kFlowLazyEntries = STENCILC_FLOW_REDUCE_LAZY ? 16384 : 0;  // warps a PE (an H200: 132 x 64 resident)
+inline constexpr std::size_t kFlowReduceWords = kFlowReduceHeader + kMaxPes + 1 + kMaxPes * kFlowLazyEntries * 2;
 
 // The host side of `count` such reductions (symmetric, zero-filled: tags count from 1).
 class FlowReduceAlloc {

@@ -705,6 +705,14 @@ class DFlowReduce {
         m.num(static_cast<long long>(gridDim.x));
       });
     }
+#if STENCILC_FLOW_REDUCE_LAZY
+    if (gridDim.x * warps() > static_cast<unsigned>(kFlowLazyEntries)) {
+      pe_->fatal_with([&](detail::Message& m) {
+        m.str("the dataflow loop's lazy reductions take at most ").num(static_cast<long long>(kFlowLazyEntries));
+        m.str(" warps a GPU, launched with ").num(static_cast<long long>(gridDim.x * warps()));
+      });
+    }
+#endif
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
     for (int p = 0; p < pe_->n; ++p) {
       *static_cast<volatile std::uint64_t*>(peer(&w_[kFlowReduceHeader + pe_->id], p)) = gridDim.x;
@@ -732,10 +740,26 @@ class DFlowReduce {
   /// of e - 1 are staged together.
   /// Built with -DSTENCILC_FLOW_REDUCE_BLOCKING (an experiment's switch: what the blocking form
   /// costs where the deferred one applies), it is reduce(): this execution's value, none pending.
+  ///
+  /// Built with -DSTENCILC_FLOW_REDUCE_LAZY=1 (session 24; off until run on 2 GPUs), it waits for
+  /// nothing and meets nothing: each warp combines its threads' values by shuffles and its lane 0
+  /// sends the warp's to every PE, tagged with the execution (no shared memory, no
+  /// __syncthreads); it returns T{} (the tail then assigns values nothing reads, as it did with
+  /// e - 1's). complete() gathers the last execution's warp entries, in one order. Each entry
+  /// has one writer and every PE's warps post the same executions, so at the end each entry holds
+  /// the last one, and nothing writes over it before complete() reads it: the barrier_all after
+  /// the loop keeps the next loop's posts behind every complete().
   template <class T>
   __device__ T post(T value, ReduceOp op) {
 #ifdef STENCILC_FLOW_REDUCE_BLOCKING
     return reduce(value, op);
+#elif STENCILC_FLOW_REDUCE_LAZY
+    // Every lane has a value: a plain tree of shuffles, lane 0's the warp's (half warp_combine's).
+    for (int offset = 16; offset > 0; offset /= 2) value = combine(value, __shfl_down_sync(0xffffffffu, value, offset), op);
+    ++done_;
+    if (threadIdx.x % 32 == 0) send_warp(value);
+    pending_ = true;
+    return T{};
 #else
     const bool first = done_ == 0;
     stage(value, true, op, kOwn);
@@ -758,7 +782,11 @@ class DFlowReduce {
   template <class T>
   __device__ T complete(ReduceOp op) {
     pending_ = false;
+#if STENCILC_FLOW_REDUCE_LAZY && !defined(STENCILC_FLOW_REDUCE_BLOCKING)
+    lazy_poll<T>(op);
+#else
     poll<T>(op);
+#endif
     __syncthreads();  // the warps' shares are staged
     if (threadIdx.x < 32) publish(collect<T>(kAll, op));
     return broadcast<T>();
@@ -815,6 +843,51 @@ class DFlowReduce {
     T value;
     memcpy(&value, half, sizeof(T));
     return value;
+  }
+
+  // The lazy post's entry i (warp i % warps of block i / warps) of PE p (this PE's copy).
+  __device__ std::uint64_t* lazy_entry(int p, int i) const {
+    return w_ + kFlowReduceHeader + kMaxPes + 1 + (static_cast<std::size_t>(p) * kFlowLazyEntries + static_cast<std::size_t>(i)) * 2;
+  }
+  __device__ static int warps() { return static_cast<int>((blockDim.x + 31) / 32); }
+
+  // Lane 0 of every warp (the lazy post): the warp's value to every PE, tagged with the latest
+  // execution.
+  template <class T>
+  __device__ void send_warp(const T& value) const {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "LL words carry 4-byte parts of a value");
+    constexpr int kWords = static_cast<int>(sizeof(T) / 4);
+    const std::uint32_t t = tag();
+    std::uint32_t half[kWords];
+    memcpy(half, &value, sizeof(T));
+    const int i = static_cast<int>(blockIdx.x) * warps() + static_cast<int>(threadIdx.x / 32);
+    for (int p = 0; p < pe_->n; ++p) {
+      std::uint64_t* const words = peer(lazy_entry(pe_->id, i), p);
+      for (int k = 0; k < kWords; ++k) {
+        *static_cast<volatile std::uint64_t*>(&words[k]) = (static_cast<std::uint64_t>(t) << 32) | half[k];
+      }
+    }
+  }
+
+  // Every thread (complete() after lazy posts): its share of the latest execution's warp entries
+  // of every PE (thread i the entries i, i + blockDim, ... in PE order), staged in kAll: one
+  // fixed order, the same in every block of every PE. Every PE's blocks have as many warps as
+  // this one's (one kernel, one block size).
+  template <class T>
+  __device__ void lazy_poll(ReduceOp op) {
+    read_counts();
+    const std::uint32_t t = tag();
+    T acc{};
+    bool have = false;
+    for (int p = 0; p < pe_->n; ++p) {
+      const int n = __shfl_sync(0xffffffffu, lane_blocks_, p % 32) * warps();
+      for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) {
+        const T v = take<T>(lazy_entry(p, i), t, p, i / warps());
+        acc = have ? combine(acc, v, op) : v;
+        have = true;
+      }
+    }
+    stage(acc, have, op, kAll);
   }
 
   // The tag of the latest execution.
