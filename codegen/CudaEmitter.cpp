@@ -1760,7 +1760,8 @@ class CudaKernelEmitter : public CppEmitter {
     line(0, "#if STENCILC_REGS_FORM");
     line(indent, "if (args.sc_regs.blocks > 0) {  // the register-resident form (regs.cuh), where the launcher planned it");
     line(indent + 1, "extern __shared__ __align__(16) unsigned char sc_regs_smem[];  // its side columns and fixed rows (compiled::regs_plan sized it)");
-    line(indent + 1, rt + "RegsBand<" + rt + "kRegsVec, " + rt + "kRegsRows, " + t + ", " + rt + "DevicePe> sc_band(pe, args.sc_regs, " +
+    line(indent + 1, rt + "RegsBand<" + rt + "kRegsVec, " + rt + "kRegsRows, " + t + ", " + rt + "DevicePe, " + rt +
+                         "kRegsRegRows> sc_band(pe, args.sc_regs, " +
                          regs_.in + ", " + regs_.out + ", sc_regs_smem, \"" + program_->name + " at " + where(s) + "\");  // this block's rows of %" +
                          regs_.in + " in registers");
     line(indent + 1, "// The form's contract on every block of every PE (the cells the update does not write the same in both grids), else the loop from global memory.");

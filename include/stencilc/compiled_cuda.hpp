@@ -407,8 +407,8 @@ RegsPlan regs_plan(void (*kernel)(KArgs...), const char* program, const FlowPlan
   int optin = 0, device = 0;
   STENCILC_CUDA_CHECK(cudaGetDevice(&device));
   STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const std::size_t smem = rt::cuda::regs_smem_bytes<T>(rt::cuda::kRegsRows, threads, rt::cuda::kRegsVec);
-  if (smem > static_cast<std::size_t>(optin)) return say("its side columns exceed a block's shared memory"), p;
+  const std::size_t smem = rt::cuda::regs_smem_bytes<T>(rt::cuda::kRegsRows, threads, rt::cuda::kRegsVec, rt::cuda::kRegsRegRows);
+  if (smem > static_cast<std::size_t>(optin)) return say("its side columns and shared rows exceed a block's shared memory"), p;
   rt::cuda::LaunchConfig config;
   config.block_threads = threads;
   config.dynamic_smem = smem;
@@ -433,8 +433,10 @@ RegsPlan regs_plan(void (*kernel)(KArgs...), const char* program, const FlowPlan
   p.blocks = blocks;
   p.smem = smem;
   if (mode == 1) {
-    std::fprintf(stderr, "stencilc: %s: the register-resident form runs: %d blocks a PE of %d threads, %d rows x %d columns a thread\n",
-                 program, blocks, threads, rt::cuda::kRegsRows, rt::cuda::kRegsVec);
+    std::fprintf(stderr,
+                 "stencilc: %s: the register-resident form runs: %d blocks a PE of %d threads, %d rows x %d columns a thread "
+                 "at most (%d rows in registers)\n",
+                 program, blocks, threads, rt::cuda::kRegsRows, rt::cuda::kRegsVec, rt::cuda::kRegsRegRows);
   }
   return p;
 }

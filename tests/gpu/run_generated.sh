@@ -41,7 +41,9 @@
 #                      STENCILC_REGS=1: the register-resident form (regs.cuh: each block's band of
 #                      rows in registers across steps) where the sample's loop has one and the band
 #                      fits (compiled::regs_plan says on stderr where it does not); -rows: with
-#                      -DSTENCILC_REGS_ROWS=2 (twice the blocks: more edges between them);
+#                      -DSTENCILC_REGS_ROWS=2 (twice the blocks: more edges between them); -shared:
+#                      with -DSTENCILC_REGS_REG_ROWS=1 (a band's rows past its first in shared
+#                      memory: RegsBand's RREG);
 #   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
 #                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output
 #                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
@@ -64,7 +66,7 @@ gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/generated"
 gpus_visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,3,4 || echo 1,2)}"
-variants="${VARIANTS:-cpu-free cpu-free-roles cpu-free-dataflow cpu-free-regs cpu-free-regs-rows cpu-free-onchip cpu-free-onchip-rows cpu-free-flow-strips cpu-free-flow-strips-rows cpu-free-onchip-strips cpu-free-onchip-strips-rows cpu-free-pipe cpu-free-pipe-rows cpu-free-pipe-roles host-controlled nvshmem store-through dataflow}"
+variants="${VARIANTS:-cpu-free cpu-free-roles cpu-free-dataflow cpu-free-regs cpu-free-regs-rows cpu-free-regs-shared cpu-free-onchip cpu-free-onchip-rows cpu-free-flow-strips cpu-free-flow-strips-rows cpu-free-onchip-strips cpu-free-onchip-strips-rows cpu-free-pipe cpu-free-pipe-rows cpu-free-pipe-roles host-controlled nvshmem store-through dataflow}"
 backends=p2p
 [[ " $variants " == *" nvshmem "* ]] && backends=p2p,nvshmem
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
@@ -151,6 +153,9 @@ for name in $samples; do
   if has cpu-free-regs-rows && grep -q "args.sc_regs" "$gen/$name.cu"; then
     build "$out/$name.regs2.nvcc.log" "$out/$name.regs2.cuda" "${common[@]}" -DSTENCILC_REGS_FORM=1 -DSTENCILC_REGS_ROWS=2 "$gen/$name.cu"
   fi
+  if has cpu-free-regs-shared && grep -q "args.sc_regs" "$gen/$name.cu"; then
+    build "$out/$name.regs1.nvcc.log" "$out/$name.regs1.cuda" "${common[@]}" -DSTENCILC_REGS_FORM=1 -DSTENCILC_REGS_REG_ROWS=1 "$gen/$name.cu"
+  fi
   if has cpu-free || has cpu-free-roles || has cpu-free-dataflow; then build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"; fi
   if has_hc "$name"; then build "$out/$name.hc.nvcc.log" "$out/$name.hc.cuda" "${common[@]}" "$gen/$name.hc.cu"; fi
   if has_st "$name"; then build "$out/$name.st.nvcc.log" "$out/$name.st.cuda" "${common[@]}" "$gen/$name.st.cu"; fi
@@ -190,6 +195,9 @@ for name in $samples; do
     fi
     if has cpu-free-regs-rows; then
       STENCILC_DATAFLOW=1 STENCILC_REGS=1 run "$name.cpu-free-regs-rows" "$out/$name.regs2.cuda" "$out/$name.regs2.nvcc.log" "$pes"
+    fi
+    if has cpu-free-regs-shared; then
+      STENCILC_DATAFLOW=1 STENCILC_REGS=1 run "$name.cpu-free-regs-shared" "$out/$name.regs1.cuda" "$out/$name.regs1.nvcc.log" "$pes"
     fi
   fi
   if [[ "$name" != spmd_* ]] && grep -q "args.sc_onchip" "$gen/$name.cu"; then

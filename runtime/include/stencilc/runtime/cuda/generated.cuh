@@ -73,9 +73,13 @@ static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024
 // 1 compiles the dataflow loop's register-resident form into the kernel where the loop has one
 // (regs.cuh; CudaEmitter's regs_form: a 2-D update of radius 1 from one grid into the one it is
 // swapped with, a reduction folded into it at most); the launcher then runs it where the band
-// fits (compiled::regs_plan): every block holds STENCILC_REGS_ROWS rows of STENCILC_REGS_VEC
-// columns a thread in registers across steps. Off by default: verified on one GPU (several PEs
-// sharing it), not yet on two.
+// fits (compiled::regs_plan): every block holds up to STENCILC_REGS_ROWS rows of
+// STENCILC_REGS_VEC columns a thread across steps, the first STENCILC_REGS_REG_ROWS of them in
+// registers (all by default) and the rest in shared memory. Measured on one H200 (session 24,
+// docs/BENCHMARKS.md): 8 rows a block fit jacobi2d 2048^2 on one GPU (4.7 us a step, all 8 in
+// registers and spilled; 5.7 with 4 in shared memory), but cost 20-30% where blocks have 4 rows
+// or fewer (1024^2: 2.6 -> 3.1 us), so 4 stays the default. Off by default: verified on one GPU
+// (several PEs sharing it), not yet on two.
 #ifndef STENCILC_REGS_FORM
 #define STENCILC_REGS_FORM 0
 #endif
@@ -84,6 +88,9 @@ static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024
 #endif
 #ifndef STENCILC_REGS_ROWS
 #define STENCILC_REGS_ROWS 4
+#endif
+#ifndef STENCILC_REGS_REG_ROWS
+#define STENCILC_REGS_REG_ROWS STENCILC_REGS_ROWS
 #endif
 // 1 compiles the dataflow loop's on-chip form into the kernel (onchip.cuh; the launcher then runs
 // it where its tiles fit: compiled::onchip_plan). Off by default: it measured slower than the
@@ -184,8 +191,10 @@ __host__ __device__ inline bool batch_walk(unsigned total, int threads) {
 constexpr int block_threads_for(int wide_rank) {
   return wide_rank >= 3 ? STENCILC_BLOCK_THREADS_3D : STENCILC_BLOCK_THREADS;
 }
-/// The register-resident form's band (STENCILC_REGS_FORM): columns a thread, rows a block.
+/// The register-resident form's band (STENCILC_REGS_FORM): columns a thread, rows a block, and
+/// of those the rows in registers (the rest in shared memory).
 constexpr int kRegsVec = STENCILC_REGS_VEC, kRegsRows = STENCILC_REGS_ROWS;
+constexpr int kRegsRegRows = STENCILC_REGS_REG_ROWS < STENCILC_REGS_ROWS ? STENCILC_REGS_REG_ROWS : STENCILC_REGS_ROWS;
 template <int N>
 constexpr int kStripRows = N == 2 ? STENCILC_STRIP_ROWS_2D : STENCILC_STRIP_ROWS_3D;
 static_assert(kStripRows<2> >= 1 && kStripRows<3> >= 1, "a strip has at least one row");
