@@ -763,10 +763,12 @@ class DFlowReduce {
 #ifdef STENCILC_FLOW_REDUCE_BLOCKING
     return reduce(value, op);
 #elif STENCILC_FLOW_REDUCE_LAZY
-    // Every lane has a value: a plain tree of shuffles, lane 0's the warp's (half warp_combine's).
-    for (int offset = 16; offset > 0; offset /= 2) value = combine(value, __shfl_down_sync(0xffffffffu, value, offset), op);
+    bool valid = true;
+    value = warp_combine(value, valid, op);  // lane 0's: the warp's
     ++done_;
-    if (threadIdx.x % 32 == 0) send_warp(value);
+    if (threadIdx.x % 32 == 0) {
+      send_to(value, lazy_entry(pe_->id, static_cast<int>(blockIdx.x) * warps() + static_cast<int>(threadIdx.x / 32)));
+    }
     pending_ = true;
     return T{};
 #else
@@ -860,24 +862,6 @@ class DFlowReduce {
   }
   __device__ static int warps() { return static_cast<int>((blockDim.x + 31) / 32); }
 
-  // Lane 0 of every warp (the lazy post): the warp's value to every PE, tagged with the latest
-  // execution.
-  template <class T>
-  __device__ void send_warp(const T& value) const {
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "LL words carry 4-byte parts of a value");
-    constexpr int kWords = static_cast<int>(sizeof(T) / 4);
-    const std::uint32_t t = tag();
-    std::uint32_t half[kWords];
-    memcpy(half, &value, sizeof(T));
-    const int i = static_cast<int>(blockIdx.x) * warps() + static_cast<int>(threadIdx.x / 32);
-    for (int p = 0; p < pe_->n; ++p) {
-      std::uint64_t* const words = peer(lazy_entry(pe_->id, i), p);
-      for (int k = 0; k < kWords; ++k) {
-        *static_cast<volatile std::uint64_t*>(&words[k]) = (static_cast<std::uint64_t>(t) << 32) | half[k];
-      }
-    }
-  }
-
   // Every thread (complete() after lazy posts): its share of the latest execution's warp entries
   // of every PE (thread i the entries i, i + blockDim, ... in PE order), staged in kAll: one
   // fixed order, the same in every block of every PE. Every PE's blocks have as many warps as
@@ -905,14 +889,21 @@ class DFlowReduce {
   // Thread 0 (the others return): this block's value to every PE, tagged with the latest execution.
   template <class T>
   __device__ void send(const T& value) const {
+    if (threadIdx.x != 0) return;
+    send_to(value, entry(tag(), pe_->id, static_cast<int>(blockIdx.x)));
+  }
+
+  // `value` as LL words tagged with the latest execution into the entry `mine` (this PE's copy)
+  // on every PE.
+  template <class T>
+  __device__ void send_to(const T& value, std::uint64_t* mine) const {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "LL words carry 4-byte parts of a value");
     constexpr int kWords = static_cast<int>(sizeof(T) / 4);
-    if (threadIdx.x != 0) return;
     const std::uint32_t t = tag();
     std::uint32_t half[kWords];
     memcpy(half, &value, sizeof(T));
     for (int p = 0; p < pe_->n; ++p) {
-      std::uint64_t* const words = peer(entry(t, pe_->id, static_cast<int>(blockIdx.x)), p);
+      std::uint64_t* const words = peer(mine, p);
       for (int k = 0; k < kWords; ++k) {
         *static_cast<volatile std::uint64_t*>(&words[k]) = (static_cast<std::uint64_t>(t) << 32) | half[k];
       }

@@ -470,17 +470,9 @@ class RegsBand {
           const bool inside = r + 1 < R_;
           const int n = r + 1;
           w[2][0] = inside ? mine[n * 2 + 1 - kSide] : below[0];
-          if (n < RREG) {
+          if (n >= RREG && inside) load_shared(n, res);  // a shared row, through `res` (free until the update's)
 #pragma unroll
-            for (int c = 0; c < VEC; ++c) w[2][c + 1] = inside ? v_[reg(n)][c] : below[c + 1];
-          } else if (inside) {
-            load_shared(n, res);
-#pragma unroll
-            for (int c = 0; c < VEC; ++c) w[2][c + 1] = res[c];
-          } else {
-#pragma unroll
-            for (int c = 0; c < VEC; ++c) w[2][c + 1] = below[c + 1];
-          }
+          for (int c = 0; c < VEC; ++c) w[2][c + 1] = inside ? (n < RREG ? v_[reg(n)][c] : res[c]) : below[c + 1];
           w[2][VEC + 1] = inside ? mine[n * 2 + kSide] : below[VEC + 1];
         } else {
 #pragma unroll
