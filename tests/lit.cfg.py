@@ -18,6 +18,5 @@ config.substitutions.append(("%stencilc", os.path.join(config.stencilc_tools_dir
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%samples", os.path.join(config.stencilc_src_root, "samples")))
-config.substitutions.append(("%spec-examples", os.path.join(config.shared_dir, "spec-examples")))
 config.substitutions.append(("%reference", os.path.join(config.stencilc_build_root, "tests", "samples")))
 config.substitutions.append(("%include", os.path.join(config.stencilc_src_root, "include")))

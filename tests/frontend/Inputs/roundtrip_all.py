@@ -1,4 +1,4 @@
-"""Lowers every sample and spec example with stencilc, then checks that stencilc-opt parses the
+"""Lowers every sample with stencilc, then checks that stencilc-opt parses the
 IR back to identical text. Run by roundtrip-all.test, so a new sample is covered on arrival."""
 import glob
 import os
