@@ -1,7 +1,7 @@
-// The memory-bandwidth ceiling every benchmark here divides by (docs/BENCHMARKS.md; device/METHOD.md):
+// The memory-bandwidth ceiling every benchmark here divides by (docs/BENCHMARKS.md, "Method"):
 // a large device-to-device copy on one GPU, timed with CUDA events, the median of 10 after 2
 // warm-up copies, counting bytes read plus bytes written. bench/bandwidth.cu prints it for
-// bench/run.sh; experiments (bench/experiments/perks.cu) measure it in their own run.
+// bench/run.sh.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -11,10 +11,5 @@ for src in "$root"/bench/programs/*.cpp; do
   name=$(basename "$src" .cpp)
   "$stencilc" --target=cuda --emit=cuda "$src" -o "$out/$name.cpu-free.cu"
   "$stencilc" --target=cuda --schedule=host-controlled --emit=cuda "$src" -o "$out/$name.host-controlled.cu"
-  # The cpu-free schedule with store-through (passes/StoreThrough.h; not in the default pipeline
-  # yet): for ab.py --schedule store-through and SCHEDULES=cpu-free,store-through.
-  "$stencilc" --target=cuda --emit=cuda \
-    --pass-pipeline=infer-halos,decompose,insert-exchanges,lower-exchanges,split-boundary,place-signaled-puts,store-through,persistent-fusion,specialize-blocks \
-    "$src" -o "$out/$name.store-through.cu"
 done
 echo "generated $(ls "$out"/*.cu | wc -l) files in $out"

@@ -3,8 +3,8 @@
 # floating-point instruction (one memory round trip an item) in the configurations measured
 # fastest: jacobi2d's 2-D items at the default block (256 threads, 128 registers), heat3d's 3-D
 # items of 4 rows with 192-thread 3-D kernels (-DSTENCILC_BLOCK_THREADS_3D=192
-# -DSTENCILC_WIDE_ROWS_3D=4; docs/BENCHMARKS.md, session 20: at 128 registers ptxas splits a 3-D
-# item, 12-18% slower). Reads the SASS with bench/experiments/sass-loads.sh.
+# -DSTENCILC_WIDE_ROWS_3D=4: at 128 registers ptxas splits a 3-D item in two memory round trips,
+# 12-18% slower). Reads the SASS with tests/codegen/sass-loads.sh.
 #   bash tests/codegen/sass-items.sh STENCILC NVCC NVDISASM WORKDIR
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -17,7 +17,7 @@ whole() {
   local program="$1"; shift
   "$stencilc" --target=cuda --emit=cuda "$root/bench/programs/$program.cpp" -o "$work/$program.cu"
   local report first total
-  if ! report="$(bash "$root/bench/experiments/sass-loads.sh" "$work/$program.cu" "$root" "$@")"; then
+  if ! report="$(bash "$root/tests/codegen/sass-loads.sh" "$work/$program.cu" "$root" "$@")"; then
     echo "FAIL: $program ($*): sass-loads.sh failed: $report" >&2
     fail=1
     return

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# How many of a wide loop's loads ptxas issues before its first floating-point instruction
-# (session 19: heat3d's 3-D wide item issues 4 of its 8 16-byte loads first in the builds since
-# b61c5e5, all 8 in 5556b2a's and 5bd4a5e's, and runs 12% slower; the PTX is the same). Runs here
-# (no GPU): compiles GEN/PROGRAM.cpu-free.cu for sm_90 and reads the SASS with nvdisasm.
-#   bash bench/experiments/sass-loads.sh bench-gen/heat3d.cpu-free.cu [HEADERS_ROOT] [nvcc flags...]
-# HEADERS_ROOT (default: this checkout) holds include/ and runtime/include/ (old-gen.sh's DIR).
+# How many of a wide loop's loads ptxas issues before its first floating-point instruction (an
+# item whose loads are split in two groups waits two memory round trips: heat3d's 3-D item at 128
+# registers ran 12% slower so). No GPU needed: compiles a generated .cu for sm_90 and reads the
+# SASS with nvdisasm. tests/codegen/sass-items.sh (ctest cuda.sass.wide_items) calls it.
+#   bash tests/codegen/sass-loads.sh bench-gen/heat3d.cpu-free.cu [HEADERS_ROOT] [nvcc flags...]
+# HEADERS_ROOT (default: this checkout) holds include/ and runtime/include/.
 # NVDISASM names nvdisasm where it is not on PATH (the nvidia-cuda-nvdisasm wheel has one).
 set -euo pipefail
 src="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
