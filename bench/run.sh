@@ -7,13 +7,11 @@
 # times the matrix (bench/measure.py: median of RUNS runs, CUDA events) and writes latest.csv and
 # table.md into $OUT (default /tmp/bench), for docs/benchmarks/ and docs/BENCHMARKS.md, where
 # bench/report.py draws the plots.
-# SCHEDULES may add cpu-free-regs: the cpu-free build with -DSTENCILC_REGS_FORM=1 (the
-# register-resident form where the launcher finds it fits; off by default until run on 2 GPUs).
 # MATRIX, GPUS, SCHEDULES and RUNS choose the matrix (defaults: the whole of issue 5, which takes
 # more than one 10-minute device call: run it in parts, each with its own OUT, and join them with
 # `python3 bench/measure.py --merge <part>/latest.csv ... --out DIR`).
-# NVCC_FLAGS adds flags to every CUDA build (an opt-in switch measured across the matrix, e.g.
-# "-DSTENCILC_FLOW_REDUCE_LAZY=1").
+# NVCC_FLAGS adds flags to every CUDA build (a build switch measured across the matrix, e.g.
+# "-DSTENCILC_REGS_ROWS=8").
 # REUSE_BUILD=1 keeps executables an earlier invocation built (one device call running several
 # parts of the matrix, each with its own OUT, builds once).
 set -euo pipefail
@@ -35,12 +33,9 @@ for src in "$root"/bench/programs/*.cpp; do
   name=$(basename "$src" .cpp)
   for schedule in ${schedules//,/ }; do
     reuse "$bin/$name.$schedule" && continue
-    # <schedule>-regs: that schedule's CUDA with the register-resident form compiled in (the
-    # launcher runs it where the band fits: compiled::regs_plan; elsewhere the schedule as it is).
-    form=(); [[ "$schedule" == *-regs ]] && form=(-DSTENCILC_REGS_FORM=1)
     read -r -a extra <<< "${NVCC_FLAGS:-}"
-    "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" "${form[@]}" \
-      "${extra[@]}" "$gen/$name.${schedule%-regs}.cu" -o "$bin/$name.$schedule" 2> "$bin/$name.$schedule.nvcc.log" &
+    "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
+      "${extra[@]}" "$gen/$name.$schedule.cu" -o "$bin/$name.$schedule" 2> "$bin/$name.$schedule.nvcc.log" &
   done
   reuse "$bin/$name.ref" || g++ -std=c++17 -O2 -I "$root/include" "$src" -o "$bin/$name.ref" -pthread &
 done

@@ -360,104 +360,6 @@ std::vector<FlowReduction> flow_reductions(const FlowLoop& f) {
   return find.found;
 }
 
-/// The dataflow loop's on-chip form (onchip.cuh; docs/SCHEDULES.md, "The on-chip form"): the
-/// grids each block keeps its rows of in shared memory for the whole loop, and of those the ones
-/// it reloads the cells others write at the top of each step.
-struct OnChipGrids {
-  std::vector<std::string> cached;  // in the program's parameter order; empty: no on-chip form
-  std::set<std::string> reloaded;   // read across points by the update, and written in the loop
-};
-
-/// The on-chip form applies to the default pipeline's form of the loop (store-through's is not the
-/// default) over a grid's interior, where the step touches grids only in its update and in flow
-/// reductions (each block's own rows) that read every grid at the point itself: the tiles then
-/// hold every cell a step reads, and a block's own rows of them are current only in its tiles.
-/// Cached: the grids the update or the reductions read or write, and those the loop's swaps
-/// trade with them (they hold the same buffers a step later). Reloaded: those of them the update
-/// reads away from the point that the loop writes (the next step's %x of the exchange: its
-/// neighbours' rows and halo cells); a grid the loop never writes is loaded once.
-OnChipGrids onchip_grids(const Program& p, const FlowLoop& f, const std::vector<FlowReduction>& reductions) {
-  OnChipGrids none, found;
-  // The update's range a grid's interior: the same rows every step, and the write-back after the
-  // loop can name it (a range of other bounds may read the loop's variables).
-  if (!f.loop || !f.update || f.exchanged.empty() || !f.body || f.update->range.kind != Range::Kind::Interior)
-    return none;
-  std::set<const StmtNode*> reduces;
-  for (const FlowReduction& r : reductions) reduces.insert(r.reduce);
-  struct Touches : IRVisitor {
-    using IRVisitor::visit;
-    const std::set<const StmtNode*>* reduces = nullptr;
-    const ForEach* update = nullptr;
-    std::set<std::string> grids, across, written, swapped;
-    std::vector<std::pair<std::string, std::string>> swaps;
-    bool inside = false, ok = true;
-    void visit(const ForEach* e) override {
-      if (e->part == ForEachPart::Inner) return;  // the update's other part: a comment in the dataflow form
-      if (e != update) return void(ok = false);
-      inside = true;
-      IRVisitor::visit(e);
-      inside = false;
-    }
-    void visit(const Reduce* r) override {
-      if (!reduces->count(r)) return void(ok = false);  // walks every block's rows, after a grid barrier
-      inside = true;
-      IRVisitor::visit(r);
-      inside = false;
-    }
-    void visit(const GridRead* g) override {
-      ok = ok && inside;
-      grids.insert(g->grid);
-      if (std::any_of(g->offsets.begin(), g->offsets.end(), [](int o) { return o != 0; })) across.insert(g->grid);
-    }
-    void visit(const Store* st) override {
-      ok = ok && inside;
-      grids.insert(st->grid);
-      written.insert(st->grid);
-      IRVisitor::visit(st);
-    }
-    void visit(const Swap* w) override {
-      swaps.emplace_back(w->a, w->b);
-      swapped.insert(w->a);
-      swapped.insert(w->b);
-    }
-  } touches;
-  touches.reduces = &reduces;
-  touches.update = f.update;
-  touches.visit(f.body);
-  if (!touches.ok) return none;
-  for (const FlowReduction& r : reductions) {  // each block's own rows, at the point: its tiles
-    struct AtPoint : IRVisitor {
-      using IRVisitor::visit;
-      bool ok = true;
-      void visit(const GridRead* g) override {
-        ok = ok && std::all_of(g->offsets.begin(), g->offsets.end(), [](int o) { return o == 0; });
-      }
-    } at_point;
-    at_point.visit(r.reduce->body);
-    if (!at_point.ok) return none;
-  }
-  std::set<std::string> cached = touches.grids;
-  for (bool grew = true; grew;) {  // what the swaps trade with a cached grid
-    grew = false;
-    for (const auto& [a, b] : touches.swaps) {
-      if (cached.count(a) != cached.count(b)) {
-        cached.insert(a);
-        cached.insert(b);
-        grew = true;
-      }
-    }
-  }
-  const int rank = static_cast<int>(f.update->indices.size());
-  for (const Param& q : p.params) {
-    if (!cached.count(q.name)) continue;
-    if (q.kind != ParamKind::Grid || q.rank != rank) return none;
-    found.cached.push_back(q.name);
-  }
-  for (const std::string& g : touches.across)
-    if (touches.written.count(g) || touches.swapped.count(g)) found.reloaded.insert(g);
-  return found;
-}
-
 /// The dataflow loop's register-resident form (regs.cuh; docs/SCHEDULES.md, "The
 /// register-resident form"): each block holds its band of the rows in registers for the whole
 /// loop. `in`: the grid the update reads, `out`: the one it writes ("": no such form).
@@ -603,7 +505,6 @@ class CudaKernelEmitter : public CppEmitter {
       if (p.kind == ParamKind::ScalarRef) line(1, t + " " + p.name + " = args." + p.name + ";");
     }
     for (const std::string& g : exchanged) line(1, "std::uint64_t " + g + "_epoch = 0;  // exchanges of %" + g + " so far");
-    line(0, kPipeWorkMark);  // the row pipes' tickets, once their sites are known (pipe_work_state)
     stage_through_writers();
     find_fused_reductions(program_->body);
     flow_loop_ = spmd_ ? FlowLoop{} : find_flow_loop(*program_, roles_);
@@ -613,7 +514,6 @@ class CudaKernelEmitter : public CppEmitter {
       flow_reductions_.emplace(r.reduce, static_cast<int>(flow_reductions_.size()));
       flow_reduction_list_.push_back(r);
     }
-    onchip_ = onchip_grids(*program_, flow_loop_, flow_reduction_list_);
     regs_ = regs_form(*program_, flow_loop_, flow_reduction_list_);
     body(program_->body, 1);
     if (spmd_) {
@@ -628,32 +528,6 @@ class CudaKernelEmitter : public CppEmitter {
     line(1, "}");
     line(0, "}");
     line(0, "");
-    pipe_work_state();
-    line(0, "// The dynamic shared memory the row pipes' rings take (pipe.cuh; the launcher gives it: compiled::pipe_bytes).");
-    line(0, "constexpr std::size_t kPipeBytes = " +
-                (pipe_sites_.empty() ? std::string("0;") : "STENCILC_ROW_PIPE ? " + std::string(kRt) + "pipe_most({" + join(pipe_sites_) + "}) : 0;"));
-    line(0, "// The row pipes' sites (their ticket counters: KernelArgs::sc_pipe_work).");
-    line(0, "constexpr int kPipeSites = " + std::to_string(pipe_sites_.size()) + ";");
-  }
-
- private:
-  static constexpr const char* kPipeWorkMark = "//@sc_pipe_work@";
-
-  /// The kernel's row pipe state (PipeWork, a site each: every thread keeps it across the
-  /// kernel's loops) in place of kPipeWorkMark in the kernel's prologue, or nothing where the
-  /// kernel has no row pipe.
-  void pipe_work_state() {
-    std::string text = out_.str();
-    const std::size_t at = text.find(std::string(kPipeWorkMark) + "\n");
-    if (at == std::string::npos) return;
-    std::string state;
-    if (!pipe_sites_.empty()) {
-      state = "#if STENCILC_ROW_PIPE\n  " + std::string(kRt) + "PipeWork sc_pw[" + std::to_string(pipe_sites_.size()) +
-              "];  // the row pipes' tiles, a site each: the tickets of their earlier runs, the block's next\n#endif\n";
-    }
-    text.replace(at, std::string(kPipeWorkMark).size() + 1, state);
-    out_.str(text);
-    out_.seekp(0, std::ios_base::end);
   }
 
  protected:
@@ -667,14 +541,11 @@ class CudaKernelEmitter : public CppEmitter {
   std::map<const Reduce*, int> flow_reductions_;  // its flow_reductions, by argument index
   std::vector<FlowReduction> flow_reduction_list_;   // the same, in that order
   bool flow_rows_ = false;  // open_points: walk this block's rows of the range only (a flow reduction)
-  std::vector<std::string> pipe_sites_;  // each row pipe's ring bytes (an expression): kPipeBytes
   int folding_ = -1;        // the flow reduction folded into the update being emitted (fold_into_update), or -1
   bool no_faces_ = false;   // emitting the dataflow walk of a block with no face rows (no face stores)
-  OnChipGrids onchip_;      // the dataflow loop's on-chip form's grids (none: no such form)
   RegsForm regs_;           // its register-resident form (regs_.in empty: none)
   bool in_regs_ = false;    // emitting that form's loop
   int regs_mode_ = 0;       // emitting its update (1: reads of %in from the window sc_w, the store into sc_out) or fold (2)
-  bool in_onchip_ = false;  // emitting that form: the cached grids' cells in their tiles (sc_oc_<grid>)
   std::map<const ForEach*, std::string> hoisted_walks_;  // boundary parts set up before their loop (hoist_boundary_walks)
   int loop_depth_ = 0;      // loops open around the statement being emitted
   int walks_hoisted_ = 0;   // hoist_boundary_walks' names so far
@@ -700,16 +571,11 @@ class CudaKernelEmitter : public CppEmitter {
       return "sc_w[" + std::to_string(1 + r->offsets[0]) + "][sc_c + " + std::to_string(1 + r->offsets[1]) + "]";
     if (regs_mode_ == 2) return r->grid == regs_.out ? "sc_new" : "sc_old";  // regs_form: %in or %out at the point
     if (wide_r_ >= 0) return wide_read(r);
-    if (!views_.count(r->grid)) {
-      const std::string read = CppEmitter::grid_read(r);
-      return in_onchip_ && onchip_cached(r->grid) ? "sc_oc_" + read : read;  // the block's tile
-    }
+    if (!views_.count(r->grid)) return CppEmitter::grid_read(r);
     size_t n = r->offsets.size();
     std::string offset;
-    const bool tile = in_onchip_ && onchip_cached(r->grid);  // rows counted from the tile's first
     for (size_t d = 0; d < n; ++d) {
-      std::string coord = shifted(d == 0 && tile ? loop_vars_[0] + " - sc_oc_row0" : loop_vars_[d], r->offsets[d]);
-      if (d == 0 && tile && r->offsets[0] == 0) coord = "(" + coord + ")";
+      std::string coord = shifted(loop_vars_[d], r->offsets[d]);
       if (d + 1 < n) coord += " * sc_" + r->grid + "_s" + std::to_string(d);  // the last dimension is contiguous
       offset += (d ? " + " : "") + coord;
     }
@@ -738,17 +604,8 @@ class CudaKernelEmitter : public CppEmitter {
       const Param* q = program_->find_param(g);
       if (!q || (q->kind != ParamKind::Grid && q->kind != ParamKind::Block)) continue;
       const std::string t = cpp_type(q->type);
-      if (in_onchip_ && onchip_cached(g)) {  // its tile; the written grid's edge rows also in global memory (store())
-        // No view assumption for a tile (generated.cuh: nvcc then dropped the loop).
-        line(indent, t + "* __restrict__ const sc_" + g + "_data = sc_oc_" + g + ".origin;  // rows from sc_oc_row0");
-        if (g == flow_loop_.put_grid) {
-          line(indent, t + "* __restrict__ const sc_" + g + "_gdata = " + g + ".data;");
-          line(indent, "STENCILC_GLOBAL_VIEW(sc_" + g + "_gdata);");
-        }
-      } else {
-        line(indent, t + "* __restrict__ const sc_" + g + "_data = " + g + ".data;");
-        line(indent, "STENCILC_GLOBAL_VIEW(sc_" + g + "_data);");
-      }
+      line(indent, t + "* __restrict__ const sc_" + g + "_data = " + g + ".data;");
+      line(indent, "STENCILC_GLOBAL_VIEW(sc_" + g + "_data);");
       for (int d = 0; d + 1 < q->rank; ++d)
         line(indent, "const long sc_" + g + "_s" + std::to_string(d) + " = " + g + ".stride[" + std::to_string(d) + "];");
       views_.insert(g);
@@ -1094,7 +951,6 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent, std::string("if (sc_n0 >= ") + kRt + strip_rows() + ") {");
     int at = indent + 1;
     const int v = wide_cells(point_body);
-    const bool pipe = v > 1 && pipe_points(point_body, at, group, v);  // `if (...) { ... } else {` before the wide strips
     if (v > 1) {
       const std::string last = std::to_string(indices_.size() - 1);
       line(at, "// wide strips: columns [sc_w0, sc_w1) of the last dimension, " + std::to_string(v) + " cells at a time");
@@ -1115,222 +971,11 @@ class CudaKernelEmitter : public CppEmitter {
     strip_body(point_body, inner);
     line(inner - 1, "}");
     if (v > 1) line(at - 1, "}");
-    if (pipe) {
-      line(0, "#if STENCILC_ROW_PIPE");
-      line(indent + 1, "}  // the row pipe's else");
-      line(0, "#endif");
-    }
     line(indent, "} else {  // thinner than a strip: point by point");
     inner = open_point_loop(indent + 1, group, false);
     body(point_body, inner);
     line(inner - 1, "}");
     line(indent, "}");
-  }
-
-  /// The grids a row pipe's body reads, with their reach (pipe_points).
-  struct PipeGrid {
-    std::string name;
-    int r0 = 0;  // rows either side
-    int r1 = 0;  // cells either side along the row
-  };
-
-  /// Whether the barrier form's point update being emitted (a chunk of strip_points, `v` cells a
-  /// vector) can run as a row pipe (pipe.cuh): 2-D, in the default kernel's plain form (no dataflow
-  /// loop, no on-chip tiles, no store-through, no folded reduction), every grid it touches of one
-  /// element type of 16 / v bytes, and its reads reaching at most v cells along the row. Fills
-  /// `grids` (the ones it reads) and `r0` (the most rows either side any read reaches).
-  bool pipe_eligible(const Stmt& point_body, int v, std::vector<PipeGrid>* grids, int* r0) const {
-    if (spmd_ || flow_ || in_onchip_ || !through_.empty() || folding_ >= 0 || indices_.size() != 2) return false;
-    for (const std::string& g : views_)
-      if (byte_size(program_->find_param(g)->type) * v != 16) return false;
-    ReadExtents reads;
-    reads.visit(point_body);
-    *r0 = 0;
-    for (const auto& [grid, ext] : reads.grids) {
-      PipeGrid p{grid, std::max(-ext.first[0], ext.second[0]), std::max(-ext.first[1], ext.second[1])};
-      if (p.r1 > v) return false;
-      *r0 = std::max(*r0, p.r0);
-      grids->push_back(p);
-    }
-    return !grids->empty();
-  }
-
-  /// The row pipe (pipe.cuh) of a 2-D point update's chunk, where STENCILC_ROW_PIPE is set, the
-  /// launcher gave the kernel its rings (args.sc_pipe) and the chunk is large enough
-  /// (pipe_tiles): an `if (...) { ... } else {` that the wide strips follow (strip_points closes
-  /// it). The blocks of `group` claim the chunk's tiles one at a time (PipeWork: the kernel's
-  /// sc_pw[site], the site's counter args.sc_pipe_work[site]); the rows a tile's reads need stream into
-  /// its rings of shared memory (cp.async, pipe_ahead rows ahead, a __syncthreads a row), and each
-  /// thread computes v adjacent cells of each row from 16-byte loads of the rings (the wide
-  /// strips' registers: wide_read) and stores them 16 bytes at once.
-  bool pipe_points(const Stmt& point_body, int indent, const std::string& group, int v) {
-    std::vector<PipeGrid> grids;
-    int r0 = 0;
-    if (!pipe_eligible(point_body, v, &grids, &r0)) return false;
-    const std::string rt = kRt, V = std::to_string(v), R0 = std::to_string(r0);
-    const std::string t = cpp_type(program_->find_param(grids[0].name)->type);
-    // Grid g's ring: R0 + r0_g + 1 + sc_pa slots (its rows from r0_g above the row computed to
-    // those in flight; a load of call q is loaded row q - (R0 - r0_g) of its own), so a grid read
-    // only at the point (r0_g 0) takes fewer slots than one read R0 rows around.
-    int fixed = 0;
-    for (const PipeGrid& g : grids) fixed += r0 + g.r0 + 1;
-    const std::string n = std::to_string(grids.size()), site = std::to_string(pipe_sites_.size());
-    pipe_sites_.push_back(rt + "pipe_ring_bytes(" + n + ", " + std::to_string(fixed) + ", sizeof(" + t + "), kBlockThreads)");
-    line(0, "#if STENCILC_ROW_PIPE");
-    line(indent, "// the row pipe (pipe.cuh): tiles of the chunk, a block at a time, their rows streamed through shared memory");
-    line(indent, "const " + rt + "PipeTiles sc_pt = args.sc_pipe ? " + rt + "pipe_tiles<" + V + ">(sc_c0, sc_n0, sc_box.lo[1], sc_box.hi[1], " +
-                     group + ".count, static_cast<int>(blockDim.x)) : " + rt + "PipeTiles{};");
-    std::vector<std::string> ok{"sc_pt.count > 0"};
-    for (const std::string& g : views_) ok.push_back(rt + "wide_ok<" + V + ">(sc_" + g + "_data, sc_" + g + "_s0)");
-    line(indent, "if (" + join(ok, " && ") + ") {");
-    int in = indent + 1;
-    line(in, "extern __shared__ __align__(16) unsigned char sc_pipe_smem[];  // the rings (compiled::pipe_bytes sized it)");
-    line(in, "constexpr int sc_pa = " + rt + "pipe_ahead(" + n + ");  // rows in flight");
-    line(in, "const int sc_ps = " + rt + "pipe_slot_cells<" + V + ">(static_cast<int>(blockDim.x));  // a slot's cells");
-    std::string offset = "0";
-    for (const PipeGrid& g : grids) {
-      line(in, "constexpr int sc_pn_" + g.name + " = " + std::to_string(r0 + g.r0 + 1) + " + sc_pa;  // %" + g.name + "'s ring: its slots");
-      line(in, t + "* const sc_pr_" + g.name + " = reinterpret_cast<" + t + "*>(sc_pipe_smem) + (" + offset + ") * sc_ps;");
-      offset = (offset == "0" ? "" : offset + " + ") + "sc_pn_" + g.name;
-    }
-    line(in, "const int sc_pq = " + V + " * (static_cast<int>(threadIdx.x) + 1);  // the thread's " + V +
-                 " cells in a slot (16 bytes, from cell " + V + " on)");
-    const std::string work = "sc_pw[" + site + "]", tickets = "args.sc_pipe_work + " + site;
-    line(in, "__shared__ unsigned long long sc_pmail;  // thread 0's claims, to the block");
-    line(in, "unsigned long long sc_tk = " + rt + "pipe_first(" + work + ", " + tickets + ", sc_pmail);  // the block's tiles: claimed (PipeWork)");
-    line(in, "while (sc_tk - " + work + ".base < static_cast<unsigned long long>(sc_pt.count)) {");
-    ++in;
-    line(in, "const int sc_t = static_cast<int>(sc_tk - " + work + ".base);");
-    line(in, "const unsigned long long sc_next = " + rt + "pipe_claim(" + tickets + ");  // back before the tile ends");
-    line(in, "int sc_i0, sc_i1, sc_x0;");
-    line(in, "sc_pt.tile(sc_t, &sc_i0, &sc_i1, &sc_x0);");
-    line(in, "const int sc_pn = sc_i1 - sc_i0 + " + std::to_string(2 * r0) + ";  // the rows the tile loads");
-    for (const PipeGrid& g : grids) {
-      line(in, "const " + rt + "PipeSpan sc_sp_" + g.name + " = " + rt + "pipe_span<" + V + ">(sc_x0, sc_pt.cols, sc_box.lo[1], sc_box.hi[1], " +
-                   std::to_string(g.r1) + ");  // the 16-byte chunks of a row of %" + g.name + " the tile reads");
-    }
-    pipe_issue(grids, r0, v, in);
-    line(in, "for (int sc_q = 0; sc_q < " + std::to_string(2 * r0) + " + sc_pa; ++sc_q) sc_issue(sc_q);");
-    collect_wide_rows(point_body, 1);
-    const std::map<size_t, size_t> carries = pipe_carries();
-    for (const auto& [k, next] : carries) {
-      const WideRow& w = wide_rows_[k];
-      const std::string row = "row sc_l0 " + std::string(w.d0 < 0 ? "- " : "+ ") + std::to_string(std::abs(w.d0));
-      line(in, rt + "Vec<" + t + ", " + V + "> " + pipe_carry(k) + "{};  // " + row + " of %" + w.grid + ": the row before's " +
-                   wide_rows_[next].name + " (STENCILC_PIPE_REUSE)");
-    }
-    line(in, "for (int sc_r = 0; sc_r < sc_i1 - sc_i0; ++sc_r) {");
-    ++in;
-    line(in, rt + "pipe_wait<sc_pa - 1>();");
-    line(in, "__syncthreads();  // every thread's calls up to sc_r + " + std::to_string(2 * r0) + " are in; row sc_r - 1's slots are free");
-    line(in, "sc_issue(sc_r + " + std::to_string(2 * r0) + " + sc_pa);");
-    line(in, "const int sc_l0 = sc_i0 + sc_r;");
-    index_var(0, in);
-    for (const PipeGrid& g : grids) {
-      for (int d = -g.r0; d <= g.r0; ++d)
-        line(in, "const int " + pipe_slot(g.name, d) + " = ((sc_r + " + std::to_string(g.r0 + d) + ") % sc_pn_" + g.name +
-                     ") * sc_ps;  // row sc_l0 " + (d < 0 ? "- " : "+ ") + std::to_string(std::abs(d)) + " of %" + g.name);
-    }
-    pipe_row_cells(point_body, carries, t, v, in);
-    --in;
-    line(in, "}");
-    line(in, rt + "pipe_wait<0>();");
-    line(in, "sc_tk = " + rt + "pipe_pass(sc_next, sc_pmail);  // (its __syncthreads: the next tile's copies go into slots read above)");
-    --in;
-    line(in, "}");
-    line(in, rt + "pipe_done(" + work + ", sc_tk, sc_pt.count);  // sc_tk: a tile of a later run");
-    line(indent, "} else {");
-    line(0, "#endif");
-    return true;
-  }
-
-  /// A row pipe's copies (pipe_points' names): the lambda sc_issue(q) that starts call q's rows,
-  /// row sc_i0 - R0 + q of each grid whose reads reach it, into the grid's next ring slot, and
-  /// commits the thread's group (empty past the tile's rows).
-  void pipe_issue(const std::vector<PipeGrid>& grids, int r0, int v, int in) {
-    const std::string rt = kRt, V = std::to_string(v), R0 = std::to_string(r0);
-    line(in, "const auto sc_issue = [&](int sc_q) {  // call sc_q: row sc_i0 - " + R0 + " + sc_q of each grid that reads it");
-    line(in + 1, "if (sc_q < sc_pn) {");
-    line(in + 2, "const int sc_y = sc_i0 - " + R0 + " + sc_q;");
-    for (const PipeGrid& g : grids) {
-      const std::string q = g.r0 == r0 ? "sc_q" : "(sc_q - " + std::to_string(r0 - g.r0) + ")";
-      const std::string copy = rt + "pipe_row<" + V + ">(sc_pr_" + g.name + " + (" + q + " % sc_pn_" + g.name + ") * sc_ps, sc_" + g.name +
-                               "_data + sc_y * sc_" + g.name + "_s0, sc_sp_" + g.name + ");";
-      if (g.r0 == r0) {
-        line(in + 2, copy);
-      } else {  // fewer rows than the widest read's: only those its reads reach
-        line(in + 2, "if (sc_y >= sc_i0 - " + std::to_string(g.r0) + " && sc_y < sc_i1 + " + std::to_string(g.r0) + ") " + copy);
-      }
-    }
-    line(in + 1, "}");
-    line(in + 1, rt + "pipe_commit();  // (empty past the tile's rows: every thread counts the same groups)");
-    line(in, "};");
-  }
-
-  /// A row pipe's row sc_l0 for the thread's v cells (pipe_points' names; the slots sc_pk_*): each
-  /// row its reads use (grid, row offset: wide_rows_) as one 16-byte load from its ring slot, or
-  /// the register the row before kept (`carries`: pipe_carries), and its side cells by pipe_side;
-  /// the body per cell on those registers (wide_read), the values stored 16 bytes at once where
-  /// all v cells are in the box, else one by one.
-  void pipe_row_cells(const Stmt& point_body, const std::map<size_t, size_t>& carries, const std::string& t, int v, int in) {
-    const std::string rt = kRt, V = std::to_string(v);
-    line(in, "const int sc_wl = sc_x0 + sc_pq - " + V + ";  // the thread's first column");
-    line(in, "const bool sc_full = sc_wl >= sc_box.lo[1] && sc_wl + " + V + " <= sc_box.hi[1];");
-    for (size_t k = 0; k < wide_rows_.size(); ++k) {
-      const WideRow& w = wide_rows_[k];
-      const std::string at = "sc_pr_" + w.grid + " + " + pipe_slot(w.grid, w.d0) + " + sc_pq";
-      const std::string load = rt + "load_vec<" + V + ">(" + at + ")";
-      line(in, "const " + rt + "Vec<" + t + ", " + V + "> " + w.name + " = " +
-                   (carries.count(k) ? "STENCILC_PIPE_REUSE && sc_r > 0 ? " + pipe_carry(k) + " : " + load : load) + ";");
-      for (const auto& [pos, name] : wide_sides(w, v))
-        line(in, "const " + t + " " + name + " = " + rt + "pipe_side<" + std::to_string(pos) + ">(" + w.name + ", " + at + ");");
-    }
-    const std::set<std::string> stored = stored_blocks(point_body);
-    for (const std::string& g : stored) line(in, t + " sc_st_" + g + "[1][" + V + "];  // the thread's values");
-    wide_cells_ = v;
-    for (int c = 0; c < v; ++c) {
-      line(in, "{");
-      line(in + 1, "const int sc_l1 = sc_wl + " + std::to_string(c) + ";");
-      index_var(1, in + 1);
-      line(in + 1, "if (sc_full || (sc_l1 >= sc_box.lo[1] && sc_l1 < sc_box.hi[1])) {");
-      wide_r_ = 0;
-      wide_v_ = c;
-      body(point_body, in + 2);
-      wide_r_ = wide_v_ = -1;
-      line(in + 1, "}");
-      line(in, "}");
-    }
-    wide_cells_ = 1;
-    for (const std::string& g : stored) {
-      std::vector<std::string> cells;
-      for (int c = 0; c < v; ++c) cells.push_back("sc_st_" + g + "[0][" + std::to_string(c) + "]");
-      const std::string row = "sc_" + g + "_data + sc_l0 * sc_" + g + "_s0";
-      line(in, "if (sc_full) {");
-      line(in + 1, rt + "store_vec<" + V + ">(" + row + " + sc_wl, " + rt + "Vec<" + t + ", " + V + ">{{" + join(cells) + "}});");
-      line(in, "} else {");
-      line(in + 1, "for (int sc_c = 0; sc_c < " + V + "; ++sc_c)");
-      line(in + 2, "if (sc_wl + sc_c >= sc_box.lo[1] && sc_wl + sc_c < sc_box.hi[1]) (" + row + ")[sc_wl + sc_c] = sc_st_" + g + "[0][sc_c];");
-      line(in, "}");
-    }
-    for (const auto& [k, next] : carries) line(in, pipe_carry(k) + " = " + wide_rows_[next].name + ";  // the next row's");
-  }
-
-  /// The wide rows (wide_rows_, of a row pipe's body) the next row reads again: k -> j where row
-  /// j is row k's grid one row further on, so the next row's k is this row's j (kept in a
-  /// register: pipe_carry(k)) rather than loaded from its ring again.
-  std::map<size_t, size_t> pipe_carries() const {
-    std::map<size_t, size_t> out;
-    for (size_t k = 0; k < wide_rows_.size(); ++k)
-      for (size_t j = 0; j < wide_rows_.size(); ++j)
-        if (wide_rows_[j].grid == wide_rows_[k].grid && wide_rows_[j].d0 == wide_rows_[k].d0 + 1 && wide_rows_[j].mids == wide_rows_[k].mids)
-          out.emplace(k, j);
-    return out;
-  }
-  static std::string pipe_carry(size_t k) { return "sc_carry" + std::to_string(k); }
-
-  /// The name of the offset of grid g's ring slot that holds row sc_l0 + d, in a row pipe.
-  static std::string pipe_slot(const std::string& g, int d) {
-    return "sc_pk_" + g + (d == 0 ? "0" : (d < 0 ? "_m" : "_p") + std::to_string(std::abs(d)));
   }
 
   /// The user's index variable of dimension d at the point loop's sc_l<d>.
@@ -1374,10 +1019,6 @@ class CudaKernelEmitter : public CppEmitter {
       line(indent + 1, std::string("for (int sc_r = 0; sc_r < ") + kRt + strip_rows() + "; ++sc_r) {");
       line(indent + 2, "const int sc_l0 = sc_s0 + sc_r;");
       for (const std::string& g : stored) {
-        if (in_onchip_ && g == flow_loop_.put_grid) {  // the tile, and an edge row into the global block
-          forward_value(g, "sc_st_" + g + "[sc_r]", indent + 2, put_forwards(g));
-          continue;
-        }
         GridRead centre(ScalarType::F32, g, std::vector<int>(loop_vars_.size(), 0));
         line(indent + 2, grid_read(&centre) + " = sc_st_" + g + "[sc_r];");
       }
@@ -1450,8 +1091,7 @@ class CudaKernelEmitter : public CppEmitter {
   /// expression), the leading dimensions at the loop's indices plus `mids`.
   std::string wide_address(const std::string& g, const std::string& row, const std::vector<int>& mids,
                            const std::string& col) {
-    const bool tile = in_onchip_ && onchip_cached(g);  // rows counted from the tile's first
-    std::string a = "sc_" + g + "_data + " + (tile ? "(" + row + " - sc_oc_row0)" : row) + " * sc_" + g + "_s0";
+    std::string a = "sc_" + g + "_data + " + row + " * sc_" + g + "_s0";
     for (size_t k = 0; k < mids.size(); ++k) {
       const std::string d = std::to_string(k + 1);
       a += " + " + shifted("sc_l" + d, mids[k]) + " * sc_" + g + "_s" + d;
@@ -1464,8 +1104,7 @@ class CudaKernelEmitter : public CppEmitter {
   /// time (a 16-byte load per row and grid; the side neighbours one by one), the body is written
   /// out for every point of the item on those registers, and the values are stored v at a time.
   /// The strip's last, partial item runs row by row, and the columns outside [sc_w0, sc_w1)
-  /// (fewer than v at each end) run point by point, after the wide items or, with kMergeSides
-  /// (generated.cuh), as the same loop's last indices.
+  /// (fewer than v at each end) run point by point, in a pass after the wide items.
   void wide_points(const Stmt& point_body, int indent, const std::string& group, int v) {
     const std::string L = std::to_string(indices_.size() - 1), V = std::to_string(v), R = wide_rows();
     wide_rank_ = std::max(wide_rank_, static_cast<int>(indices_.size()));
@@ -1475,10 +1114,8 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent, "const unsigned sc_items = static_cast<unsigned>((sc_n0 + " + R + " - 1) / " + R +
                      ") * (sc_points / static_cast<unsigned>(sc_n0) / static_cast<unsigned>(sc_n" + L + ")) * sc_nv;");
     side_setup(indent);
-    line(indent, std::string("const unsigned sc_merged = ") + kRt + "kMergeSides ? sc_side_points : 0u;  // side points in this loop");
-    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items + sc_merged; sc_p += " + group + ".threads()) {");
-    line(indent + 1, "if (sc_p < sc_items) {");
-    const int in = indent + 2;
+    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items; sc_p += " + group + ".threads()) {");
+    const int in = indent + 1;
     line(in, "const unsigned sc_qv = sc_divv.div(sc_p);");
     line(in, "const int sc_wl = sc_w0 + static_cast<int>(sc_p - sc_qv * sc_nv) * " + V + ";");
     const std::string rest = split_dims("sc_qv", indices_.size() - 1, in);
@@ -1500,14 +1137,9 @@ class CudaKernelEmitter : public CppEmitter {
     }
     line(in + 1, "}");
     line(in, "}");
-    line(indent + 1, "} else {  // a side point, in the same pass as the items (kMergeSides)");
-    side_point(point_body, indent + 2, "sc_p - sc_items");
-    line(indent + 1, "}");
     line(indent, "}");
-    line(indent, std::string("if (!") + kRt + "kMergeSides) {  // the side points in a pass of their own");
-    line(indent + 1, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_side_points; sc_p += " + group + ".threads()) {");
-    side_point(point_body, indent + 2, "sc_p");
-    line(indent + 1, "}");
+    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_side_points; sc_p += " + group + ".threads()) {  // the side points");
+    side_point(point_body, indent + 1, "sc_p");
     line(indent, "}");
   }
 
@@ -1594,11 +1226,6 @@ class CudaKernelEmitter : public CppEmitter {
                                   join(cells) + "}}";
         line(indent + 1, std::string(kRt) + "store_vec<" + V + ">(" + wide_address(g, row, std::vector<int>(n - 2, 0), "sc_wl") +
                              ", " + value + ");");
-        if (in_onchip_ && g == flow_loop_.put_grid) {  // an edge row: also into the global block
-          const std::string global = in_global(g, [&] { return wide_address(g, row, std::vector<int>(n - 2, 0), "sc_wl"); });
-          line(indent + 1, "if (" + row + " < sc_oc_edge_lo || " + row + " >= sc_oc_edge_hi) " + kRt + "store_vec<" + V + ">(" +
-                               global + ", " + value + ");");
-        }
       }
       line(indent, "}");
     }
@@ -1673,7 +1300,7 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent, "{  // the dataflow schedule where the launcher turned it on (flow.cuh), else barrier_all each step");
     line(indent + 1, "const " + rt + "DFlow<" + rt + "DevicePe> sc_flow(pe, args.sc_flow, " + first_grid_ + ".extent[0], " +
                          std::to_string(flow_loop_.radius) + ", args.sc_flow_up, args.sc_flow_down);");
-    line(indent + 1, "if (STENCILC_DATAFLOW_FORM && args.sc_flow_on) {");
+    line(indent + 1, "if (args.sc_flow_on) {");
     if (const std::string& x = flow_loop_.exchanged; !x.empty()) {
       // The halos of the first step; after it each step's face stores bring the next step's.
       line(indent + 2, "pe.grid_barrier();  // %" + x + "'s cells are written before they are sent");
@@ -1712,21 +1339,14 @@ class CudaKernelEmitter : public CppEmitter {
     int at = indent + 2;
     if (regs) {
       regs_loop(s, at);
-      line(at, "if (!sc_regs_done) {  // the loop from global memory (or its on-chip form)");
+      line(at, "if (!sc_regs_done) {  // the loop from global memory");
       ++at;
     }
     const std::vector<std::string> prologue{"if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the step before",
                                             "++sc_step;"};
     flow_ = true;
     ++loop_depth_;
-    if (onchip_.cached.empty()) {
-      CppEmitter::loop(s, at, prologue);
-    } else {
-      onchip_loop(s, at, prologue);
-      line(at, "{");
-      CppEmitter::loop(s, at + 1, prologue);
-      line(at, "}");
-    }
+    CppEmitter::loop(s, at, prologue);
     --loop_depth_;
     flow_ = false;
     if (regs) line(indent + 2, "}");
@@ -1757,11 +1377,9 @@ class CudaKernelEmitter : public CppEmitter {
     const std::string rt = kRt, t = cpp_type(regs_.type);
     const auto* f = as<For>(s);  // regs_form: a for
     line(indent, "bool sc_regs_done = false;  // the register-resident form ran the loop");
-    line(0, "#if STENCILC_REGS_FORM");
     line(indent, "if (args.sc_regs.blocks > 0) {  // the register-resident form (regs.cuh), where the launcher planned it");
     line(indent + 1, "extern __shared__ __align__(16) unsigned char sc_regs_smem[];  // its side columns and fixed rows (compiled::regs_plan sized it)");
-    line(indent + 1, rt + "RegsBand<" + rt + "kRegsVec, " + rt + "kRegsRows, " + t + ", " + rt + "DevicePe, " + rt +
-                         "kRegsRegRows> sc_band(pe, args.sc_regs, " +
+    line(indent + 1, rt + "RegsBand<" + rt + "kRegsVec, " + rt + "kRegsRows, " + t + ", " + rt + "DevicePe> sc_band(pe, args.sc_regs, " +
                          regs_.in + ", " + regs_.out + ", sc_regs_smem, \"" + program_->name + " at " + where(s) + "\");  // this block's rows of %" +
                          regs_.in + " in registers");
     line(indent + 1, "// The form's contract on every block of every PE (the cells the update does not write the same in both grids), else the loop from global memory.");
@@ -1784,7 +1402,6 @@ class CudaKernelEmitter : public CppEmitter {
                          "write differ between %%" + regs_.in + " and %%" + regs_.out + "): the loop runs from global memory\\n\");");
     line(indent + 1, "}");
     line(indent, "}");
-    line(0, "#endif");
   }
 
   /// The register-resident form's step, where the loop's update is: RegsBand::step with the update
@@ -1820,46 +1437,6 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent + 1, "sc_fold" + k + ", sc_fold" + k + "_on, " + regs_.in + ", sc_regs_last);");
   }
 
-  /// The dataflow loop's on-chip form (onchip.cuh) where the launcher chose it (args.sc_onchip:
-  /// compiled::onchip_plan), up to the `else` of the form from global memory: each block's rows
-  /// of the cached grids in tiles of its dynamic shared memory, loaded before the loop; per step
-  /// the reloaded grids' cells that others wrote, then the step on the tiles (the update's edge
-  /// rows also into global memory: store()); after the loop the rows it wrote back.
-  void onchip_loop(const Stmt& s, int indent, std::vector<std::string> prologue) {
-    const std::string rt = kRt, r = std::to_string(flow_loop_.radius);
-    const std::string rows = "sc_flow.row_begin(), sc_flow.row_end()";
-    line(0, "#if STENCILC_ONCHIP_FORM");
-    line(indent, "if (args.sc_onchip) {  // the on-chip form: this block's rows of the loop's grids in shared memory");
-    line(indent + 1, "extern __shared__ __align__(16) unsigned char sc_onchip_smem[];  // the tiles (compiled::onchip_plan sized it)");
-    line(indent + 1, "std::size_t sc_onchip_used = 0;");
-    for (const std::string& g : onchip_.cached) {
-      line(indent + 1, "auto sc_oc_" + g + " = " + rt + "onchip_tile(" + g + ", sc_onchip_smem, " + rows + ", " + r +
-                           ", sc_onchip_used);  // rows " + r + " past the block's on each side");
-    }
-    line(indent + 1, rt + "check_onchip(pe, sc_onchip_used, \"" + program_->name + " at " + where(s) + "\");");
-    for (const std::string& g : onchip_.cached) {
-      line(indent + 1, rt + "onchip_copy_rows(sc_oc_" + g + ", " + g + ", sc_flow.row_begin() - " + r + ", sc_flow.row_end() + " + r +
-                           ");");
-    }
-    line(indent + 1, "const int sc_oc_row0 = sc_flow.row_begin() - " + r + ";  // the tiles' first row (their index 0 along dimension 0)");
-    line(indent + 1, "__syncthreads();  // the tiles are loaded");
-    line(indent + 1, "const int sc_oc_edge_lo = sc_flow.row_begin() + " + r + ", sc_oc_edge_hi = sc_flow.row_end() - " + r +
-                         ";  // rows outside [lo, hi): the neighbours read them");
-    for (const std::string& g : onchip_.reloaded)
-      prologue.push_back(rt + "onchip_reload(sc_oc_" + g + ", " + g + ", " + rows + ", " + r + ");  // what others wrote of %" + g);
-    if (!onchip_.reloaded.empty()) prologue.push_back("__syncthreads();  // reloaded before any thread reads the tiles");
-    in_onchip_ = true;
-    CppEmitter::loop(s, indent + 1, prologue);
-    in_onchip_ = false;
-    const ForEach* u = flow_loop_.update;
-    for (const std::string& g : onchip_.cached) {
-      line(indent + 1, rt + "onchip_store_back(" + g + ", sc_oc_" + g + ", " + rt + "clip(" + global_range(u->range) + ", " + g +
-                           "), " + rows + ");  // the rows it wrote");
-    }
-    line(indent, "} else");
-    line(0, "#endif");
-  }
-
   /// A loop as the passes left it (its barriers), its boundary walks set up before it where
   /// they may be (hoist_boundary_walks).
   void barrier_loop(const Stmt& s, int indent) {
@@ -1881,30 +1458,13 @@ class CudaKernelEmitter : public CppEmitter {
   bool flow_strips_possible() const { return flow_loop_.update && flow_loop_.update->indices.size() == 2; }
 
   /// flow_strips' box and choice: the block's rows of the update (sc_flow_rows; the face copy's
-  /// box too) and whether they are walked in strips (sc_flow_strips: STENCILC_FLOW_STRIPS and at
-  /// least STENCILC_FLOW_STRIP_MIN_POINTS points a thread, flow_strips_pay).
+  /// box too) and whether they are walked in strips (sc_flow_strips: at least
+  /// STENCILC_FLOW_STRIP_MIN_POINTS points a thread, flow_strips_pay).
   void flow_strips_choice(int indent) {
     const std::string rt = kRt;
     line(indent, "const auto sc_flow_rows = " + rt + "flow_rows(" + rt + "clip(" + global_range(flow_loop_.update->range) + ", " +
                      first_grid_ + "), sc_flow).box[0];  // the block's rows of the update");
-    line(indent, "const bool sc_flow_strips = STENCILC_FLOW_STRIPS && " + rt + "flow_strips_pay(sc_flow_rows);  // its rows in strips");
-  }
-
-  /// In the on-chip form, what `make` writes for a cached grid's cell or address (grid_read,
-  /// wide_address) as the global block's: rows not counted from the tile's, through
-  /// sc_<grid>_gdata (open_views) instead of the tile.
-  template <class Make>
-  std::string in_global(const std::string& grid, const Make& make) {
-    in_onchip_ = false;
-    std::string text = make();
-    in_onchip_ = true;
-    const std::string tile = "sc_" + grid + "_data";
-    if (text.compare(0, tile.size(), tile) == 0) text = "sc_" + grid + "_gdata" + text.substr(tile.size());
-    return text;
-  }
-
-  bool onchip_cached(const std::string& g) const {
-    return std::find(onchip_.cached.begin(), onchip_.cached.end(), g) != onchip_.cached.end();
+    line(indent, "const bool sc_flow_strips = " + rt + "flow_strips_pay(sc_flow_rows);  // its rows in strips");
   }
 
   /// A barrier in the dataflow loop's step: none (DFlow's wait and publish take their place).
@@ -1922,10 +1482,9 @@ class CudaKernelEmitter : public CppEmitter {
       line(indent, "sc_st_" + s->grid + "[sc_r] = " + expr(s->value) + ";");
       return;
     }
-    if (flow_ && (walk_ || (in_onchip_ && wide_r_ < 0)) && s->grid == flow_loop_.put_grid && (!no_faces_ || in_onchip_)) {
+    if (flow_ && walk_ && s->grid == flow_loop_.put_grid && !no_faces_) {
       // The dataflow loop: also into the neighbours' halos that hold the cell, only where the
-      // block's rows feed a channel (sc_faces); publish() releases them. The on-chip form: the
-      // edge rows also into global memory.
+      // block's rows feed a channel (sc_faces); publish() releases them.
       return store_forwarded(s, indent, put_forwards(s->grid));
     }
     if (!through_.empty() && s->grid == through_ && !flow_) {
@@ -1987,16 +1546,9 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent, "}");
   }
   /// Where the dataflow loop's update also stores the written grid's point (sc_through): the
-  /// face stores of a block whose rows feed a channel; in the on-chip form, the global block's
-  /// cell where the row is one its neighbours read.
+  /// face stores of a block whose rows feed a channel.
   std::vector<std::string> put_forwards(const std::string& grid) {
     std::vector<std::string> out;
-    if (in_onchip_) {
-      GridRead centre(ScalarType::F32, grid, std::vector<int>(loop_vars_.size(), 0));
-      const std::string cell = in_global(grid, [&] { return grid_read(&centre); });
-      out.push_back("if (" + loop_vars_[0] + " < sc_oc_edge_lo || " + loop_vars_[0] + " >= sc_oc_edge_hi) " + cell +
-                    " = sc_through;  // an edge row: the neighbours read it from global memory");
-    }
     if (!no_faces_) out.push_back(face_stores(grid));
     return out;
   }
@@ -2054,7 +1606,7 @@ class CudaKernelEmitter : public CppEmitter {
     line(indent + 1, "if (sc_q + sc_r * " + group + ".threads() >= sc_walk.total) break;");
     point(indent + 1);
     for (const std::string& g : stored) {
-      if (g == flow_loop_.put_grid && (!no_faces_ || in_onchip_)) {
+      if (g == flow_loop_.put_grid && !no_faces_) {
         std::vector<std::string> l;
         for (size_t d = 0; d < n; ++d) l.push_back("sc_l" + std::to_string(d));
         forward_value(g, "sc_st_" + g + "[sc_r]", indent + 1, put_forwards(g),
@@ -2161,7 +1713,7 @@ class CudaKernelEmitter : public CppEmitter {
       }
       no_faces_ = false;
       line(in_role, "} else {");
-      if (s == flow_loop_.update && flow_strips_possible() && !in_onchip_ && !flow_loop_.put_grid.empty() &&
+      if (s == flow_loop_.update && flow_strips_possible() && !flow_loop_.put_grid.empty() &&
           stored_grids(self).count(flow_loop_.put_grid)) {
         flow_strips(self, in_role + 1, points, /*faces=*/true);
       } else {
@@ -2182,19 +1734,16 @@ class CudaKernelEmitter : public CppEmitter {
     if (!flow_) conservative_barrier(indent, "the update is complete before anything reads or overwrites it");
   }
 
-  /// The dataflow walk of a block, where generated.cuh's STENCILC_FLOW_STRIPS is set (off by
-  /// default: sessions 15 and 16 measured it mixed while face blocks still walked point by point):
-  /// the block's rows of the update as the barrier form's inner part walks its box, in strips
+  /// The dataflow walk of a block that holds enough points a thread (flow_strips_pay): the block's rows of the update as the barrier form's inner part walks its box, in strips
   /// (wide, 16-byte ones where the layout allows) over the block's own threads, instead of point
   /// by point through the BoxWalk. A face block (`faces`: its rows feed a channel) stores no face
   /// cell in the strips; after them (a __syncthreads) the FaceWriter copies its rows' face cells
   /// into the neighbours' halos (halo.cuh, copy()). A step that computes a reduction folded into
-  /// the update takes the walk, which adds up the fold (the strips do not). Else, and without the
-  /// switch, `walk` (the points lambda).
+  /// the update takes the walk, which adds up the fold (the strips do not). Else `walk` (the
+  /// points lambda).
   template <class Walk>
   void flow_strips(const Stmt& self, int indent, const Walk& walk, bool faces = false) {
     auto* s = as<ForEach>(self);
-    line(0, "#if STENCILC_FLOW_STRIPS");
     if (!flow_walk_hoisted()) flow_strips_choice(indent);  // the update's range may change from step to step
     const int fold = folding_;
     const std::string what = faces ? "wide strips of the block's rows, then its face cells" : "wide strips of the block's rows";
@@ -2215,9 +1764,7 @@ class CudaKernelEmitter : public CppEmitter {
                            ", sc_flow_rows.lo, sc_flow_rows.hi);  // their face cells into the neighbours' halos");
     }
     folding_ = fold;
-    // if (strips) { strips } else { walk }; without the switch { walk }
-    line(indent, "} else");
-    line(0, "#endif");
+    line(indent, "} else");  // if (strips) { strips } else { walk }
     walk(indent);
   }
 
@@ -2396,9 +1943,6 @@ class CudaKernelEmitter : public CppEmitter {
     if (!spmd_) {
       line(indent, std::string(kRt) + "swap_buffers(" + s->a + ", " + s->b + ");  // swap %" + s->a + ", %" + s->b +
                        ": the buffers trade places");
-      if (in_onchip_ && onchip_cached(s->a)) {
-        line(indent, std::string(kRt) + "swap_buffers(sc_oc_" + s->a + ", sc_oc_" + s->b + ");  // and their tiles");
-      }
       return;
     }
     line(indent, std::string(kRt) + "check_swap(pe, " + s->a + ", " + s->b + ", \"" + program_->name + ": swap of %" +
@@ -2532,13 +2076,9 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
   }
   if (p.kind == ProgramKind::Spmd) l.push_back("  std::uint64_t* signals;  // the program's signals, symmetric, zero at launch");
   l.push_back("  std::uint64_t* scratch;  // reductions: one word per block, and the result");
-  l.push_back("  int sc_pipe;  // the kernel has its row pipes' rings (compiled::pipe_bytes)");
-  l.push_back("  unsigned long long* sc_pipe_work;  // their ticket counters, a site each (kPipeSites), zero at launch");
   if (const FlowLoop flow = find_flow_loop(p, roles); flow.loop) {
     l.push_back("  " + std::string(kRt) + "FlowSignals sc_flow;  // the dataflow loop's flags (flow.cuh)");
     l.push_back("  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::flow_plan: on, the PEs before and after along dimension 0");
-    if (!onchip_grids(p, flow, flow_reductions(flow)).cached.empty())
-      l.push_back("  int sc_onchip;  // compiled::onchip_plan: the loop's on-chip form");
     if (const RegsForm regs = regs_form(p, flow, flow_reductions(flow)); !regs.in.empty())
       l.push_back("  " + std::string(kRt) + "RegsArgs<" + cpp_type(regs.type) +
                   "> sc_regs;  // compiled::regs_plan: the loop's register-resident form (blocks 0: not planned)");
@@ -2619,12 +2159,6 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
   if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop) {
     out.push_back("  if (sc_flow_plan.on) sc_config.max_blocks = ::stencilc::compiled::flow_blocks(sc_flow_size);  // the dataflow loop: a block per radius of rows at most (no idle blocks)");
-    if (!nvshmem && !onchip_grids(p, flow, flow_reductions(flow)).cached.empty()) {
-      out.push_back("  if (sc_onchip.on) {  // its on-chip form: the tiles, on as many blocks per SM as they fit");
-      out.push_back("    sc_config.dynamic_smem = sc_onchip.smem;");
-      out.push_back("    sc_config.blocks_per_sm = sc_onchip.blocks_per_sm;");
-      out.push_back("  }");
-    }
     if (!nvshmem && !regs_form(p, flow, flow_reductions(flow)).in.empty()) {
       out.push_back("  if (sc_regs.on) {  // its register-resident form: the blocks regs_plan chose, every one resident");
       out.push_back("    sc_config.max_blocks = sc_regs.blocks;");
@@ -2632,20 +2166,6 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
       out.push_back("    sc_config.blocks_per_sm = 0;");
       out.push_back("  }");
     }
-  }
-  {
-    std::string busy = "false";  // a form of the time loop that runs no row pipe (and may use the memory)
-    if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop) {
-      busy = "sc_flow_plan.on";
-      if (!nvshmem && !onchip_grids(p, flow, flow_reductions(flow)).cached.empty()) busy += " || sc_onchip.on";
-      if (!nvshmem && !regs_form(p, flow, flow_reductions(flow)).in.empty()) busy += " || sc_regs.on";
-    }
-    out.push_back("  const std::size_t sc_pipe_bytes = ::stencilc::compiled::pipe_bytes(sc_" + p.name + "::kernel, \"" + p.name + "\", sc_" +
-                  p.name + "::kPipeBytes, sc_config, " + busy + ");  // the row pipes' rings, or 0");
-    out.push_back("  if (sc_pipe_bytes > 0) sc_config.dynamic_smem = sc_pipe_bytes;");
-    out.push_back("  auto sc_pipe_work = sc_team.alloc<unsigned long long>(sc_" + p.name + "::kPipeSites);  // their ticket counters");
-    args.push_back("sc_args.sc_pipe = sc_pipe_bytes > 0;");
-    args.push_back("sc_args.sc_pipe_work = sc_pipe_work.on(sc_pe);");
   }
   out.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
   out.push_back(std::string("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +
@@ -2756,23 +2276,10 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
     const size_t k = std::find(grid_names.begin(), grid_names.end(), flow.put_handle) - grid_names.begin();
     l.push_back("  const ::stencilc::compiled::FlowSize sc_flow_size = ::stencilc::compiled::flow_size<" + std::to_string(rank) + ">(sc_plan, " +
                 std::to_string(flow.radius) + ", sc_" + p.name + "::kBlockThreads);  // for the cost model");
-    const OnChipGrids onchip = nvshmem ? OnChipGrids{} : onchip_grids(p, flow, flow_reductions(flow));
     const RegsForm regs = nvshmem ? RegsForm{} : regs_form(p, flow, flow_reductions(flow));
-    l.push_back(std::string("  ") + (onchip.cached.empty() && regs.in.empty() ? "const " : "") + "::stencilc::compiled::FlowPlan sc_flow_plan = ::stencilc::compiled::flow_plan(\"" + p.name +
+    l.push_back(std::string("  ") + (regs.in.empty() ? "const " : "") + "::stencilc::compiled::FlowPlan sc_flow_plan = ::stencilc::compiled::flow_plan(\"" + p.name +
                 "\", sc_plan.grid, ::stencilc::compiled::periodic_dims(sc_descs[" + std::to_string(k) + "])[0], " +
                 (nvshmem ? "false" : "true") + ", &sc_flow_size);  // the dataflow loop, or not");
-    if (!onchip.cached.empty()) {
-      std::vector<std::string> rows;
-      for (const std::string& g : onchip.cached) {
-        const Param* q = p.find_param(g);
-        rows.push_back("{sc_" + g + "[0].stride[0], static_cast<int>(sizeof(" + cpp_type(q->type) + "))}");
-      }
-      l.push_back("  const ::stencilc::compiled::OnChipPlan sc_onchip = ::stencilc::compiled::onchip_plan(sc_" + p.name + "::kernel, \"" +
-                  p.name + "\", sc_flow_plan, sc_flow_size, {" + join(rows) + "});  // the loop's on-chip form where its tiles fit");
-      l.push_back("  if (sc_onchip.on) sc_flow_plan.on = true;  // that form is the dataflow loop's");
-      args.push_back(regs.in.empty() ? "sc_args.sc_onchip = sc_onchip.on;"
-                                     : "sc_args.sc_onchip = sc_onchip.on && !sc_regs.on;  // (the register-resident form first)");
-    }
     if (!regs.in.empty()) {
       const std::string rt = kRt, t = cpp_type(regs.type);
       const std::string kin = std::to_string(std::find(grid_names.begin(), grid_names.end(), regs.in) - grid_names.begin());

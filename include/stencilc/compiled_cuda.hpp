@@ -7,7 +7,6 @@
 
 #include <stencilc/runtime/cuda/generated.cuh>
 #include <stencilc/runtime/cuda/halo.cuh>
-#include <stencilc/runtime/cuda/onchip.cuh>
 #include <stencilc/runtime/cuda/spmd.cuh>
 
 #include <cstdio>
@@ -247,111 +246,9 @@ inline FlowPlan flow_plan(const char* program, const rt::ProcessGrid& grid, bool
   return f;
 }
 
-#ifndef STENCILC_ONCHIP
-#define STENCILC_ONCHIP (STENCILC_ONCHIP_FORM ? 2 : 0)  // the on-chip form's default (onchip_plan): 0 off, 1 or 2 (auto) where it fits
-#endif
-
-/// STENCILC_PIPE, else the build's (STENCILC_ROW_PIPE: auto, or off): 0 off, 1 or 2 (auto) on
-/// where the kernel has row pipes (pipe_bytes).
-inline int pipe_mode() { return switch_mode("STENCILC_PIPE", STENCILC_ROW_PIPE ? 2 : 0); }
-
-/// The dynamic shared memory a launch gives the kernel's row pipes (pipe.cuh: `bytes`, its
-/// kPipeBytes), or 0 where they do not run: the kernel has none (built without
-/// -DSTENCILC_ROW_PIPE=1, or no update that can take one), STENCILC_PIPE=0, the launch runs a
-/// form of the time loop with none (`busy`: the dataflow loop, its on-chip form), or the rings
-/// would leave fewer blocks a SM than the kernel gets without them (STENCILC_PIPE=1 says so).
-template <class... KArgs>
-std::size_t pipe_bytes(void (*kernel)(KArgs...), const char* program, std::size_t bytes, const rt::cuda::LaunchConfig& config,
-                       bool busy) {
-  const int mode = pipe_mode();
-  if (mode == 0 || busy) return 0;
-  if (bytes == 0 || !STENCILC_ROW_PIPE) {
-    if (mode == 1) std::fprintf(stderr, "stencilc: %s: no row pipe runs: the kernel has none\n", program);
-    return 0;
-  }
-  int device = 0, optin = 0, without = 0, with = 0;
-  STENCILC_CUDA_CHECK(cudaGetDevice(&device));
-  STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (bytes > static_cast<std::size_t>(optin)) {
-    if (mode == 1) std::fprintf(stderr, "stencilc: %s: no row pipe runs: its rings (%zu bytes) exceed a block's shared memory\n", program, bytes);
-    return 0;
-  }
-  STENCILC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&without, kernel, config.block_threads, config.dynamic_smem));
-  STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  STENCILC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&with, kernel, config.block_threads, bytes));
-  if (with < without) {
-    if (mode == 1) std::fprintf(stderr, "stencilc: %s: no row pipe runs: its rings (%zu bytes) leave %d blocks a SM, not %d\n", program, bytes, with, without);
-    return 0;
-  }
-  return bytes;
-}
-
-/// STENCILC_ONCHIP, else the build's: 0 off, 1 or 2 (auto) where it fits (onchip_plan).
-inline int onchip_mode() { return switch_mode("STENCILC_ONCHIP", STENCILC_ONCHIP); }
-
-/// The dataflow loop's on-chip form (onchip.cuh) for one launch: whether it runs, and the blocks
-/// per SM and dynamic shared memory (every tile of the block with the most rows) it runs with.
-struct OnChipPlan {
-  bool on = false;
-  int blocks_per_sm = 0;
-  std::size_t smem = 0;
-};
-
-/// Where the on-chip form runs (PERKS-style: the grids' rows on chip for the whole loop), in a
-/// kernel built with it (-DSTENCILC_ONCHIP_FORM=1; not by default: measured on 2 x H200,
-/// docs/BENCHMARKS.md session 15, it was slower than the best of the other two forms almost
-/// everywhere it fits, because the dataflow walk it shares with the form from global memory is
-/// bound by its instructions and its flag chain, not by where its loads go, and each step adds a
-/// reload and a __syncthreads). There, unless STENCILC_ONCHIP=0: wherever the dataflow loop can
-/// run (flow_plan: the p2p backend, a process grid cutting dimension 0; not with
-/// STENCILC_DATAFLOW=0) and the tiles of every cached grid (`grids`: each one's row along
-/// dimension 0, stride[0] elements, and its element size) fit in the shared memory of as many
-/// blocks per SM as the kernel's occupancy allows, STENCILC_MIN_BLOCKS_PER_SM first, then fewer;
-/// it then also turns the dataflow loop on where its cost model would not. Where it cannot run,
-/// STENCILC_ONCHIP=1 says why on stderr.
-template <class... KArgs>
-OnChipPlan onchip_plan(void (*kernel)(KArgs...), const char* program, const FlowPlan& flow, const FlowSize& size, const std::vector<std::pair<long, int>>& grids) {
-  OnChipPlan p;
-  const int mode = onchip_mode();
-  if (mode == 0 || flow_mode() == 0 || grids.empty()) return p;
-  auto say = [&](const char* why) {
-    if (mode == 1) std::fprintf(stderr, "stencilc: %s: the on-chip form does not run: %s\n", program, why);
-  };
-  if (!STENCILC_ONCHIP_FORM) return say("the kernel was built without it (-DSTENCILC_ONCHIP_FORM=1)"), p;
-  if (!flow.possible) return say("the dataflow loop cannot run here (flow_plan)"), p;
-  int device = 0, sms = 0, optin = 0;
-  STENCILC_CUDA_CHECK(cudaGetDevice(&device));
-  STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const int cap = flow_blocks(size);
-  for (int per_sm = STENCILC_MIN_BLOCKS_PER_SM; per_sm >= 1; --per_sm) {
-    const int blocks = std::min(per_sm * sms, cap);
-    // The most rows a block gets on any PE: a PE with fewer rows may have fewer active blocks
-    // (one a radius of rows) and so more rows a block (wave2d 61^2 on 4 PEs, radius 2: 16 rows on 8
-    // blocks, 2 a block, but 15 rows on 7, 3 a block; found in session 22).
-    int rows = 1;
-    for (long long r = std::max(size.min_rows, 1LL); r <= size.rows; ++r) {
-      const rt::cuda::FlowPart part = rt::cuda::flow_part(static_cast<int>(r), size.radius, blocks, 0);
-      rows = std::max(rows, static_cast<int>((r + part.active - 1) / part.active));
-    }
-    std::size_t smem = 0;
-    for (const auto& g : grids) smem += rt::cuda::onchip_tile_bytes(rows, size.radius, g.first, g.second);
-    if (smem > static_cast<std::size_t>(optin)) continue;
-    STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    int fits = 0;
-    STENCILC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fits, kernel, size.block_threads, smem));
-    if (fits < per_sm) continue;
-    p.on = true;
-    p.blocks_per_sm = per_sm;
-    p.smem = smem;
-    return p;
-  }
-  say("its tiles do not fit in shared memory");
-  return p;
-}
-
-/// STENCILC_REGS, else the build's: 0 off, 1 or 2 (auto) where the band fits (regs_plan).
-inline int regs_mode() { return switch_mode("STENCILC_REGS", STENCILC_REGS_FORM ? 2 : 0); }
+/// STENCILC_REGS: 0 off, 1 on where the band fits (and say why not), unset or auto where it fits
+/// (regs_plan).
+inline int regs_mode() { return switch_mode("STENCILC_REGS", 2); }
 
 /// The most blocks a PE the register-resident form runs on: STENCILC_MIN_BLOCKS_PER_SM a SM of
 /// GPU 0 (regs_heap_bytes sets their inboxes aside).
@@ -362,9 +259,8 @@ inline int regs_heap_blocks() {
 }
 
 /// The symmetric heap the register-resident form may take (the inboxes and flags of
-/// regs_heap_blocks), for grids of `cols` columns; 0 in a build without the form.
+/// regs_heap_blocks), for grids of `cols` columns.
 inline std::size_t regs_heap_bytes(long cols, std::size_t element_bytes) {
-  if (!STENCILC_REGS_FORM) return 0;
   const int blocks = regs_heap_blocks();
   const int pitch = rt::cuda::regs_pitch(static_cast<int>(cols), rt::cuda::kRegsVec, static_cast<int>(element_bytes));
   return rt::cuda::regs_inbox_elements(blocks, pitch) * element_bytes + rt::cuda::regs_flag_words(blocks) * 8 + 512;
@@ -378,8 +274,7 @@ struct RegsPlan {
   std::size_t smem = 0;
 };
 
-/// Where the register-resident form runs, in a kernel built with it (-DSTENCILC_REGS_FORM=1) and
-/// unless STENCILC_REGS=0: wherever the dataflow loop can run (flow_plan), dimension 1 is not
+/// Where the register-resident form runs, unless STENCILC_REGS=0: wherever the dataflow loop can run (flow_plan), dimension 1 is not
 /// periodic, a block's threads hold every column (kBlockThreads x kRegsVec) and the PE with the
 /// most rows holds them on the blocks that can be resident (kRegsRows a block at most) while the
 /// PE with the fewest gives each block a row. It takes as many blocks as can be resident (fewer
@@ -397,7 +292,6 @@ RegsPlan regs_plan(void (*kernel)(KArgs...), const char* program, const FlowPlan
   auto say = [&](const char* why) {
     if (mode == 1) std::fprintf(stderr, "stencilc: %s: the register-resident form does not run: %s\n", program, why);
   };
-  if (!STENCILC_REGS_FORM) return say("the kernel was built without it (-DSTENCILC_REGS_FORM=1)"), p;
   if (!flow.possible) return say("the dataflow loop cannot run here (flow_plan)"), p;
   if (periodic1) return say("dimension 1 is periodic"), p;
   const int threads = size.block_threads;
@@ -407,15 +301,15 @@ RegsPlan regs_plan(void (*kernel)(KArgs...), const char* program, const FlowPlan
   int optin = 0, device = 0;
   STENCILC_CUDA_CHECK(cudaGetDevice(&device));
   STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const std::size_t smem = rt::cuda::regs_smem_bytes<T>(rt::cuda::kRegsRows, threads, rt::cuda::kRegsVec, rt::cuda::kRegsRegRows);
-  if (smem > static_cast<std::size_t>(optin)) return say("its side columns and shared rows exceed a block's shared memory"), p;
+  const std::size_t smem = rt::cuda::regs_smem_bytes<T>(rt::cuda::kRegsRows, threads, rt::cuda::kRegsVec, rt::cuda::kRegsRows);
+  if (smem > static_cast<std::size_t>(optin)) return say("its side columns exceed a block's shared memory"), p;
   rt::cuda::LaunchConfig config;
   config.block_threads = threads;
   config.dynamic_smem = smem;
   int resident = std::numeric_limits<int>::max();
   for (int pe = 0; pe < team.n(); ++pe) {
     STENCILC_CUDA_CHECK(cudaSetDevice(team.device(pe)));
-    // Raised, never lowered: a plan before this one (onchip_plan) may launch with more.
+    // Raised, never lowered: the kernel's attribute may already allow more.
     cudaFuncAttributes attributes{};
     STENCILC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
     STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -435,8 +329,8 @@ RegsPlan regs_plan(void (*kernel)(KArgs...), const char* program, const FlowPlan
   if (mode == 1) {
     std::fprintf(stderr,
                  "stencilc: %s: the register-resident form runs: %d blocks a PE of %d threads, %d rows x %d columns a thread "
-                 "at most (%d rows in registers)\n",
-                 program, blocks, threads, rt::cuda::kRegsRows, rt::cuda::kRegsVec, rt::cuda::kRegsRegRows);
+                 "at most\n",
+                 program, blocks, threads, rt::cuda::kRegsRows, rt::cuda::kRegsVec);
   }
   return p;
 }

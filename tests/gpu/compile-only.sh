@@ -10,8 +10,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 BUILD="${1:-build/gpu-tests}"
 NVCC="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 JOBS="${STENCILC_GPU_JOBS:-$(nproc)}"
-# flow_reduce_lazy: flow_reduce.cu built with -DSTENCILC_FLOW_REDUCE_LAZY=1 (the lazy post).
-TESTS=(ping_pong jacobi2d allreduce halo_check flow flow_reduce flow_reduce_lazy regs timeout bench)
+TESTS=(ping_pong jacobi2d allreduce halo_check flow flow_reduce regs timeout bench)
 FLAGS=(-arch=sm_90 -std=c++17 -O2 -lineinfo -I runtime/include
        --Werror all-warnings -Xcompiler -Wall,-Wextra)
 if [ ! -x "$NVCC" ]; then
@@ -38,8 +37,6 @@ compile() {
   if [[ "$t" == nvshmem_* ]]; then
     "$NVCC" "${FLAGS[@]}" -I include "${NVSHMEM_COMPILE[@]}" -o "$BUILD/$t" "tests/gpu/$t.cu" "${NVSHMEM_LINK[@]}" \
         > "$BUILD/$t.log" 2>&1 || status=$?
-  elif [ "$t" = flow_reduce_lazy ]; then
-    "$NVCC" "${FLAGS[@]}" -DSTENCILC_FLOW_REDUCE_LAZY=1 -o "$BUILD/$t" tests/gpu/flow_reduce.cu > "$BUILD/$t.log" 2>&1 || status=$?
   else
     "$NVCC" "${FLAGS[@]}" -o "$BUILD/$t" "tests/gpu/$t.cu" > "$BUILD/$t.log" 2>&1 || status=$?
   fi

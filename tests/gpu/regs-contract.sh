@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: the register-resident form's contract on the device. tests/gpu/inputs/
 # regs_contract.cpp (its grids' fixed cells differ) built from $1/regs_contract.cu (written by
-# tests/gpu/generate.sh) with -DSTENCILC_REGS_FORM=1 and run with STENCILC_REGS=1 on 1 and 2 PEs
+# tests/gpu/generate.sh) and run with STENCILC_REGS=1 on 1 and 2 PEs
 # (sharing a GPU where there is one): the launcher plans the form, the kernel must find the
 # contract broken, say so, and run the loop from global memory: output equal to the reference
 # build's. Prints PASS/FAIL lines and `N passed, M failed`; exits non-zero on a failure.
@@ -13,7 +13,7 @@ out="${OUT:-/tmp}/regs-contract"
 mkdir -p "$out"
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
-  -DSTENCILC_REGS_FORM=1 "$gen/regs_contract.cu" -o "$out/rc" 2> "$out/rc.nvcc.log" || { echo "FAIL nvcc"; head "$out/rc.nvcc.log"; exit 1; }
+  "$gen/regs_contract.cu" -o "$out/rc" 2> "$out/rc.nvcc.log" || { echo "FAIL nvcc"; head "$out/rc.nvcc.log"; exit 1; }
 g++ -std=c++17 -O2 -I "$root/include" "$root/tests/gpu/inputs/regs_contract.cpp" -o "$out/rc.ref" -pthread || exit 1
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 passed=0 failed=0

@@ -112,7 +112,6 @@ for n in "${p2p_list[@]}"; do
   run_test "jacobi2d --pes=$n" "$BUILD/jacobi2d" --pes="$n" --perf="$([ "$n" -le "$ngpus" ] && echo 1 || echo 0)"
   run_test "flow --pes=$n" "$BUILD/flow" --pes="$n"
   run_test "flow_reduce --pes=$n" "$BUILD/flow_reduce" --pes="$n"
-  run_test "flow_reduce_lazy --pes=$n" "$BUILD/flow_reduce_lazy" --pes="$n"
   run_test "regs --pes=$n" "$BUILD/regs" --pes="$n"
 done
 for n in "${p2p_list[@]}"; do
@@ -136,10 +135,6 @@ for n in "${p2p_list[@]}"; do
     "of $n waited" "for the dataflow loop's reduction #" " of PE $last" \
     "giving up after STENCILC_WAIT_TIMEOUT_MS=500 ms" -- \
     "$BUILD/flow_reduce" --pes="$n" --mode=stall
-  run_failure "timeout dataflow lazy reduction stall --pes=$n" 3 10 \
-    "of $n waited" "for the dataflow loop's reduction #" " of PE $last" \
-    "giving up after STENCILC_WAIT_TIMEOUT_MS=500 ms" -- \
-    "$BUILD/flow_reduce_lazy" --pes="$n" --mode=stall
   run_failure "device fatal: register-resident contract --pes=$n" 2 10 \
     "regs test: the register-resident form needs the cells the update does not write to be the same" -- \
     "$BUILD/regs" --pes="$n" --mode=differ

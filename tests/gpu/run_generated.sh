@@ -4,46 +4,26 @@
 # and checks every grid element by element against it (tests/e2e/run_host.py), on a size that
 # splits evenly and one that does not, on 1 and 2 GPUs (1 to 4 when 4 are visible; PES=1,2 to choose).
 # The variants (VARIANTS="..." to choose some):
-#   - cpu-free:        <name>.cu, one persistent kernel per GPU, p2p backend, one process, its
-#                      time loop's default form (STENCILC_DATAFLOW=0: not the cost model's choice);
-#   - cpu-free-roles:  the same binary with STENCILC_COMM_BLOCKS=2 (block roles forced on, so
-#                      both the specialised and the unspecialised kernels are checked);
+#   - cpu-free-auto:   <name>.cu, one persistent kernel per GPU, p2p backend, one process, its time
+#                      loop's form as the launcher's cost model chooses it (what a user runs);
+#   - cpu-free:        the same binary with STENCILC_DATAFLOW=0: the barrier form;
+#   - cpu-free-roles:  the same with STENCILC_COMM_BLOCKS=2 (block roles forced on, so both the
+#                      specialised and the unspecialised kernels are checked);
+#   - cpu-free-dataflow: the same with STENCILC_DATAFLOW=1 STENCILC_REGS=0: the dataflow form from
+#                      global memory (flow.cuh; its blocks' rows in strips where they hold enough
+#                      points a thread) where the process grid cuts dimension 0 only (elsewhere it
+#                      says so and keeps its barriers); -rows: on 5 blocks a GPU
+#                      (STENCILC_MAX_BLOCKS=5: many rows a block, the strips);
+#   - cpu-free-regs:   the same with STENCILC_DATAFLOW=1 STENCILC_REGS=1: the register-resident form
+#                      (regs.cuh: each block's band of rows in registers across steps) where the
+#                      sample's loop has one and the band fits (compiled::regs_plan says on stderr
+#                      where it does not); -rows: built with -DSTENCILC_REGS_ROWS=2 (twice the
+#                      blocks: more edges between them);
 #   - host-controlled: <name>.hc.cu, the CPU-controlled baseline (global-view samples only: the
 #                      SPMD samples spmd_ring and spmd_heat2d run the other variants);
 #   - store-through:   <name>.st.cu, cpu-free with the store-through pass (global-view samples
-#                      only; not in the default pipeline: passes/StoreThrough.h);
-#   - dataflow:        the same binary with STENCILC_DATAFLOW=1: its time loop without barriers
-#                      (flow.cuh) where the process grid cuts dimension 0 only (elsewhere, e.g. a
-#                      2-D sample's 2x2 grid on 4 GPUs, it says so and keeps its barriers);
-#   - cpu-free-dataflow: <name>.cu with STENCILC_DATAFLOW=1 STENCILC_ONCHIP=0: the default
-#                      pipeline's dataflow form from global memory (an exchange before the loop, face
-#                      stores each step; global-view samples whose loop is one such step, the others
-#                      run as cpu-free);
-#   - cpu-free-onchip: <name>.cu built with -DSTENCILC_ONCHIP_FORM=1, run with STENCILC_DATAFLOW=1
-#                      STENCILC_ONCHIP=1: its on-chip form (onchip.cuh: each block's rows in shared
-#                      memory) where the sample's loop has one, on the blocks the launcher gives it
-#                      (a few rows each at these sizes);
-#   - cpu-free-onchip-rows: the same on 5 blocks a GPU (STENCILC_MAX_BLOCKS=5): many rows a block,
-#                      uneven, most of them only in the tiles;
-#   - cpu-free-flow-strips: <name>.cu built with -DSTENCILC_FLOW_STRIPS=1, run with
-#                      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=0: the dataflow form whose blocks without
-#                      face rows walk their rows in (wide) strips (session 15); -rows: the same on 5
-#                      blocks a GPU (many rows a block: whole strips and partial ones);
-#   - cpu-free-onchip-strips: built with both switches, run as cpu-free-onchip: the on-chip form
-#                      with the strips on its tiles; -rows: on 5 blocks a GPU;
-#   - cpu-free-pipe:   <name>.cu built with -DSTENCILC_ROW_PIPE=1 and the pipe's size thresholds
-#                      off (-DSTENCILC_PIPE_MIN_ROWS=1 -DSTENCILC_PIPE_NARROW=0), run with
-#                      STENCILC_DATAFLOW=0 STENCILC_PIPE=1: the barrier form's 2-D inner parts as
-#                      row pipes (pipe.cuh; session 16) even at these small sizes (a row a tile);
-#                      -rows: on 5 blocks a GPU (bands of many rows, several tiles a block); -roles:
-#                      with STENCILC_COMM_BLOCKS=2 (the compute group's blocks take the tiles);
-#   - cpu-free-regs:   <name>.cu built with -DSTENCILC_REGS_FORM=1, run with STENCILC_DATAFLOW=1
-#                      STENCILC_REGS=1: the register-resident form (regs.cuh: each block's band of
-#                      rows in registers across steps) where the sample's loop has one and the band
-#                      fits (compiled::regs_plan says on stderr where it does not); -rows: with
-#                      -DSTENCILC_REGS_ROWS=2 (twice the blocks: more edges between them); -shared:
-#                      with -DSTENCILC_REGS_REG_ROWS=1 (a band's rows past its first in shared
-#                      memory: RegsBand's RREG);
+#                      only; not in the default pipeline: passes/StoreThrough.h); dataflow: the
+#                      same binary with STENCILC_DATAFLOW=1;
 #   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
 #                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output
 #                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
@@ -52,7 +32,7 @@
 # team's shared-GPU test mode (PE p on GPU p mod the visible GPUs, each with its share of the SMs:
 # the multi-PE paths checked, not their timing); set NVSHMEM_PES to the GPUs' count (or leave
 # nvshmem out of VARIANTS): NVSHMEM runs one PE a GPU.
-# SAMPLES="jacobi2d heat3d" runs some samples only; NVCC_FLAGS="-DSTENCILC_FLOW_SELF_RELEASE_GPU=1" adds
+# SAMPLES="jacobi2d heat3d" runs some samples only; NVCC_FLAGS="-DSTENCILC_REGS_ROWS=8" adds
 # flags to every build (an experiment's switch checked on every sample). Everything is built
 # first, in parallel.
 # Prints a pass/fail line per case and `N passed, M failed` last; exits non-zero on a failure.
@@ -66,7 +46,7 @@ gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/generated"
 gpus_visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,3,4 || echo 1,2)}"
-variants="${VARIANTS:-cpu-free cpu-free-roles cpu-free-dataflow cpu-free-regs cpu-free-regs-rows cpu-free-regs-shared cpu-free-onchip cpu-free-onchip-rows cpu-free-flow-strips cpu-free-flow-strips-rows cpu-free-onchip-strips cpu-free-onchip-strips-rows cpu-free-pipe cpu-free-pipe-rows cpu-free-pipe-roles host-controlled nvshmem store-through dataflow}"
+variants="${VARIANTS:-cpu-free-auto cpu-free cpu-free-roles cpu-free-dataflow cpu-free-dataflow-rows cpu-free-regs cpu-free-regs-rows host-controlled nvshmem store-through dataflow}"
 backends=p2p
 [[ " $variants " == *" nvshmem "* ]] && backends=p2p,nvshmem
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
@@ -133,30 +113,12 @@ build() {  # log exe nvcc-arguments...
   if [ "$jobs" -ge "$(nproc)" ]; then wait -n; jobs=$((jobs - 1)); fi
 }
 for name in $samples; do
-  if { has cpu-free-onchip || has cpu-free-onchip-rows; } && grep -q "args.sc_onchip" "$gen/$name.cu"; then
-    build "$out/$name.onchip.nvcc.log" "$out/$name.onchip.cuda" "${common[@]}" -DSTENCILC_ONCHIP_FORM=1 "$gen/$name.cu"
-  fi
-  if { has cpu-free-flow-strips || has cpu-free-flow-strips-rows; } && grep -q "STENCILC_FLOW_STRIPS" "$gen/$name.cu"; then
-    build "$out/$name.strips.nvcc.log" "$out/$name.strips.cuda" "${common[@]}" -DSTENCILC_FLOW_STRIPS=1 "$gen/$name.cu"
-  fi
-  if { has cpu-free-onchip-strips || has cpu-free-onchip-strips-rows; } && grep -q "args.sc_onchip" "$gen/$name.cu"; then
-    build "$out/$name.ocstrips.nvcc.log" "$out/$name.ocstrips.cuda" "${common[@]}" -DSTENCILC_FLOW_STRIPS=1 \
-        -DSTENCILC_ONCHIP_FORM=1 "$gen/$name.cu"
-  fi
-  if { has cpu-free-pipe || has cpu-free-pipe-rows || has cpu-free-pipe-roles; } && grep -q "STENCILC_ROW_PIPE ?" "$gen/$name.cu"; then
-    build "$out/$name.pipe.nvcc.log" "$out/$name.pipe.cuda" "${common[@]}" -DSTENCILC_ROW_PIPE=1 -DSTENCILC_PIPE_MIN_ROWS=1 \
-        -DSTENCILC_PIPE_NARROW=0 "$gen/$name.cu"
-  fi
-  if has cpu-free-regs && grep -q "args.sc_regs" "$gen/$name.cu"; then
-    build "$out/$name.regs.nvcc.log" "$out/$name.regs.cuda" "${common[@]}" -DSTENCILC_REGS_FORM=1 "$gen/$name.cu"
-  fi
   if has cpu-free-regs-rows && grep -q "args.sc_regs" "$gen/$name.cu"; then
-    build "$out/$name.regs2.nvcc.log" "$out/$name.regs2.cuda" "${common[@]}" -DSTENCILC_REGS_FORM=1 -DSTENCILC_REGS_ROWS=2 "$gen/$name.cu"
+    build "$out/$name.regs2.nvcc.log" "$out/$name.regs2.cuda" "${common[@]}" -DSTENCILC_REGS_ROWS=2 "$gen/$name.cu"
   fi
-  if has cpu-free-regs-shared && grep -q "args.sc_regs" "$gen/$name.cu"; then
-    build "$out/$name.regs1.nvcc.log" "$out/$name.regs1.cuda" "${common[@]}" -DSTENCILC_REGS_FORM=1 -DSTENCILC_REGS_REG_ROWS=1 "$gen/$name.cu"
+  if has cpu-free-auto || has cpu-free || has cpu-free-roles || has cpu-free-dataflow || has cpu-free-dataflow-rows || has cpu-free-regs; then
+    build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"
   fi
-  if has cpu-free || has cpu-free-roles || has cpu-free-dataflow; then build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"; fi
   if has_hc "$name"; then build "$out/$name.hc.nvcc.log" "$out/$name.hc.cuda" "${common[@]}" "$gen/$name.hc.cu"; fi
   if has_st "$name"; then build "$out/$name.st.nvcc.log" "$out/$name.st.cuda" "${common[@]}" "$gen/$name.st.cu"; fi
   if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
@@ -182,63 +144,23 @@ for name in $samples; do
   IFS='|' read -r -a sets <<< "${sizes[$name]}"
   args=()
   for s in "${sets[@]}"; do args+=(--args "$s"); done
+  if has cpu-free-auto; then run "$name.cpu-free-auto" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"; fi
   if has cpu-free; then STENCILC_DATAFLOW=0 run "$name.cpu-free" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"; fi
   if has cpu-free-roles; then
     STENCILC_DATAFLOW=0 STENCILC_COMM_BLOCKS=2 run "$name.cpu-free-roles" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
   fi
   if has cpu-free-dataflow && [[ "$name" != spmd_* ]]; then
-    STENCILC_DATAFLOW=1 STENCILC_ONCHIP=0 run "$name.cpu-free-dataflow" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
+    STENCILC_DATAFLOW=1 STENCILC_REGS=0 run "$name.cpu-free-dataflow" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
+  fi
+  if has cpu-free-dataflow-rows && [[ "$name" != spmd_* ]]; then
+    STENCILC_DATAFLOW=1 STENCILC_REGS=0 STENCILC_MAX_BLOCKS=5 run "$name.cpu-free-dataflow-rows" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
   fi
   if [[ "$name" != spmd_* ]] && grep -q "args.sc_regs" "$gen/$name.cu"; then
     if has cpu-free-regs; then
-      STENCILC_DATAFLOW=1 STENCILC_REGS=1 run "$name.cpu-free-regs" "$out/$name.regs.cuda" "$out/$name.regs.nvcc.log" "$pes"
+      STENCILC_DATAFLOW=1 STENCILC_REGS=1 run "$name.cpu-free-regs" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
     fi
     if has cpu-free-regs-rows; then
       STENCILC_DATAFLOW=1 STENCILC_REGS=1 run "$name.cpu-free-regs-rows" "$out/$name.regs2.cuda" "$out/$name.regs2.nvcc.log" "$pes"
-    fi
-    if has cpu-free-regs-shared; then
-      STENCILC_DATAFLOW=1 STENCILC_REGS=1 run "$name.cpu-free-regs-shared" "$out/$name.regs1.cuda" "$out/$name.regs1.nvcc.log" "$pes"
-    fi
-  fi
-  if [[ "$name" != spmd_* ]] && grep -q "args.sc_onchip" "$gen/$name.cu"; then
-    if has cpu-free-onchip; then
-      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=1 run "$name.cpu-free-onchip" "$out/$name.onchip.cuda" "$out/$name.onchip.nvcc.log" "$pes"
-    fi
-    if has cpu-free-onchip-rows; then
-      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=1 STENCILC_MAX_BLOCKS=5 run "$name.cpu-free-onchip-rows" "$out/$name.onchip.cuda" \
-          "$out/$name.onchip.nvcc.log" "$pes"
-    fi
-  fi
-  if [[ "$name" != spmd_* ]] && grep -q "STENCILC_FLOW_STRIPS" "$gen/$name.cu"; then
-    if has cpu-free-flow-strips; then
-      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=0 run "$name.cpu-free-flow-strips" "$out/$name.strips.cuda" "$out/$name.strips.nvcc.log" "$pes"
-    fi
-    if has cpu-free-flow-strips-rows; then
-      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=0 STENCILC_MAX_BLOCKS=5 run "$name.cpu-free-flow-strips-rows" "$out/$name.strips.cuda" \
-          "$out/$name.strips.nvcc.log" "$pes"
-    fi
-  fi
-  if [[ "$name" != spmd_* ]] && grep -q "args.sc_onchip" "$gen/$name.cu"; then
-    if has cpu-free-onchip-strips; then
-      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=1 run "$name.cpu-free-onchip-strips" "$out/$name.ocstrips.cuda" \
-          "$out/$name.ocstrips.nvcc.log" "$pes"
-    fi
-    if has cpu-free-onchip-strips-rows; then
-      STENCILC_DATAFLOW=1 STENCILC_ONCHIP=1 STENCILC_MAX_BLOCKS=5 run "$name.cpu-free-onchip-strips-rows" \
-          "$out/$name.ocstrips.cuda" "$out/$name.ocstrips.nvcc.log" "$pes"
-    fi
-  fi
-  if grep -q "STENCILC_ROW_PIPE ?" "$gen/$name.cu"; then  # the kernel has a row pipe
-    if has cpu-free-pipe; then
-      STENCILC_DATAFLOW=0 STENCILC_PIPE=1 run "$name.cpu-free-pipe" "$out/$name.pipe.cuda" "$out/$name.pipe.nvcc.log" "$pes"
-    fi
-    if has cpu-free-pipe-rows; then
-      STENCILC_DATAFLOW=0 STENCILC_PIPE=1 STENCILC_MAX_BLOCKS=5 run "$name.cpu-free-pipe-rows" "$out/$name.pipe.cuda" \
-          "$out/$name.pipe.nvcc.log" "$pes"
-    fi
-    if has cpu-free-pipe-roles; then
-      STENCILC_DATAFLOW=0 STENCILC_PIPE=1 STENCILC_COMM_BLOCKS=2 run "$name.cpu-free-pipe-roles" "$out/$name.pipe.cuda" \
-          "$out/$name.pipe.nvcc.log" "$pes"
     fi
   fi
   if has_hc "$name"; then run "$name.host-controlled" "$out/$name.hc.cuda" "$out/$name.hc.nvcc.log" "$pes"; fi

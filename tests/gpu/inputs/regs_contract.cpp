@@ -1,7 +1,7 @@
 // A Jacobi loop whose two grids hold different fixed cells (a's edge columns sin(), a_new's 0):
 // the register-resident form's contract does not hold (its band keeps one copy of those cells for
 // both grids), so the kernel must find that on the device and run the loop from global memory,
-// saying so. tests/gpu/regs-contract.sh builds it with -DSTENCILC_REGS_FORM=1 and compares its
+// saying so. tests/gpu/regs-contract.sh builds it and compares its
 // output with the reference build's. Usage: regs_contract [nx [ny [iters]]]
 #include <stencilc/stencilc.hpp>
 

@@ -22,12 +22,8 @@
 // the read checks, the reductions) are not inlined into the persistent kernel: inlined, their
 // state competes with the point loops' for registers (ptxas -v: the kernels need 108-128
 // registers and spill at 64, so only 2 blocks of 256 threads fit on an SM); a call costs a few
-// instructions once per step. Define STENCILC_RUNTIME_INLINE to leave the choice to the compiler.
-#if defined(STENCILC_RUNTIME_INLINE)
-#define STENCILC_STEP_FN
-#else
+// instructions once per step.
 #define STENCILC_STEP_FN __noinline__
-#endif
 
 namespace stencilc::rt::cuda {
 

@@ -125,17 +125,10 @@ __host__ __device__ void swap(DBlock<T, N>& a, DBlock<T, N>& b) noexcept {
 // The alignment the GPU layout gives local column 0 of every row, in bytes.
 inline constexpr int kVecBytes = 16;
 
-// Cells of T in kVecBytes (1 for a T that 16 bytes do not hold a whole number of). With
-// -DSTENCILC_UNALIGNED_ROWS, 1: the layout before session 5 (rows unpadded, no lead), for
-// measuring what the padding costs code that does not use wide accesses (the host-controlled
-// schedule's kernels and copies; the cpu-free kernel then takes its scalar strips).
+// Cells of T in kVecBytes (1 for a T that 16 bytes do not hold a whole number of).
 template <class T>
 constexpr int vec_cells() {
-#if defined(STENCILC_UNALIGNED_ROWS)
-  return 1;
-#else
   return sizeof(T) <= kVecBytes && kVecBytes % sizeof(T) == 0 ? kVecBytes / static_cast<int>(sizeof(T)) : 1;
-#endif
 }
 
 // The layout of PE `pe`'s block (data left null), from the process grid: the host backend's

@@ -68,31 +68,19 @@ class FlowAlloc {
   std::uint64_t* edge_[kMaxPes] = {};
 };
 
-#ifndef STENCILC_FLOW_SELF_RELEASE_GPU
-#define STENCILC_FLOW_SELF_RELEASE_GPU 0  // DFlow::release_edge
-#endif
-// 1: a deferred reduction of the dataflow loop (one nothing in the loop reads: jacobi2d's norm)
-// waits for nothing and meets nothing in the loop: each execution's warps send their values, and
-// the last execution's are gathered after the loop (DFlowReduce::post). 0: each execution gathers
-// the one before, a grid-wide meeting every step (with a step's slack) and two __syncthreads.
-// Off: verified on one GPU (1-4 PEs sharing it), not yet on two.
-#ifndef STENCILC_FLOW_REDUCE_LAZY
-#define STENCILC_FLOW_REDUCE_LAZY 0
-#endif
-
-// The executions whose words a dataflow loop's reduction keeps (DFlowReduce, generated.cuh: a
-// deferred one reads the execution before the one it posts).
+// The executions whose words a dataflow loop's blocking reduction keeps (DFlowReduce::reduce,
+// generated.cuh: a block writes execution e's words only after it has read all of e - 1's).
 inline constexpr int kFlowReduceSlots = 2;
 
 // The reductions of the dataflow loop's step (DFlowReduce, generated.cuh): per reduction, its LL
 // words, kFlowReduceSlots slots (by execution) of kMaxPes x kMaxFlowBlocks entries of 2 words (a
 // block's value as LL words), then a header: each PE's block count, then the executions of the
-// launches before; with the lazy post, then kMaxPes x kFlowLazyEntries entries of 2 words, a
+// launches before; then, for the deferred post, kMaxPes x kFlowLazyEntries entries of 2 words, a
 // warp's latest value each (one slot: each entry has one writer, and only the last execution's
 // values are read, after the loop).
 inline constexpr std::size_t kFlowReduceEntries = static_cast<std::size_t>(kFlowReduceSlots) * kMaxPes * kMaxFlowBlocks;
 inline constexpr std::size_t kFlowReduceHeader = kFlowReduceEntries * 2;
-inline constexpr std::size_t kFlowLazyEntries = STENCILC_FLOW_REDUCE_LAZY ? 16384 : 0;  // warps a PE (an H200: 132 x 64 resident)
+inline constexpr std::size_t kFlowLazyEntries = 16384;  // warps a PE (an H200: 132 x 64 resident)
 inline constexpr std::size_t kFlowReduceWords = kFlowReduceHeader + kMaxPes + 1 + kMaxPes * kFlowLazyEntries * 2;
 
 // The host side of `count` such reductions (symmetric, zero-filled: tags count from 1).
@@ -210,17 +198,7 @@ class DFlow {
 
   // A face block's signal to the neighbour PE `pe` (its edge word `edge`, this PE's address):
   // a release at system scope, which orders the face rows stored into that PE's halo before it.
-  // Built with STENCILC_FLOW_SELF_RELEASE_GPU=1 (an experiment's switch, session 12, not yet run
-  // on a GPU), at GPU scope where that PE is this one (one PE, periodic: its face rows wrap into
-  // its own halo, and only this GPU reads them; session 12's phases: the face blocks' publish
-  // 1.34-1.44 us on 1 GPU, the other blocks' 0.69 with a release at GPU scope).
   __device__ void release_edge(std::uint64_t* edge, int pe, std::uint64_t v) const {
-#if STENCILC_FLOW_SELF_RELEASE_GPU
-    if (pe == pe_->id) {
-      detail::store_release_gpu(edge, v);
-      return;
-    }
-#endif
     detail::store_release_sys(pe_->remote(edge, pe), v);
   }
 

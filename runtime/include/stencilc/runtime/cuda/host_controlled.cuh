@@ -155,17 +155,11 @@ __global__ void finish_reduction(const T* partials, int count, ReduceOp op, T id
 class Control {
  public:
   explicit Control(P2PTeam& team)
-      : team_(team), n_(team.n()), one_stream_(std::getenv("STENCILC_HC_ONE_STREAM") != nullptr) {
+      : team_(team), n_(team.n()) {
     for (int pe = 0; pe < n_; ++pe) {
       STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
       STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_[pe], cudaStreamNonBlocking));
-      // STENCILC_HC_ONE_STREAM=1: everything on the compute stream, in program order (no
-      // overlap; the waits between the two streams become no-ops). For finding an ordering bug.
-      if (one_stream_) {
-        halo_[pe] = compute_[pe];
-      } else {
-        STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&halo_[pe], cudaStreamNonBlocking));
-      }
+      STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&halo_[pe], cudaStreamNonBlocking));
       STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&fork_[pe], cudaEventDisableTiming));
       STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&join_[pe], cudaEventDisableTiming));
       STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&boundary_done_[pe], cudaEventDisableTiming));
@@ -378,7 +372,6 @@ class Control {
 
   const P2PTeam& team_;  // outlives the Control (declared before it)
   int n_;
-  bool one_stream_;
   cudaStream_t compute_[kMaxPes] = {};
   cudaStream_t halo_[kMaxPes] = {};
   cudaEvent_t fork_[kMaxPes] = {};
@@ -518,8 +511,6 @@ HaloCopyPlan plan_halo_copies(const ProcessGrid& grid, const std::vector<DBlock<
   return plan;
 }
 
-enum class Pull { Auto, Never, Always };
-
 // The halo exchange of one grid (both buffers of a swapped pair share it: same layout) as peer
 // copies, each GPU pulling its halos from its neighbours' owned cells on its halo stream.
 template <class T, int N>
@@ -620,19 +611,9 @@ class HaloCopies {
 
  private:
   // Faces of rows narrower than 64 bytes are copied by a kernel (pull_face), the others by the
-  // copy engines; STENCILC_HC_PULL=never or =always forces one way (for measuring).
-  bool pulled(const HaloCopy& c) const {
-    if (pull_ == Pull::Never) return false;
-    if (pull_ == Pull::Always) return true;
+  // copy engines.
+  static bool pulled(const HaloCopy& c) {
     return c.count[2] * static_cast<long>(sizeof(T)) < 64 && c.count[0] * c.count[1] > 1;
-  }
-
-  static Pull pull_mode() {
-    const char* text = std::getenv("STENCILC_HC_PULL");
-    if (text == nullptr || std::strcmp(text, "auto") == 0) return Pull::Auto;
-    if (std::strcmp(text, "never") == 0) return Pull::Never;
-    if (std::strcmp(text, "always") == 0) return Pull::Always;
-    fatal("STENCILC_HC_PULL='%s': expected auto, never or always", text);
   }
 
 #if defined(__CUDACC__)
@@ -667,7 +648,6 @@ class HaloCopies {
   Control& control_;
   int id_;
   HaloCopyPlan plan_;
-  Pull pull_ = pull_mode();
   long long sent_ = 0;
   cudaEvent_t ready_[kMaxPes] = {};
   cudaEvent_t copied_[kMaxPes] = {};

@@ -481,8 +481,7 @@ class P2PTeam {
       : n_(n),
         heap_bytes_(heap_bytes != 0 && std::getenv("STENCILC_SYM_HEAP_MB") == nullptr ? heap_bytes
                                                                                    : default_heap_bytes()),
-        timeout_ms_(wait_timeout_ms()),
-        skew_bytes_(skew_bytes()) {
+        timeout_ms_(wait_timeout_ms()) {
     if (n < 1 || n > kMaxPes) {
       fatal("cannot run %d PEs with the p2p backend: it drives 1 to %d GPUs", n, kMaxPes);
     }
@@ -592,18 +591,13 @@ class P2PTeam {
 
   // Collective over the team's GPUs (the host does all): `count` elements at one offset of every
   // PE's symmetric heap, zero-filled, 256-byte aligned. Fatal (status 2) when the heap is full.
-  // STENCILC_SYM_SKEW=B leaves B bytes (rounded up to 256) free before every allocation but the
-  // first, so that two grids' cells of one index lie further than their size apart: a knob for
-  // measuring whether their placement matters (docs/BENCHMARKS.md, session 17, item 4); unset, 0.
-  // The heap must hold the skews too (STENCILC_SYM_HEAP_MB).
   template <class T>
   Sym<T> alloc(std::size_t count) {
     static_assert(std::is_trivially_copyable_v<T>, "symmetric memory holds trivially copyable data");
     static_assert(alignof(T) <= 256, "over-aligned type");
     if (count > (SIZE_MAX - 256) / sizeof(T)) fatal("alloc: %zu elements overflow", count);
     const std::size_t bytes = count * sizeof(T) > 0 ? count * sizeof(T) : 1;
-    const std::size_t offset = ((heap_used_ + 255) & ~static_cast<std::size_t>(255)) +
-                               (allocations_ > 0 ? skew_bytes_ : 0);
+    const std::size_t offset = (heap_used_ + 255) & ~static_cast<std::size_t>(255);
     if (offset > heap_bytes_ || bytes > heap_bytes_ - offset) {
       fatal(
           "the symmetric heap of %zu MiB per GPU is full: allocation #%d of %zu bytes does not "
@@ -794,17 +788,6 @@ class P2PTeam {
     return static_cast<std::size_t>(mib) << 20;
   }
 
-  // STENCILC_SYM_SKEW (see alloc): 0 when unset; a number of bytes up to 1 GiB, rounded up to 256.
-  static std::size_t skew_bytes() {
-    const char* text = std::getenv("STENCILC_SYM_SKEW");
-    if (text == nullptr || (text[0] == '0' && text[1] == '\0')) return 0;
-    long long bytes = 0;
-    if (!parse_positive(text, 1LL << 30, &bytes)) {
-      fatal("STENCILC_SYM_SKEW='%s' is not a number of bytes up to 1 GiB", text);
-    }
-    return (static_cast<std::size_t>(bytes) + 255) & ~static_cast<std::size_t>(255);
-  }
-
   [[noreturn]] void report_failure(const std::vector<cudaError_t>& error,
                                    const std::vector<bool>& done, bool stuck) {
     bool any_fatal = false, any_wait = false;
@@ -865,7 +848,6 @@ class P2PTeam {
   int device_[kMaxPes] = {};    // PE -> visible GPU
   std::size_t heap_bytes_;
   long long timeout_ms_;
-  std::size_t skew_bytes_;  // STENCILC_SYM_SKEW
   char* heap_[kMaxPes] = {};
   cudaStream_t streams_[kMaxPes] = {};
   cudaEvent_t started_[kMaxPes] = {};   // around each PE's kernel (LaunchResult::kernel_ms)
