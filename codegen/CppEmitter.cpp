@@ -248,11 +248,6 @@ void CppEmitter::stmt(const Stmt& s, int indent) {
       return;
     }
     case StmtKind::ForEach:
-      if (!as<ForEach>(s)->through.empty() && !emits_through()) {
-        // store-through (passes/StoreThrough.h): only the CUDA target emits it.
-        return error(s, "a foreach with through(%" + as<ForEach>(s)->through +
-                            ") (store-through) is not supported by this target");
-      }
       return for_each(s, indent);
     case StmtKind::Reduce:
       return reduce(s, indent);

@@ -64,8 +64,6 @@ class CppEmitter {
   virtual void for_each(const ir::Stmt& s, int indent) = 0;  // a ForEach
   virtual void reduce(const ir::Stmt& s, int indent) = 0;    // a Reduce
   virtual void store(const ir::Store* s, int indent);
-  /// Whether the target emits a foreach's `through` (store-through); others report it.
-  virtual bool emits_through() const { return false; }
   void yield(const ir::Yield* s, int indent);
   virtual void swap(const ir::Swap* s, int indent);  // by ADL: the runtime's block swap
   virtual void target_stmt(const ir::Stmt& s, int indent);  // communication, barriers: error by default

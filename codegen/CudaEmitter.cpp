@@ -68,21 +68,19 @@ bool scalar_or_reduction(const Stmt& s) {
 /// schedule"): a time loop at the top of a global-view program whose step is one split point
 /// update, the barriers around it, and otherwise only swaps, scalar statements and
 /// reductions. Such an update reads only within the grids' halos of the point it writes, so each
-/// block can wait for its neighbours instead of everyone. Two forms of the step qualify:
-///  - as store-through leaves it: the two parts (the boundary part writing %g through) and a
-///    barrier_all;
-///  - as the default pipeline leaves it: halo_send %x, the two parts with the halo_recv %x
-///    before the second and phase barriers anywhere in between, and after them swaps that make
-///    the grid the update writes the next step's %x. Its dataflow form puts the written grid's
-///    faces into the neighbours' halos at the end of each step (what the next step's exchange
-///    would bring), after one exchange of %x before the loop.
+/// block can wait for its neighbours instead of everyone. The step, as the pipeline leaves it:
+/// halo_send %x, the two parts with the halo_recv %x before the second and phase barriers
+/// anywhere in between, and after them swaps that make the grid the update writes the next
+/// step's %x. Its dataflow form puts the written grid's faces into the neighbours' halos at the
+/// end of each step (what the next step's exchange would bring), after one exchange of %x before
+/// the loop.
 /// `radius`: the widest halo along dimension 0.
 struct FlowLoop {
   const StmtNode* loop = nullptr;
   const ForEach* update = nullptr;  // the step's boundary part (the dataflow form walks all of the block's rows with it)
   std::string put_handle;  // whose exchange's send channels the face stores follow (args.<put_handle>_halo)
   std::string put_grid;    // the grid each step writes, stored into the neighbours' halos as it is written
-  std::string exchanged;   // the default form: the grid exchanged at the top of each step ("": store-through's)
+  std::string exchanged;   // the grid exchanged at the top of each step
   int radius = 1;
   Stmt body;               // the loop's body
   Stmt stmt;               // the loop itself (a While's condition with it)
@@ -102,32 +100,7 @@ std::set<std::string> stored_grids(const Stmt& s) {
   return stores.grids;
 }
 
-/// Store-through's form of a step (see FlowLoop); fills `found` and returns true if `b` is one.
-bool store_through_step(const Block& b, FlowLoop& found) {
-  std::vector<const ForEach*> parts;
-  const StmtNode* barrier = nullptr;
-  for (size_t k = 0; k < b.stmts.size(); ++k) {
-    const Stmt& t = b.stmts[k];
-    if (auto* e = as<ForEach>(t)) {
-      if (e->part == ForEachPart::All || e->role != WorkerRole::All || barrier) return false;
-      parts.push_back(e);
-    } else if (t->kind == StmtKind::BarrierAll) {
-      if (barrier || parts.size() != 2 || b.stmts[k - 1]->kind != StmtKind::ForEach) return false;
-      barrier = t.get();
-    } else if (t->kind != StmtKind::Swap && !scalar_or_reduction(t)) {
-      return false;
-    }
-  }
-  if (!barrier || parts.size() != 2 || !are_split_parts(*parts[0], *parts[1])) return false;
-  const ForEach* boundary = parts[0]->part == ForEachPart::Boundary ? parts[0] : parts[1];
-  if (boundary->through.empty()) return false;
-  found.update = boundary;
-  found.put_handle = found.put_grid = boundary->through;
-  return true;
-}
-
-/// The default pipeline's form of a step (see FlowLoop); fills `found` and returns true if `b`
-/// is one.
+/// The pipeline's form of a step (see FlowLoop); fills `found` and returns true if `b` is one.
 bool exchange_step(const Block& b, FlowLoop& found) {
   const HaloSend* send = nullptr;
   const HaloRecv* recv = nullptr;
@@ -144,7 +117,7 @@ bool exchange_step(const Block& b, FlowLoop& found) {
       if (!send || recv || h->grid != send->grid) return false;
       recv = h;
     } else if (auto* e = as<ForEach>(t)) {
-      if (e->part == ForEachPart::All || !e->through.empty()) return false;
+      if (e->part == ForEachPart::All) return false;
       parts.push_back(e);
     } else {
       return false;
@@ -177,9 +150,8 @@ bool exchange_step(const Block& b, FlowLoop& found) {
   return true;
 }
 
-/// The program's dataflow loop (one at most), or none. Store-through's form needs a kernel
-/// without role groups (the pass leaves none); the default form ignores the groups.
-FlowLoop find_flow_loop(const Program& p, bool roles) {
+/// The program's dataflow loop (one at most), or none (the form ignores role groups).
+FlowLoop find_flow_loop(const Program& p) {
   FlowLoop found;
   if (p.kind != ProgramKind::Global || !p.decomposed) return found;
   auto* top = as<Block>(p.body);
@@ -191,7 +163,7 @@ FlowLoop find_flow_loop(const Program& p, bool roles) {
     auto* b = body ? as<Block>(*body) : nullptr;
     if (!b) continue;
     FlowLoop form;
-    if (!(store_through_step(*b, form) && !roles) && !exchange_step(*b, form)) continue;
+    if (!exchange_step(*b, form)) continue;
     form.loop = s.get();
     form.body = *body;
     form.stmt = s;
@@ -505,9 +477,8 @@ class CudaKernelEmitter : public CppEmitter {
       if (p.kind == ParamKind::ScalarRef) line(1, t + " " + p.name + " = args." + p.name + ";");
     }
     for (const std::string& g : exchanged) line(1, "std::uint64_t " + g + "_epoch = 0;  // exchanges of %" + g + " so far");
-    stage_through_writers();
     find_fused_reductions(program_->body);
-    flow_loop_ = spmd_ ? FlowLoop{} : find_flow_loop(*program_, roles_);
+    flow_loop_ = spmd_ ? FlowLoop{} : find_flow_loop(*program_);
     flow_reductions_.clear();
     flow_reduction_list_.clear();
     for (const FlowReduction& r : flow_reductions(flow_loop_)) {
@@ -535,7 +506,6 @@ class CudaKernelEmitter : public CppEmitter {
   bool split_ = false;  // the innermost point update is one part of a split foreach
   bool walk_ = false;   // ... its boundary part, walked as one sequence of points (BoxWalk)
   std::set<const StmtNode*> fused_reduces_, fused_allreduces_;  // find_fused_reductions()
-  std::string through_;  // the grid the foreach being emitted writes through ("" none)
   FlowLoop flow_loop_;    // the loop the dataflow schedule may run (find_flow_loop)
   bool flow_ = false;     // emitting that loop's dataflow form
   std::map<const Reduce*, int> flow_reductions_;  // its flow_reductions, by argument index
@@ -1288,8 +1258,6 @@ class CudaKernelEmitter : public CppEmitter {
     return true;
   }
 
-  bool emits_through() const override { return true; }
-
   using CppEmitter::loop;
   /// The dataflow loop twice: the form of flow.cuh where the launcher turned it on (each block
   /// walks its own rows, waits for its neighbours' previous step, publishes its own, no barrier),
@@ -1487,35 +1455,11 @@ class CudaKernelEmitter : public CppEmitter {
       // block's rows feed a channel (sc_faces); publish() releases them.
       return store_forwarded(s, indent, put_forwards(s->grid));
     }
-    if (!through_.empty() && s->grid == through_ && !flow_) {
-      // store-through: also into the neighbours' halos that hold the cell.
-      return store_forwarded(s, indent, {"args." + s->grid + "_halo.store_through(sc_" + s->grid + "_through, " + s->grid +
-                                             ", sc_l, sc_through);  // into the neighbours' halos of this buffer"});
-    }
     if (wide_r_ >= 0) {
       line(indent, "sc_st_" + s->grid + "[" + std::to_string(wide_r_) + "][" + std::to_string(wide_v_) + "] = " + expr(s->value) + ";");
       return;
     }
     CppEmitter::store(s, indent);
-  }
-
-  /// Before anything else in the kernel (every thread: a __syncthreads inside), for each grid a
-  /// foreach writes through (store-through): a FaceWriter of every send channel of its exchange,
-  /// staged in shared memory, which the store-through stores go through.
-  void stage_through_writers() {
-    struct Through : IRVisitor {
-      using IRVisitor::visit;
-      std::set<std::string> grids;
-      void visit(const ForEach* f) override {
-        if (!f->through.empty()) grids.insert(f->through);
-        IRVisitor::visit(f);
-      }
-    } through;
-    through.visit(program_->body);
-    for (const std::string& g : through.grids) {
-      stage_face_writer(1, "sc_" + g + "_through", "sc_" + g + "_through_channels", g, g, "args." + g + "_halo.all_channels()",
-                        "store-through's face stores, every channel staged");
-    }
   }
 
   /// A FaceWriter `writer` of the channels `mask` of grid `handle`'s exchange, for stores into
@@ -1662,16 +1606,10 @@ class CudaKernelEmitter : public CppEmitter {
   void for_each(const Stmt& self, int indent) override {
     auto* s = as<ForEach>(self);
     comment(indent, self);
-    if (!s->through.empty() && (s->part != ForEachPart::Boundary || !exchanged_.count(s->through))) {
-      // store-through's stores need the boundary walk's point (sc_l) and the grid's exchange.
-      return error(self, "through(%" + s->through + ") on the cuda target needs a boundary part and an exchange of %" +
-                             s->through + " in the program");
-    }
     if (flow_ && s->part == ForEachPart::Inner) {
       line(indent, "// (the dataflow loop: the boundary part below walks all of the block's rows)");
       return;
     }
-    through_ = s->through;
     int in_role = flow_ ? indent : open_role(s->role, indent);  // the dataflow loop has no groups
     const bool strip = s->indices.size() >= 2 && s->part != ForEachPart::Boundary;  // boundaries: one walk
     folding_ = -1;
@@ -1681,7 +1619,6 @@ class CudaKernelEmitter : public CppEmitter {
     if (in_regs_ && s == flow_loop_.update) {  // the register-resident form: the step on the band
       regs_step(*s, in_role);
       folding_ = -1;
-      through_.clear();
       return;
     }
     // The dataflow loop's walk in batches of points (batched_points) where its stores allow.
@@ -1729,7 +1666,6 @@ class CudaKernelEmitter : public CppEmitter {
       // are written.
       line(indent, "sc_flow.publish(sc_step);  // in place of the barriers: this block's rows are done");
     }
-    through_.clear();
     if (!flow_) close_role(s->role, indent);
     if (!flow_) conservative_barrier(indent, "the update is complete before anything reads or overwrites it");
   }
@@ -1800,8 +1736,8 @@ class CudaKernelEmitter : public CppEmitter {
     // update's stores are in place: publish() synchronised the block), then every block's value
     // on every PE. Any other in that loop: every block's rows of this step written first. A grid
     // barrier is enough even where the reduction reads halos. The written grid's: reading them
-    // would need an exchange of it in the step, which neither form of find_flow_loop admits
-    // (store-through folds a loop only if nothing reads them). The read grid's came from the
+    // would need an exchange of it in the step, which find_flow_loop does not admit. The read
+    // grid's came from the
     // neighbour PEs' previous step, which this PE's face blocks waited for before they reached the
     // barrier. Nor can a neighbour overwrite them before the reads end: its next step waits for
     // this reduction's allreduce (every reduction of a global-view program has one).
@@ -1823,7 +1759,7 @@ class CudaKernelEmitter : public CppEmitter {
       const std::string r = "sc_red" + std::to_string(flow_reduction->second);
       if (flow_reduction_list_[flow_reduction->second].deferred) {
         line(indent, s->result + " = " + r + ".post(" + s->result + ", " + reduce_op_name(s->op) +
-                         ");  // this execution's value posted; the one before's, of every block of every PE (deferred: not read in the loop)");
+                         ");  // this execution's value posted (deferred: not read in the loop; complete() after it)");
       } else {
         line(indent, s->result + " = " + r + ".reduce(" + s->result + ", " + reduce_op_name(s->op) +
                          ");  // every block of every PE, in one order, with no barrier (the allreduce below)");
@@ -2076,7 +2012,7 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
   }
   if (p.kind == ProgramKind::Spmd) l.push_back("  std::uint64_t* signals;  // the program's signals, symmetric, zero at launch");
   l.push_back("  std::uint64_t* scratch;  // reductions: one word per block, and the result");
-  if (const FlowLoop flow = find_flow_loop(p, roles); flow.loop) {
+  if (const FlowLoop flow = find_flow_loop(p); flow.loop) {
     l.push_back("  " + std::string(kRt) + "FlowSignals sc_flow;  // the dataflow loop's flags (flow.cuh)");
     l.push_back("  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::flow_plan: on, the PEs before and after along dimension 0");
     if (const RegsForm regs = regs_form(p, flow, flow_reductions(flow)); !regs.in.empty())
@@ -2157,7 +2093,7 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   out.push_back("  " + std::string(kRt) + "LaunchConfig sc_config;");
   out.push_back("  sc_config.block_threads = sc_" + p.name + "::kBlockThreads;");
   out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
-  if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop) {
+  if (const FlowLoop flow = find_flow_loop(p); flow.loop) {
     out.push_back("  if (sc_flow_plan.on) sc_config.max_blocks = ::stencilc::compiled::flow_blocks(sc_flow_size);  // the dataflow loop: a block per radius of rows at most (no idle blocks)");
     if (!nvshmem && !regs_form(p, flow, flow_reductions(flow)).in.empty()) {
       out.push_back("  if (sc_regs.on) {  // its register-resident form: the blocks regs_plan chose, every one resident");
@@ -2272,7 +2208,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   }
   std::string flow_reductions_bytes;  // the heap the dataflow loop's reductions take
   std::string regs_bytes;             // and its register-resident form's inboxes
-  if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop) {
+  if (const FlowLoop flow = find_flow_loop(p); flow.loop) {
     const size_t k = std::find(grid_names.begin(), grid_names.end(), flow.put_handle) - grid_names.begin();
     l.push_back("  const ::stencilc::compiled::FlowSize sc_flow_size = ::stencilc::compiled::flow_size<" + std::to_string(rank) + ">(sc_plan, " +
                 std::to_string(flow.radius) + ", sc_" + p.name + "::kBlockThreads);  // for the cost model");
@@ -2327,7 +2263,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   out.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
   std::string plan = "::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" + join(swap_list) + "}" +
                      (nvshmem ? ", sc_pes" : "") + ")";
-  if (const FlowLoop flow = find_flow_loop(p, model.roles); flow.loop && !nvshmem) {
+  if (const FlowLoop flow = find_flow_loop(p); flow.loop && !nvshmem) {
     // The dataflow form needs a process grid that cuts dimension 0 only (compiled::flow_grid).
     plan = "::stencilc::compiled::flow_grid<" + r + ">(" + plan + ", " + std::to_string(flow.radius) +
            ", sc_" + p.name + "::kBlockThreads);  // the dataflow form's grid where it would run";

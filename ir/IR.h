@@ -288,10 +288,6 @@ struct ForEach : StmtNode {
   /// model's bytes moved per point, printed ` cost(8 bytes/point)`; 0 when not recorded.
   WorkerRole role = WorkerRole::All;
   int bytes_per_point = 0;
-  /// store-through (passes/StoreThrough.h): the grid whose stores in this part also write the
-  /// neighbours' halos of the same buffer (the cells in the grid's send layers, by the channels
-  /// of its halo exchange), printed ` through(%a_new)`; "" when none.
-  std::string through;
   ForEach(Range r, std::vector<std::string> i, Stmt b, SourceLoc l)
       : StmtNode(kKind, std::move(l)), range(std::move(r)), indices(std::move(i)), body(std::move(b)) {}
 };
@@ -542,8 +538,6 @@ Stmt make_for_each_part(ForEachPart part, std::vector<int> width_lo, std::vector
 /// `s` (a ForEach, HaloSend, HaloRecv, PutSignal, WaitUntil or PhaseBarrier) with another role;
 /// for a ForEach also another bytes_per_point. Other statements come back unchanged.
 Stmt with_role(const Stmt& s, WorkerRole role, int bytes_per_point = 0);
-/// A ForEach `s` whose stores to `grid` write through to the neighbours' halos ("": none).
-Stmt with_through(const Stmt& s, const std::string& grid);
 /// `s` (a foreach part) with other widths; any other statement unchanged.
 Stmt with_widths(const Stmt& s, std::vector<int> width_lo, std::vector<int> width_hi);
 Stmt make_reduce(const std::string& result, ScalarType t, ReduceOp op, Range r,

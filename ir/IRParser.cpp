@@ -476,18 +476,12 @@ Stmt Parser::parse_for_each() {
     expect_ident("point");
     expect_punct(")");
   }
-  std::string through;
-  if (accept_ident("through")) {
-    expect_punct("(");
-    through = expect_var_name("the grid written through");
-    expect_punct(")");
-  }
   SourceLoc loc = parse_opt_loc();
   Stmt body = parse_body_with(indices, ScalarType::I32);
   Stmt f = make_for_each_part(part, std::move(width_lo), std::move(width_hi), std::move(r), indices,
                               body, loc);
   if (role != WorkerRole::All || bytes_per_point != 0) f = with_role(f, role, bytes_per_point);
-  return through.empty() ? f : with_through(f, through);
+  return f;
 }
 
 WorkerRole Parser::parse_opt_role() {

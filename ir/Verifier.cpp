@@ -280,9 +280,7 @@ void Verifier::check_placement(const Stmt& s) {
       if (context_ == Context::Function) error(name + " is not allowed in a function");
       if (in_point_body()) error(name + " is not allowed in a foreach or reduce body");
   }
-  // barrier_all also in decomposed programs, which run on every PE too (store-through's barrier).
-  const bool decomposed_barrier = s->kind == StmtKind::BarrierAll && program_ && program_->decomposed;
-  if (program_ && is_spmd_only(s->kind) && !spmd() && !decomposed_barrier)
+  if (program_ && is_spmd_only(s->kind) && !spmd())
     error(name + " is only allowed in SPMD programs");
   if (program_ && s->kind == StmtKind::Exchange && spmd())
     error("exchange is only allowed in global programs");
@@ -326,7 +324,6 @@ void Verifier::check_stmt(const Stmt& s) {
       check_point_loop(s, op->range, op->indices, op->body);
       check_reads_of_written(op);
       check_for_each_part(op);
-      check_through(op);
       check_role(s, op->role);
       break;
     }
@@ -520,21 +517,6 @@ void Verifier::check_for_each_part(const ForEach* op) {
     error(what + " has a cost but no role(compute): the cost belongs to a specialised inner part");
   if (op->role == WorkerRole::Compute && op->bytes_per_point <= 0)
     error(what + " role(compute) has no cost (bytes/point): the runtime's cost model needs it");
-}
-
-void Verifier::check_through(const ForEach* op) {
-  if (op->through.empty()) return;
-  const std::string what = "foreach through(%" + op->through + ")";
-  if (program_ && !program_->decomposed) error(what + " is only allowed in decomposed programs");
-  if (op->part == ForEachPart::Inner) error(what + ": an inner part writes no send layer");
-  const Param* g = program_ ? program_->find_param(op->through) : nullptr;
-  if (program_ && (!g || g->kind != ParamKind::Grid)) {
-    error(what + ": %" + op->through + " is not a grid parameter");
-    return;
-  }
-  StoresAndOffsetReads walk;
-  walk.visit(op->body);
-  if (!walk.stored.count(op->through)) error(what + ": the foreach does not store to %" + op->through);
 }
 
 void Verifier::check_role(const Stmt& s, WorkerRole role) {

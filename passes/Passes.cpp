@@ -10,7 +10,6 @@
 #include "passes/PlaceSignaledPuts.h"
 #include "passes/SpecializeBlocks.h"
 #include "passes/SplitBoundary.h"
-#include "passes/StoreThrough.h"
 
 namespace stencilc::passes {
 
@@ -36,10 +35,6 @@ void register_builtin_passes(PassRegistry& r) {
   r.add(make_pass("persistent-fusion",
                   "Make each decomposed program one persistent kernel per PE; place phase_barriers",
                   persistent_fusion));
-  r.add(make_pass("store-through",
-                  "Fold a time loop's halo exchange into the update that produces the halos "
-                  "(not in a pipeline yet)",
-                  store_through));
   r.add({"specialize-blocks",
          "Give split foreaches in loops and their transfers comm/compute roles; narrow barriers",
          specialize_blocks});

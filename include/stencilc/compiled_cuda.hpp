@@ -197,8 +197,7 @@ inline bool flow_pays(const FlowSize& s) {
   return per_thread <= flow_points_limit(s.rank, s.pes);
 }
 
-/// Where a kernel with a dataflow loop (flow.cuh: the default loop's second form, or a
-/// store-through loop's) runs it: STENCILC_DATAFLOW=1 in the environment (or built with
+/// Where a kernel with a dataflow loop (flow.cuh: the loop's second form) runs it: STENCILC_DATAFLOW=1 in the environment (or built with
 /// -DSTENCILC_DATAFLOW=1) asks for it, 0 turns it off, `auto` (the default, 2) leaves it to the
 /// cost model (flow_pays, given `size`; off without one). It runs only on the p2p backend (its
 /// face signals are plain stores to the peers) with a process grid that cuts dimension 0 only

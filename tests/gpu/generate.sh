@@ -2,21 +2,17 @@
 # On a machine with stencilc: writes each sample's generated CUDA into $1 (default gpu-gen/) for
 # tests/gpu/run_generated.sh to build and check on a GPU machine: <name>.cu (the cpu-free
 # schedule, p2p backend), <name>.hc.cu (the host-controlled schedule; global-view samples only)
-# <name>.nvshmem.cu (the cpu-free schedule on the nvshmem backend) and <name>.st.cu (the cpu-free
-# schedule with store-through, passes/StoreThrough.h: not in the default pipeline yet; global-view
-# samples only, those the pass does not fold are generated all the same); and regs_contract.cu
+# and <name>.nvshmem.cu (the cpu-free schedule on the nvshmem backend); and regs_contract.cu
 # (tests/gpu/inputs/regs_contract.cpp) for tests/gpu/regs-contract.sh.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${1:-$root/gpu-gen}"
 stencilc="${STENCILC:-$root/build/tools/stencilc/stencilc}"
-store_through=infer-halos,decompose,insert-exchanges,lower-exchanges,split-boundary,place-signaled-puts,store-through,persistent-fusion,specialize-blocks
 mkdir -p "$out"
 for name in jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d spmd_ring spmd_heat2d; do
   "$stencilc" --target=cuda --emit=cuda "$root/samples/$name.cpp" -o "$out/$name.cu"
   if [[ "$name" != spmd_* ]]; then  # the host-controlled schedule takes global-view programs only
     "$stencilc" --target=cuda --schedule=host-controlled --emit=cuda "$root/samples/$name.cpp" -o "$out/$name.hc.cu"
-    "$stencilc" --target=cuda --emit=cuda --pass-pipeline="$store_through" "$root/samples/$name.cpp" -o "$out/$name.st.cu"
   fi
   "$stencilc" --target=cuda --backend=nvshmem --emit=cuda "$root/samples/$name.cpp" -o "$out/$name.nvshmem.cu"
 done

@@ -5,11 +5,9 @@
 // 6 epochs writes owned cells from a function of the global index and the epoch, exchanges, and
 // checks every cell of the block: owned cells unchanged, halo cells with a source equal to the
 // source's value, halo cells without one (fixed edges, corners when corners are off) still
-// holding the poison the host wrote. Each configuration runs three ways: the exchange protocol
-// (send, recv); store-through, each owned cell stored into every neighbour's halo that holds it as
-// it is written (DHaloExchange::store_through: cells near a sent face through a FaceWriter of
-// every send channel, then barrier_all); and every cell through that FaceWriter (the dataflow
-// loop's face stores: the channels staged in shared memory first).
+// holding the poison the host wrote. Each configuration runs two ways: the exchange protocol
+// (send, recv); and every cell through a FaceWriter of every send channel (the dataflow loop's
+// face stores: the channels staged in shared memory first), then barrier_all.
 //
 //   halo_check --pes=1|2
 #include <array>
@@ -34,8 +32,8 @@ namespace {
 
 constexpr int kEpochs = 6;
 constexpr double kPoison = -777.0;
-enum Mode { kExchange = 0, kStoreThrough = 1, kFaceWriter = 2 };
-const char* const kModeName[] = {"exchange", "store_through", "FaceWriter"};
+enum Mode { kExchange = 0, kFaceWriter = 1 };
+const char* const kModeName[] = {"exchange", "FaceWriter"};
 
 template <class T, int N>
 struct HaloArgs {
@@ -82,7 +80,6 @@ __global__ void halo_kernel(const __grid_constant__ DevicePe pe,
       for (int d = 0; d < N; ++d) offset += local[d] * b.stride[d];
       const T value = static_cast<T>(cell_value(g, N, epoch));
       b.data[offset] = value;
-      if (a.mode == kStoreThrough) a.halo.store_through(writer, b, local, value);
       if (a.mode == kFaceWriter) writer.store(b, local, value);
     }
     if (a.mode == kExchange) {
@@ -127,8 +124,8 @@ __global__ void halo_kernel(const __grid_constant__ DevicePe pe,
         }
       }
     }
-    // Every check is done before the next epoch rewrites the cells (store-through: the
-    // neighbours' halos too).
+    // Every check is done before the next epoch rewrites the cells (FaceWriter: the neighbours'
+    // halos too).
     if (a.mode == kExchange) pe.grid_barrier(); else pe.barrier_all("halo_check: the checks");
   }
 }
@@ -165,7 +162,7 @@ void run(P2PTeam& team, std::array<int, N> extent, std::array<int, N> lo, std::a
     if (!grid) continue;  // too thin for this halo
     std::vector<DBlock<T, N>> blocks = alloc_blocks<T, N>(team, *grid, extent, lo, hi);
     HaloExchange<T, N> exchange(team, *grid, blocks, periodic, corners, "h");
-    for (const int mode : {kExchange, kStoreThrough, kFaceWriter}) {
+    for (const int mode : {kExchange, kFaceWriter}) {
       Sym<unsigned long long> errors = team.alloc<unsigned long long>(8);
       for (int pe = 0; pe < n; ++pe) {
         std::vector<T> poison(static_cast<std::size_t>(blocks[pe].allocated()), static_cast<T>(kPoison));
@@ -252,7 +249,7 @@ int main(int argc, char** argv) {
   }
   run<double, 3>(team, {13, 7, 5}, {1, 1, 1}, {1, 1, 1}, {true, true, true}, true, 2, check,
                  &cases);
-  std::printf("  %d configurations (exchange, store_through, FaceWriter) x %d epochs, every cell checked\n", cases, kEpochs);
+  std::printf("  %d configurations (exchange, FaceWriter) x %d epochs, every cell checked\n", cases, kEpochs);
   char name[64];
   std::snprintf(name, sizeof name, "halo_check (%d GPU%s)", n, n > 1 ? "s" : "");
   return gputest::finish(name, check);

@@ -21,9 +21,6 @@
 #                      blocks: more edges between them);
 #   - host-controlled: <name>.hc.cu, the CPU-controlled baseline (global-view samples only: the
 #                      SPMD samples spmd_ring and spmd_heat2d run the other variants);
-#   - store-through:   <name>.st.cu, cpu-free with the store-through pass (global-view samples
-#                      only; not in the default pipeline: passes/StoreThrough.h); dataflow: the
-#                      same binary with STENCILC_DATAFLOW=1;
 #   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
 #                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output
 #                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
@@ -46,7 +43,7 @@ gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/generated"
 gpus_visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,3,4 || echo 1,2)}"
-variants="${VARIANTS:-cpu-free-auto cpu-free cpu-free-roles cpu-free-dataflow cpu-free-dataflow-rows cpu-free-regs cpu-free-regs-rows host-controlled nvshmem store-through dataflow}"
+variants="${VARIANTS:-cpu-free-auto cpu-free cpu-free-roles cpu-free-dataflow cpu-free-dataflow-rows cpu-free-regs cpu-free-regs-rows host-controlled nvshmem}"
 backends=p2p
 [[ " $variants " == *" nvshmem "* ]] && backends=p2p,nvshmem
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
@@ -100,7 +97,6 @@ samples="${SAMPLES:-jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d
 has() { [[ " $variants " == *" $1 "* ]]; }
 # The host-controlled schedule of a sample: not for SPMD programs (stencilc rejects them there).
 has_hc() { has host-controlled && [[ "$1" != spmd_* ]]; }
-has_st() { { has store-through || has dataflow; } && [[ "$1" != spmd_* ]]; }
 
 # Build: every variant's binary and every reference, in parallel (each nvcc takes 10-40 s).
 t0=$(date +%s)
@@ -120,7 +116,6 @@ for name in $samples; do
     build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"
   fi
   if has_hc "$name"; then build "$out/$name.hc.nvcc.log" "$out/$name.hc.cuda" "${common[@]}" "$gen/$name.hc.cu"; fi
-  if has_st "$name"; then build "$out/$name.st.nvcc.log" "$out/$name.st.cuda" "${common[@]}" "$gen/$name.st.cu"; fi
   if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
     build "$out/$name.nvshmem.nvcc.log" "$out/$name.nvshmem" "${common[@]}" "${nvshmem_compile[@]}" "$gen/$name.nvshmem.cu" \
         "${nvshmem_link[@]}"
@@ -164,10 +159,6 @@ for name in $samples; do
     fi
   fi
   if has_hc "$name"; then run "$name.host-controlled" "$out/$name.hc.cuda" "$out/$name.hc.nvcc.log" "$pes"; fi
-  if has_st "$name" && has store-through; then STENCILC_DATAFLOW=0 run "$name.store-through" "$out/$name.st.cuda" "$out/$name.st.nvcc.log" "$pes"; fi
-  if has_st "$name" && has dataflow; then
-    STENCILC_DATAFLOW=1 run "$name.dataflow" "$out/$name.st.cuda" "$out/$name.st.nvcc.log" "$pes"
-  fi
   if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
     run "$name.nvshmem" "$out/$name.nvshmem" "$out/$name.nvshmem.nvcc.log" "$nvshmem_pes" \
         --launcher "mpirun -np {pes} --oversubscribe --bind-to none bash $root/tests/gpu/mpi_rank.sh"

@@ -65,8 +65,8 @@ struct HaloPlan {
     int count[3];
     long long elements;
     int pieces;  // pieces_of(elements)
-    // Send channels, for store_through: where the receiver keeps the face, as its halo cells of
-    // the same buffer. Receiver's local index = mine + shift; its element = its allocation's
+    // Send channels, for face stores (FaceWriter): where the receiver keeps the face, as its halo
+    // cells of the same buffer. Receiver's local index = mine + shift; its element = its allocation's
     // start + peer_data_offset + sum of (index * peer_step) (3-D view, leading dimensions 0).
     int shift[3];
     long peer_step[3];
@@ -126,12 +126,6 @@ struct DHaloExchange {
   static_assert(Plan::kMaxPieces < 256, "pieces per channel are kept in a byte");
   unsigned char send_pieces[kCodes] = {};
   unsigned char recv_pieces[kCodes] = {};
-  // store_through's first test, also in the parameter: an owned cell can be in a send channel's
-  // box only if in some dimension d it lies below send_below[d] (the deepest layer sent from the
-  // face below) or at or above send_above[d] (the shallowest sent from the face above); the
-  // others (most of a boundary walk's cells in 3-D) skip the channels and their plan loads.
-  int send_below[N] = {};
-  int send_above[N] = {};
 
   __host__ __device__ int blocks_needed() const { return send_items + recv_items; }
 
@@ -159,21 +153,6 @@ struct DHaloExchange {
       }
     }
   }
-
-  // store-through (passes/StoreThrough.h): my owned cell `l` (local indices) of `block` has just
-  // been given `value`; write it into every neighbour's halo that holds that cell, in the same
-  // buffer on the neighbour (blocks are symmetric allocations: the buffer is at the same offset
-  // of every PE's heap), through `faces`: a FaceWriter of every send channel (all_channels()),
-  // staged before the loop. Any thread, for its own cells; no ordering of its own: the caller's
-  // barrier across PEs (barrier_all) makes the stores visible before the halos are read.
-  __device__ void store_through(const FaceWriter<T, N>& faces, const DBlock<T, N>& block, const int* l, T value) const {
-    bool near_a_sent_face = false;
-    for (int d = 0; d < N; ++d) near_a_sent_face = near_a_sent_face || l[d] < send_below[d] || l[d] >= send_above[d];
-    if (near_a_sent_face) faces.store(block, l, value);
-  }
-
-  // Every send channel, as a mask over send[] (store-through's FaceWriter).
-  __device__ unsigned all_channels() const { return (1u << n_send) - 1u; }
 
   // The dataflow loop's face stores (flow.cuh): the send channels whose boxes hold cells of rows
   // [row_lo, row_hi) of dimension 0 (local indices), as a mask over send[]. A block works this
@@ -362,10 +341,9 @@ struct DHaloExchange {
 };
 
 #if defined(__CUDACC__)
-// Face stores (the dataflow loop's, flow.cuh, and store-through's, DHaloExchange::store_through),
-// with the channels a block feeds read once, before the loop. A FaceWriter stages the channels of
-// `channels` (a mask over the plan's send channels: DHaloExchange::channels_of_rows for the rows a
-// dataflow block owns, all_channels() for store-through) in shared memory, with the peer's
+// Face stores (the dataflow loop's, flow.cuh), with the channels a block feeds read once, before
+// the loop. A FaceWriter stages the channels of `channels` (a mask over the plan's send channels:
+// DHaloExchange::channels_of_rows for the rows a dataflow block owns) in shared memory, with the peer's
 // address as a byte distance from this PE's buffer (the buffers are symmetric: the same distance
 // for both of a swapped pair) and the offset of local index 0 in the peer's buffer; store() then
 // reads no plan from global memory. The form before it (store_to, removed in session 14) read
@@ -424,7 +402,7 @@ class FaceWriter {
   // Cell `l` (local indices) of `block` (either buffer) has just been given `value`: into the
   // halo of the same buffer of each neighbour whose staged channel holds it. Any thread of the
   // block, for its own cells; plain stores, ordered by the caller's release (flow.cuh's publish)
-  // or barrier (store-through's barrier_all).
+  // or a barrier.
   __device__ void store(const DBlock<T, N>& block, const int* l, T value) const {
     long long l3[3] = {0, 0, 0};
     for (int d = 0; d < N; ++d) l3[3 - N + d] = l[d];
@@ -585,19 +563,6 @@ class HaloExchange {
     handle.recv_items = items(plans_[pe].recv, plans_[pe].n_recv);
     handle.faces = faces(pe);
     for (int s = 0; s < plans_[pe].n_send; ++s) handle.send_pieces[s] = static_cast<unsigned char>(plans_[pe].send[s].pieces);
-    for (int d = 0; d < N; ++d) {
-      handle.send_below[d] = 0;
-      handle.send_above[d] = std::numeric_limits<int>::max();
-    }
-    for (int s = 0; s < plans_[pe].n_send; ++s) {
-      const typename Plan::Channel& c = plans_[pe].send[s];
-      const Dir dir = dir_of(c.code);
-      for (int d = 0; d < N; ++d) {
-        const int lo = c.lo[3 - N + d], hi = lo + c.count[3 - N + d];
-        if (dir[d] < 0) handle.send_below[d] = std::max(handle.send_below[d], hi);
-        if (dir[d] > 0) handle.send_above[d] = std::min(handle.send_above[d], lo);
-      }
-    }
     for (int r = 0; r < plans_[pe].n_recv; ++r) handle.recv_pieces[r] = static_cast<unsigned char>(plans_[pe].recv[r].pieces);
     return handle;
   }
