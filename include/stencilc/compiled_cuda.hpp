@@ -300,7 +300,7 @@ RegsPlan regs_plan(void (*kernel)(KArgs...), const char* program, const FlowPlan
   int optin = 0, device = 0;
   STENCILC_CUDA_CHECK(cudaGetDevice(&device));
   STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const std::size_t smem = rt::cuda::regs_smem_bytes<T>(rt::cuda::kRegsRows, threads, rt::cuda::kRegsVec, rt::cuda::kRegsRows);
+  const std::size_t smem = rt::cuda::regs_smem_bytes<T>(rt::cuda::kRegsRows, threads, rt::cuda::kRegsVec);
   if (smem > static_cast<std::size_t>(optin)) return say("its side columns exceed a block's shared memory"), p;
   rt::cuda::LaunchConfig config;
   config.block_threads = threads;

@@ -116,14 +116,10 @@ __host__ __device__ inline bool regs_fits(int rows, int cols, int blocks, int th
 // values for every thread and two more, the grid's cells left and right of the columns; the odd
 // slot puts a warp's accesses at one row in distinct banks), and the fixed rows above and below
 // the band (where it has no neighbour there), a column past each end of the threads' columns.
-// Rows past the first `rreg` of the band (RegsBand's RREG) live there too, after 16 bytes of
-// alignment.
 template <class T>
-__host__ __device__ constexpr std::size_t regs_smem_bytes(int rmax, int threads, int vec, int rreg = -1) {
-  const std::size_t shared_rows = rreg < 0 || rreg >= rmax ? 0 : static_cast<std::size_t>(rmax - rreg);
+__host__ __device__ constexpr std::size_t regs_smem_bytes(int rmax, int threads, int vec) {
   return sizeof(T) * (2 * (static_cast<std::size_t>(threads) + 2) * (2 * static_cast<std::size_t>(rmax) + 1) +
-                      2 * (static_cast<std::size_t>(threads) * vec + 2)) +
-         (shared_rows > 0 ? 16 + shared_rows * static_cast<std::size_t>(threads) * vec * sizeof(T) : 0);
+                      2 * (static_cast<std::size_t>(threads) * vec + 2));
 }
 
 #if defined(__CUDACC__)
@@ -194,11 +190,9 @@ struct RegsNoFold {
 
 // One block's band of the loop (every thread of every block of the PE makes one, with the same
 // arguments; the kernel's dynamic shared memory is `smem`, regs_smem_bytes<T>(RMAX, blockDim.x,
-// VEC, RREG) bytes, 16-byte aligned). `a` and `b`: the loop's two grids as it starts (a read, b
-// written by the first step). The band's first RREG rows live in registers (every member
-// function is inlined, and none takes the object's address), the rest in shared memory: a band
-// of more rows than the registers hold without spilling
-// (measured slower than spilling them from registers: docs/BENCHMARKS.md, session 24).
+// VEC) bytes, 16-byte aligned). `a` and `b`: the loop's two grids as it starts (a read, b written
+// by the first step). The band's rows live in registers (every member function is inlined, and
+// none takes the object's address).
 //   RegsBand band(pe, args, a, b, smem, what);   the band from a, the fixed cells around it
 //   band.contract_holds()                        whether this block's fixed cells agree in a and b
 //   band.step(update, fold, acc, fold_on, in, last)   one step (`in`: the grid it reads)
@@ -208,16 +202,12 @@ struct RegsNoFold {
 // c the thread's column 0..VEC-1). `fold(acc, new, old, i, j)`, where `fold_on`, adds a cell's
 // value of a reduction over the update's cells to this thread's `acc` (new: the cell's value
 // after the step, old: before).
-template <int VEC, int RMAX, class T, class Pe, int RREG = RMAX>
+template <int VEC, int RMAX, class T, class Pe>
 class RegsBand {
   static_assert(VEC >= 1 && VEC <= 32 && RMAX >= 1, "1 to 32 columns a thread, a row a block at least");
-  static_assert(RREG >= 1 && RREG <= RMAX, "the band's first row in registers at least");
   static constexpr int kSide = 2 * RMAX + 1;  // a thread's slot of side columns: 2 RMAX and one of padding
   static constexpr unsigned kAllColumns = VEC == 32 ? ~0u : (1u << VEC) - 1u;
   using Vector = detail::RegsVector<VEC, T>;
-  // A shared row: [16-byte chunk][thread], so a warp's chunk accesses are consecutive.
-  static constexpr int kPer = sizeof(T) <= 16 ? 16 / static_cast<int>(sizeof(T)) : 1;
-  static_assert(RREG == RMAX || (16 % sizeof(T) == 0 && VEC % kPer == 0), "shared rows in whole 16-byte chunks");
 
  public:
   __device__ __forceinline__ RegsBand(const Pe& pe, const RegsArgs<T>& args, const DBlock<T, 2>& a, const DBlock<T, 2>& b,
@@ -255,10 +245,6 @@ class RegsBand {
     side_ = reinterpret_cast<T*>(smem);
     frow_n_ = threads * VEC + 2;
     frow_ = side_ + 2 * slots_ * kSide;
-    // Then the band's rows RREG.. (regs_smem_bytes), 16-byte aligned.
-    threads_ = threads;
-    const std::uintptr_t past = reinterpret_cast<std::uintptr_t>(frow_ + 2 * frow_n_);
-    band_ = reinterpret_cast<T*>((past + 15) / 16 * 16);
 
     // Neighbour blocks: the one above (its "from below" inbox side) and below ("from above").
     up_pe_ = pe.id, up_g_ = g_ - 1, dn_pe_ = pe.id, dn_g_ = g_ + 1;
@@ -369,16 +355,12 @@ class RegsBand {
         // `r == R - 1` in the unrolled loop, or plain selects, become v[R - 1], a run-time index
         // that puts v in local memory.
         T out[VEC];
-        if (RREG < RMAX && R_ > RREG) {
-          load_shared(R_ - 1, out);  // a shared row (a run-time index there costs nothing)
-        } else {
 #pragma unroll
-          for (int c = 0; c < VEC; ++c) out[c] = v_[RREG - 1][c];
+        for (int c = 0; c < VEC; ++c) out[c] = v_[RMAX - 1][c];
 #pragma unroll
-          for (int r = RREG - 2; r >= 0; --r) {
+        for (int r = RMAX - 2; r >= 0; --r) {
 #pragma unroll
-            for (int c = 0; c < VEC; ++c) out[c] = detail::regs_pick(r == R_ - 1, v_[r][c], out[c]);
-          }
+          for (int c = 0; c < VEC; ++c) out[c] = detail::regs_pick(r == R_ - 1, v_[r][c], out[c]);
         }
         Vector::store(dst + c0_, out);
         if (t == 0 && step <= 2)
@@ -386,13 +368,8 @@ class RegsBand {
       }
 #pragma unroll
       for (int r = 0; r < RMAX; ++r) {
-        if (r < RREG) {
-          mine[r * 2 + 0] = v_[reg(r)][0];
-          mine[r * 2 + 1] = v_[reg(r)][VEC - 1];
-        } else if (r < R_) {
-          mine[r * 2 + 0] = shared_at(r, 0);
-          mine[r * 2 + 1] = shared_at(r, VEC - 1);
-        }
+        mine[r * 2 + 0] = v_[r][0];
+        mine[r * 2 + 1] = v_[r][VEC - 1];
       }
     }
     // 2. The flags.
@@ -470,9 +447,8 @@ class RegsBand {
           const bool inside = r + 1 < R_;
           const int n = r + 1;
           w[2][0] = inside ? mine[n * 2 + 1 - kSide] : below[0];
-          if (n >= RREG && inside) load_shared(n, res);  // a shared row, through `res` (free until the update's)
 #pragma unroll
-          for (int c = 0; c < VEC; ++c) w[2][c + 1] = inside ? (n < RREG ? v_[reg(n)][c] : res[c]) : below[c + 1];
+          for (int c = 0; c < VEC; ++c) w[2][c + 1] = inside ? v_[n][c] : below[c + 1];
           w[2][VEC + 1] = inside ? mine[n * 2 + kSide] : below[VEC + 1];
         } else {
 #pragma unroll
@@ -525,53 +501,25 @@ class RegsBand {
       if (r >= R_) break;
 #pragma unroll
       for (int c = 0; c < VEC; ++c)
-        if (r >= rlo_ && r < rhi_ && ((cmask_ >> c) & 1u) != 0) grid(r0_ + r, c0_ + c) = r < RREG ? v_[reg(r)][c] : shared_at(r, c);
+        if (r >= rlo_ && r < rhi_ && ((cmask_ >> c) & 1u) != 0) grid(r0_ + r, c0_ + c) = v_[r][c];
     }
   }
 
-  // Row r of the band (r a constant once unrolled): registers below RREG, shared memory past it.
-  __device__ static constexpr int reg(int r) { return r < RREG ? r : 0; }
+  // Row r of the band (r a constant once unrolled).
   __device__ __forceinline__ void put_row(int r, const T (&x)[VEC]) {
-    if (r < RREG) {
 #pragma unroll
-      for (int c = 0; c < VEC; ++c) v_[reg(r)][c] = x[c];
-    } else {
-      store_shared(r, x);
-    }
-  }
-  // A shared row's chunk k of this thread.
-  __device__ __forceinline__ uint4* shared_chunk(int r, int k) const {
-    return reinterpret_cast<uint4*>(band_) + (static_cast<long>(r - RREG) * (VEC / kPer) + k) * threads_ + t_;
-  }
-  __device__ __forceinline__ void load_shared(int r, T (&x)[VEC]) const {
-#pragma unroll
-    for (int k = 0; k < VEC / kPer; ++k) {
-      const uint4 u = *shared_chunk(r, k);
-      memcpy(&x[k * kPer], &u, 16);
-    }
-  }
-  __device__ __forceinline__ void store_shared(int r, const T (&x)[VEC]) {
-#pragma unroll
-    for (int k = 0; k < VEC / kPer; ++k) {
-      uint4 u;
-      memcpy(&u, &x[k * kPer], 16);
-      *shared_chunk(r, k) = u;
-    }
-  }
-  __device__ __forceinline__ T shared_at(int r, int c) const {
-    return reinterpret_cast<const T*>(shared_chunk(r, c / kPer))[c % kPer];
+    for (int c = 0; c < VEC; ++c) v_[r][c] = x[c];
   }
 
   const Pe& pe_;
   const char* what_;
-  T v_[RREG][VEC];  // the band's first RREG rows (the rest at band_)
+  T v_[RMAX][VEC];  // the band's rows
   int g_, t_, r0_, R_, c0_, last_, pitch_, slots_, frow_n_;
   bool active_, has_up_, has_dn_, contract_, plain_;
   int up_pe_, up_g_, dn_pe_, dn_g_, rlo_, rhi_, left_at_, right_at_;
   unsigned cmask_;
   int steps_ = 0;
-  T *side_, *frow_, *band_, *up_rows_, *dn_rows_;
-  int threads_;
+  T *side_, *frow_, *up_rows_, *dn_rows_;
   std::uint64_t *up_flag_, *dn_flag_;
   const T* my_rows_;
   const std::uint64_t* my_flags_;
