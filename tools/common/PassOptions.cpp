@@ -12,20 +12,26 @@ namespace cl = llvm::cl;
 
 cl::OptionCategory category("Pass instrumentation");
 
-cl::opt<bool> print_before_all("print-ir-before-all", cl::desc("Print the IR before every pass (to stderr)"),
+cl::opt<bool> print_before_all("print-ir-before-all",
+                               cl::desc("Print the IR before every pass (to stderr)"),
                                cl::cat(category));
-cl::opt<bool> print_after_all("print-ir-after-all", cl::desc("Print the IR after every pass (to stderr)"),
+cl::opt<bool> print_after_all("print-ir-after-all",
+                              cl::desc("Print the IR after every pass (to stderr)"),
                               cl::cat(category));
-cl::list<std::string> print_before("print-ir-before", cl::desc("Print the IR before the named pass"),
+cl::list<std::string> print_before("print-ir-before",
+                                   cl::desc("Print the IR before the named pass"),
                                    cl::value_desc("pass"), cl::CommaSeparated, cl::cat(category));
 cl::list<std::string> print_after("print-ir-after", cl::desc("Print the IR after the named pass"),
                                   cl::value_desc("pass"), cl::CommaSeparated, cl::cat(category));
-cl::opt<bool> print_changed_only("print-ir-changed-only",
-                                 cl::desc("Print the IR after a pass only when it changed the IR (alone: after "
-                                          "every pass that changed it)"),
-                                 cl::cat(category));
-cl::opt<bool> pass_timing("pass-timing", cl::desc("Report the time each pass took (to stderr)"), cl::cat(category));
-cl::opt<bool> no_verify_each("no-verify-each", cl::desc("Do not run the IR verifier after each pass"),
+cl::opt<bool> print_changed_only(
+    "print-ir-changed-only",
+    cl::desc("Print the IR after a pass only when it changed the IR (alone: after "
+             "every pass that changed it)"),
+    cl::cat(category));
+cl::opt<bool> pass_timing("pass-timing", cl::desc("Report the time each pass took (to stderr)"),
+                          cl::cat(category));
+cl::opt<bool> no_verify_each("no-verify-each",
+                             cl::desc("Do not run the IR verifier after each pass"),
                              cl::cat(category));
 cl::opt<bool> list_passes("list-passes", cl::desc("List the passes and exit"), cl::cat(category));
 
@@ -33,7 +39,9 @@ const char* version_tool = "stencilc";
 
 }  // namespace
 
-llvm::cl::OptionCategory& pass_options_category() { return category; }
+llvm::cl::OptionCategory& pass_options_category() {
+  return category;
+}
 
 passes::PipelineOptions pipeline_options_from_command_line() {
   passes::PipelineOptions options;
@@ -61,10 +69,13 @@ bool check_dump_pass_names(const passes::PassRegistry& registry, std::string* er
   return true;
 }
 
-bool list_passes_requested() { return list_passes; }
+bool list_passes_requested() {
+  return list_passes;
+}
 
 void print_pass_list(const passes::PassRegistry& registry, std::ostream& os) {
-  for (const passes::PassInfo& p : registry.passes()) os << "  " << p.name << "  - " << p.summary << "\n";
+  for (const passes::PassInfo& p : registry.passes())
+    os << "  " << p.name << "  - " << p.summary << "\n";
 }
 
 void set_version_printer(const char* tool) {
@@ -73,7 +84,8 @@ void set_version_printer(const char* tool) {
 }
 
 void print_version(llvm::raw_ostream& os) {
-  os << version_tool << " version " << STENCILC_VERSION << " (Clang " << STENCILC_CLANG_VERSION << " front end)\n";
+  os << version_tool << " version " << STENCILC_VERSION << " (Clang " << STENCILC_CLANG_VERSION
+     << " front end)\n";
 }
 
 }  // namespace stencilc::tools

@@ -1,12 +1,12 @@
 // The options stencilc and stencilc-opt share (llvm::cl): the IR dumps between passes, pass
 // timing, --list-passes and --version, so both tools spell them the same way.
 #pragma once
-#include "passes/PassManager.h"
-
 #include <llvm/Support/CommandLine.h>
 
 #include <iosfwd>
 #include <string>
+
+#include "passes/PassManager.h"
 
 namespace stencilc::tools {
 

@@ -1,18 +1,18 @@
 // stencilc-opt: reads textual IR, verifies it, runs the named passes and prints the result.
 // The test driver of every pass: `stencilc-opt in.ir --pass=fold-constants | FileCheck in.ir`.
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/raw_ostream.h>
+
 #include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "PassOptions.h"
 #include "ir/IRParser.h"
 #include "ir/IRPrinter.h"
 #include "ir/Verifier.h"
 #include "passes/PassManager.h"
-#include "PassOptions.h"
-
-#include <llvm/Support/CommandLine.h>
-#include <llvm/Support/raw_ostream.h>
 
 namespace {
 
@@ -22,16 +22,20 @@ namespace cl = llvm::cl;
 
 cl::OptionCategory category("stencilc-opt options");
 cl::opt<std::string> input(cl::Positional, cl::desc("<input.ir | ->"), cl::cat(category));
-cl::opt<std::string> output("o", cl::desc("Write the output to <file> (default: stdout)"), cl::value_desc("file"),
-                            cl::init("-"), cl::cat(category));
+cl::opt<std::string> output("o", cl::desc("Write the output to <file> (default: stdout)"),
+                            cl::value_desc("file"), cl::init("-"), cl::cat(category));
 // --pass and --pass-pipeline run in command-line order, so both feed one ordered list.
-cl::list<std::string> pass("pass", cl::desc("Run the named pass (repeatable; in command-line order)"),
+cl::list<std::string> pass("pass",
+                           cl::desc("Run the named pass (repeatable; in command-line order)"),
                            cl::value_desc("name"), cl::cat(category));
-cl::list<std::string> pass_pipeline("pass-pipeline", cl::desc("Run the comma-separated passes in order"),
+cl::list<std::string> pass_pipeline("pass-pipeline",
+                                    cl::desc("Run the comma-separated passes in order"),
                                     cl::value_desc("a,b,c"), cl::cat(category));
-cl::opt<bool> verify_only("verify-only", cl::desc("Parse and verify; print nothing on success"), cl::cat(category));
+cl::opt<bool> verify_only("verify-only", cl::desc("Parse and verify; print nothing on success"),
+                          cl::cat(category));
 cl::opt<bool> split_input_file("split-input-file",
-                               cl::desc("Treat `// -----` lines as separating independent inputs"), cl::cat(category));
+                               cl::desc("Treat `// -----` lines as separating independent inputs"),
+                               cl::cat(category));
 
 bool fail(std::string* error, const std::string& message) {
   *error = message;
@@ -121,7 +125,8 @@ int run() {
   }
   if (!read_input(input, &text, &error)) return report(error);
   const std::string name = input == "-" ? "<stdin>" : input.getValue();
-  std::vector<std::string> chunks = split_input_file ? split_input(text) : std::vector<std::string>{text};
+  std::vector<std::string> chunks =
+      split_input_file ? split_input(text) : std::vector<std::string>{text};
   bool ok = true;
   std::string out;
   for (size_t i = 0; i < chunks.size(); ++i) {
@@ -144,8 +149,9 @@ int run() {
 int main(int argc, char** argv) {
   cl::HideUnrelatedOptions({&category, &stencilc::tools::pass_options_category()});
   stencilc::tools::set_version_printer("stencilc-opt");
-  if (!cl::ParseCommandLineOptions(argc, argv, "stencilc-opt: parses textual IR, verifies it, runs passes, prints it\n",
-                                   &llvm::errs()))
+  if (!cl::ParseCommandLineOptions(
+          argc, argv, "stencilc-opt: parses textual IR, verifies it, runs passes, prints it\n",
+          &llvm::errs()))
     return 1;
   return run();
 }

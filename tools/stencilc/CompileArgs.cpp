@@ -26,7 +26,8 @@ ForwardedArgs forwarded_args(const clang::tooling::CompileCommand& command) {
   namespace options = clang::driver::options;
   ForwardedArgs out;
   std::vector<const char*> argv;
-  for (size_t i = 1; i < command.CommandLine.size(); ++i) argv.push_back(command.CommandLine[i].c_str());
+  for (size_t i = 1; i < command.CommandLine.size(); ++i)
+    argv.push_back(command.CommandLine[i].c_str());
   unsigned missing_index = 0, missing_count = 0;
   const llvm::opt::OptTable& table = clang::driver::getDriverOptTable();
   llvm::opt::InputArgList args = table.ParseArgs(argv, missing_index, missing_count);

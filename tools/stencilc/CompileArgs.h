@@ -12,9 +12,9 @@ namespace stencilc::driver {
 
 /// What the host compile takes from a compile command.
 struct ForwardedArgs {
-  std::string optimization;        // the last -O flag, or empty
-  std::string standard;            // the last -std=, or empty
-  std::vector<std::string> args;   // -D, -U, -I, -isystem, -include, -g, -W, -f, in order
+  std::string optimization;       // the last -O flag, or empty
+  std::string standard;           // the last -std=, or empty
+  std::vector<std::string> args;  // -D, -U, -I, -isystem, -include, -g, -W, -f, in order
 };
 
 /// The arguments of `command` the host compile needs. Paths of -I, -isystem and -include are made

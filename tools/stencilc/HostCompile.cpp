@@ -2,8 +2,6 @@
 // for the cuda target's nvshmem backend.
 #include "HostCompile.h"
 
-#include "frontend/Frontend.h"
-
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
@@ -17,24 +15,29 @@
 #include <map>
 #include <sstream>
 
+#include "frontend/Frontend.h"
+
 namespace stencilc::driver {
 namespace {
 
 /// Runs `program args...` and returns what it printed on stdout (nullopt if it failed).
-std::optional<std::string> capture(const std::string& program, const std::vector<std::string>& args) {
+std::optional<std::string> capture(const std::string& program,
+                                   const std::vector<std::string>& args) {
   auto path = llvm::sys::findProgramByName(program);
   if (!path) return std::nullopt;
   llvm::SmallString<128> out;
   if (llvm::sys::fs::createTemporaryFile("stencilc-capture", "txt", out)) return std::nullopt;
   std::vector<llvm::StringRef> refs{*path};
   refs.insert(refs.end(), args.begin(), args.end());
-  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(out), llvm::StringRef("")};
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(out),
+                                                llvm::StringRef("")};
   int rc = llvm::sys::ExecuteAndWait(*path, refs, std::nullopt, redirects);
   std::ifstream in(out.str().str());
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   llvm::sys::fs::remove(out);
   if (rc != 0) return std::nullopt;
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+    text.pop_back();
   return text;
 }
 
@@ -45,16 +48,17 @@ std::vector<std::string> split_words(const std::string& text) {
   return words;
 }
 
-/// Where NVSHMEM is: NVSHMEM_HOME, else the nvidia-nvshmem-cu13 wheel of python3 ($STENCILC_PYTHON),
-/// else a standard install. The directory must hold include/nvshmem.h, lib/libnvshmem_device.a and
-/// lib/libnvshmem_host.so(.3).
+/// Where NVSHMEM is: NVSHMEM_HOME, else the nvidia-nvshmem-cu13 wheel of python3
+/// ($STENCILC_PYTHON), else a standard install. The directory must hold include/nvshmem.h,
+/// lib/libnvshmem_device.a and lib/libnvshmem_host.so(.3).
 struct Nvshmem {
   std::string include, lib, host_library, device_library;
 };
 
 std::optional<Nvshmem> nvshmem_at(const std::string& include, const std::string& lib) {
   Nvshmem n{include, lib, "", lib + "/libnvshmem_device.a"};
-  if (!llvm::sys::fs::exists(include + "/nvshmem.h") || !llvm::sys::fs::exists(n.device_library)) return std::nullopt;
+  if (!llvm::sys::fs::exists(include + "/nvshmem.h") || !llvm::sys::fs::exists(n.device_library))
+    return std::nullopt;
   for (const char* name : {"libnvshmem_host.so", "libnvshmem_host.so.3"}) {
     if (llvm::sys::fs::exists(lib + "/" + name)) n.host_library = lib + "/" + name;
   }
@@ -73,7 +77,8 @@ std::optional<Nvshmem> find_nvshmem(std::string* tried) {
   const char* python_env = std::getenv("STENCILC_PYTHON");
   std::string python = python_env && *python_env ? python_env : "python3";
   *tried = "the nvidia-nvshmem-cu13 wheel of " + python;
-  if (auto dir = capture(python, {"-c", "import nvidia.nvshmem as m; print(list(m.__path__)[0])"})) {
+  if (auto dir =
+          capture(python, {"-c", "import nvidia.nvshmem as m; print(list(m.__path__)[0])"})) {
     if (auto n = nvshmem_at(*dir + "/include", *dir + "/lib")) return n;
   }
   *tried += ", /usr/local/nvshmem, /opt/nvidia/nvshmem, /usr/include/nvshmem_13";
@@ -96,7 +101,8 @@ std::optional<std::vector<std::string>> mpi_flags() {
   auto link = capture(mpicc, {"--showme:link"});
   if (compile && link) {
     words = split_words(*compile + " " + *link);
-  } else if (auto info = capture(mpicc, {"-compile_info"}); info && capture(mpicc, {"-link_info"})) {
+  } else if (auto info = capture(mpicc, {"-compile_info"});
+             info && capture(mpicc, {"-link_info"})) {
     auto all = split_words(*info + " " + *capture(mpicc, {"-link_info"}));
     words.assign(all.begin() + (all.empty() ? 0 : 1), all.end());  // the first word is the compiler
   } else if (auto pc = capture("pkg-config", {"--cflags", "--libs", "ompi-c"})) {
@@ -108,7 +114,8 @@ std::optional<std::vector<std::string>> mpi_flags() {
   }
   std::vector<std::string> flags;
   for (const std::string& w : words) {
-    if (w.rfind("-I", 0) == 0 || w.rfind("-L", 0) == 0 || w.rfind("-l", 0) == 0 || w.rfind("-D", 0) == 0) {
+    if (w.rfind("-I", 0) == 0 || w.rfind("-L", 0) == 0 || w.rfind("-l", 0) == 0 ||
+        w.rfind("-D", 0) == 0) {
       flags.push_back(w);
     } else if (w.rfind("-Wl,", 0) == 0) {
       flags.push_back("-Xlinker=" + w.substr(4));
@@ -126,23 +133,27 @@ std::optional<std::vector<std::string>> nvshmem_args() {
   std::string tried;
   auto n = find_nvshmem(&tried);
   if (!n) {
-    std::cerr << "stencilc: error: --backend=nvshmem needs NVSHMEM (include/nvshmem.h, lib/libnvshmem_device.a, "
+    std::cerr << "stencilc: error: --backend=nvshmem needs NVSHMEM (include/nvshmem.h, "
+                 "lib/libnvshmem_device.a, "
                  "lib/libnvshmem_host.so.3); looked at "
               << tried
-              << ". Install it with `python3 -m pip install nvidia-nvshmem-cu13==3.4.5` (scripts/install-deps.sh does) "
+              << ". Install it with `python3 -m pip install nvidia-nvshmem-cu13==3.4.5` "
+                 "(scripts/install-deps.sh does) "
                  "or set NVSHMEM_HOME\n";
     return std::nullopt;
   }
   auto mpi = mpi_flags();
   if (!mpi) {
-    std::cerr << "stencilc: error: --backend=nvshmem needs MPI: no mpicc (set MPICC) and no pkg-config file for "
+    std::cerr << "stencilc: error: --backend=nvshmem needs MPI: no mpicc (set MPICC) and no "
+                 "pkg-config file for "
                  "ompi-c or mpich (Debian: apt-get install libopenmpi-dev)\n";
     return std::nullopt;
   }
   std::vector<std::string> args{"-rdc=true", "-I", n->include};
   args.insert(args.end(), mpi->begin(), mpi->end());
   // -l for the device library (the source is compiled with -x cu, which would apply to a .a too).
-  args.insert(args.end(), {"-L" + n->lib, "-lnvshmem_device", "-Xlinker", n->host_library, "-Xlinker", "-rpath," + n->lib});
+  args.insert(args.end(), {"-L" + n->lib, "-lnvshmem_device", "-Xlinker", n->host_library,
+                           "-Xlinker", "-rpath," + n->lib});
   return args;
 }
 
@@ -170,14 +181,15 @@ std::optional<std::string> find_compiler(bool cuda) {
   auto program = llvm::sys::findProgramByName(compiler);
   if (!program && cuda) program = llvm::sys::findProgramByName(compiler, {"/usr/local/cuda/bin"});
   if (!program) {
-    std::cerr << "stencilc: error: cannot find the " << (cuda ? "CUDA" : "host C++") << " compiler '" << compiler
-              << "' (set " << (cuda ? "NVCC" : "CXX") << ")\n";
+    std::cerr << "stencilc: error: cannot find the " << (cuda ? "CUDA" : "host C++")
+              << " compiler '" << compiler << "' (set " << (cuda ? "NVCC" : "CXX") << ")\n";
     return std::nullopt;
   }
   return *program;
 }
 
-std::optional<Command> host_compile_command(const std::string& compiler, const HostCompileRequest& r) {
+std::optional<Command> host_compile_command(const std::string& compiler,
+                                            const HostCompileRequest& r) {
   std::vector<std::string> args{compiler, r.standard, r.optimization};
   if (r.cuda) {
     if (r.cuda_archs.size() == 1) {
@@ -190,7 +202,8 @@ std::optional<Command> host_compile_command(const std::string& compiler, const H
     }
     args.push_back("--expt-relaxed-constexpr");
   }
-  for (const std::string& a : r.compile_args) args.push_back(r.cuda && !nvcc_knows(a) ? "-Xcompiler=" + a : a);
+  for (const std::string& a : r.compile_args)
+    args.push_back(r.cuda && !nvcc_knows(a) ? "-Xcompiler=" + a : a);
   for (const std::string& a : r.host_args) args.push_back(r.cuda ? "-Xcompiler=" + a : a);
   if (r.cuda) args.insert(args.end(), r.cuda_args.begin(), r.cuda_args.end());
   // The generated file lives elsewhere: `#include "x.h"` must still find x.h beside the source.
@@ -199,7 +212,8 @@ std::optional<Command> host_compile_command(const std::string& compiler, const H
   llvm::sys::path::remove_filename(source_dir);
   args.push_back(r.cuda ? "-I" : "-iquote");
   args.push_back(source_dir.str().str());
-  for (const std::string& dir : {stencilc::frontend::default_include_dir(), runtime_include_dir()}) {
+  for (const std::string& dir :
+       {stencilc::frontend::default_include_dir(), runtime_include_dir()}) {
     args.push_back("-I");
     args.push_back(dir);
   }
@@ -242,7 +256,8 @@ int run_command(const Command& command) {
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(command.args.front(), refs, std::nullopt, {}, 0, 0, &message);
   if (rc != 0) {
-    std::cerr << "stencilc: error: " << llvm::sys::path::filename(command.args.front()).str() << " failed "
+    std::cerr << "stencilc: error: " << llvm::sys::path::filename(command.args.front()).str()
+              << " failed "
               << (message.empty() ? "with exit code " + std::to_string(rc) : "(" + message + ")")
               << " (use -v to see the command)\n";
   }
@@ -254,7 +269,8 @@ bool host_compiler_accepts(const std::string& compiler, const std::string& flag)
   auto [it, fresh] = known.emplace(std::make_pair(compiler, flag), false);
   if (!fresh) return it->second;
   std::vector<llvm::StringRef> refs{compiler, "-fsyntax-only", "-x", "c++", flag, "/dev/null"};
-  std::optional<llvm::StringRef> quiet[] = {llvm::StringRef(""), llvm::StringRef(""), llvm::StringRef("")};
+  std::optional<llvm::StringRef> quiet[] = {llvm::StringRef(""), llvm::StringRef(""),
+                                            llvm::StringRef("")};
   it->second = llvm::sys::ExecuteAndWait(compiler, refs, std::nullopt, quiet) == 0;
   return it->second;
 }

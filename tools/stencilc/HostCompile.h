@@ -15,18 +15,18 @@ struct Command {
 
 struct HostCompileRequest {
   bool cuda = false;
-  bool nvshmem = false;                 // with cuda: the nvshmem backend (-rdc, NVSHMEM, MPI)
-  bool object_only = false;             // -c: an object file, no link
-  std::vector<std::string> cuda_archs;  // sm_XX, at least one with cuda
-  std::string generated_file;           // the generated .cpp/.cu
-  std::string source;                   // the user's file (its directory serves `#include "..."`)
-  std::string output;                   // the executable or object
-  std::string optimization = "-O2";     // the -O flag (the user's, else the target's default)
-  std::string standard = "-std=c++17";  // the -std flag
-  std::vector<std::string> compile_args;   // -D, -I, -g, -W, -f ...: for the compiler (cuda: nvcc)
-  std::vector<std::string> host_args;      // -Xcompiler: for the host compiler (under nvcc too)
-  std::vector<std::string> cuda_args;      // -Xcuda: for nvcc only
-  std::vector<std::string> link_inputs;    // -l, -L, .o, .a ...: in command-line order
+  bool nvshmem = false;                   // with cuda: the nvshmem backend (-rdc, NVSHMEM, MPI)
+  bool object_only = false;               // -c: an object file, no link
+  std::vector<std::string> cuda_archs;    // sm_XX, at least one with cuda
+  std::string generated_file;             // the generated .cpp/.cu
+  std::string source;                     // the user's file (its directory serves `#include "..."`)
+  std::string output;                     // the executable or object
+  std::string optimization = "-O2";       // the -O flag (the user's, else the target's default)
+  std::string standard = "-std=c++17";    // the -std flag
+  std::vector<std::string> compile_args;  // -D, -I, -g, -W, -f ...: for the compiler (cuda: nvcc)
+  std::vector<std::string> host_args;     // -Xcompiler: for the host compiler (under nvcc too)
+  std::vector<std::string> cuda_args;     // -Xcuda: for nvcc only
+  std::vector<std::string> link_inputs;   // -l, -L, .o, .a ...: in command-line order
 };
 
 /// The host compiler for `cuda` ($NVCC or nvcc; $CXX or c++), found on the PATH; nullopt after
@@ -34,7 +34,8 @@ struct HostCompileRequest {
 std::optional<std::string> find_compiler(bool cuda);
 
 /// The compile command; nullopt after an error message (nvshmem without NVSHMEM or MPI).
-std::optional<Command> host_compile_command(const std::string& compiler, const HostCompileRequest& request);
+std::optional<Command> host_compile_command(const std::string& compiler,
+                                            const HostCompileRequest& request);
 
 /// The command as clang's -### and -v print it: each argument quoted, on one line.
 std::string format_command(const Command& command);

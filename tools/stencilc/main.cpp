@@ -2,18 +2,6 @@
 // options, the front end, the pass pipeline, then the generated code written out (--emit, -S) or
 // compiled by the host compiler into an executable or, with -c, an object file (HostCompile.h).
 //   stencilc [options] <file.cpp> [<file.o|.a|.so>...] [-- <compile arguments>]
-#include "CompileArgs.h"
-#include "HostCompile.h"
-#include "PassOptions.h"
-#include "frontend/Frontend.h"
-#include "ir/IRPrinter.h"
-#include "ir/Verifier.h"
-#include "passes/PassManager.h"
-#include "passes/Pipelines.h"
-#include "codegen/CudaEmitter.h"
-#include "codegen/HostControlledEmitter.h"
-#include "codegen/HostEmitter.h"
-
 #include <clang/Tooling/CompilationDatabase.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/CommandLine.h>
@@ -27,6 +15,18 @@
 #include <iostream>
 #include <memory>
 
+#include "CompileArgs.h"
+#include "HostCompile.h"
+#include "PassOptions.h"
+#include "codegen/CudaEmitter.h"
+#include "codegen/HostControlledEmitter.h"
+#include "codegen/HostEmitter.h"
+#include "frontend/Frontend.h"
+#include "ir/IRPrinter.h"
+#include "ir/Verifier.h"
+#include "passes/PassManager.h"
+#include "passes/Pipelines.h"
+
 namespace {
 
 namespace cl = llvm::cl;
@@ -35,84 +35,107 @@ using stencilc::driver::Command;
 cl::OptionCategory category("stencilc options");
 cl::OptionCategory compile_category("Compiling (as clang and nvcc spell them)");
 
-cl::list<std::string> inputs(cl::Positional, cl::desc("<source.cpp> [<file.o|.a|.so>...]"), cl::cat(category));
-cl::opt<std::string> output("o",
-                            cl::desc("Write the output to <file> (default: a.out; -c: <source>.o; -S: "
-                                     "<source>.stencilc.cpp or .cu; --emit: stdout)"),
-                            cl::value_desc("file"), cl::cat(category));
-cl::opt<std::string> build_dir("p",
-                               cl::desc("Read the compile command from <build-dir>/compile_commands.json (its "
-                                        "relative paths are relative to the entry's directory)"),
-                               cl::value_desc("build-dir"), cl::cat(category));
-cl::opt<std::string> emit("emit",
-                          cl::desc("Stop after a stage and write it (to stdout without -o): ir (the IR; with "
-                                   "--target, after the target's pipeline), cpp (the generated host C++), cuda "
-                                   "(the .cu)"),
-                          cl::value_desc("stage"), cl::cat(category));
-cl::opt<bool> emit_source("S", cl::desc("Stop at the generated source and write it to <source>.stencilc.cpp "
-                                        "(--target=cuda: .cu) or -o"),
-                          cl::cat(category));
-cl::opt<bool> object_only("c", cl::desc("Compile the generated code into an object file (<source>.o or -o) "
-                                        "to link into an application; no link"),
-                          cl::cat(category));
-cl::opt<bool> syntax_only("fsyntax-only", cl::desc("Check the program (parse and lower it to the IR); write nothing"),
-                          cl::cat(category));
-cl::opt<std::string> target("target",
-                            cl::desc("Code generation target: host (PEs are threads; the default) or cuda (one "
-                                     "persistent kernel per GPU)"),
-                            cl::value_desc("target"), cl::cat(category));
-cl::opt<std::string> schedule("schedule",
-                              cl::desc("With --target=cuda: cpu-free (one persistent kernel per GPU; the default) or "
-                                       "host-controlled (the host launches a kernel per update and GPU: the baseline)"),
-                              cl::value_desc("schedule"), cl::init("cpu-free"), cl::cat(category));
-cl::opt<std::string> backend("backend",
-                             cl::desc("With --target=cuda: how the GPUs communicate: p2p (one process drives every "
-                                      "GPU over NVLink; the default) or nvshmem (one process per GPU, mpirun -np N)"),
-                             cl::value_desc("backend"), cl::init("p2p"), cl::cat(category));
-cl::list<std::string> cuda_arch("cuda-arch",
-                                cl::desc("With --target=cuda: the GPU architectures, repeatable or comma-separated "
-                                         "(default sm_90)"),
-                                cl::value_desc("sm_XX"), cl::CommaSeparated, cl::cat(category));
-cl::opt<std::string> pass_pipeline("pass-pipeline", cl::desc("The passes to run after the front end, comma-separated"),
-                                   cl::value_desc("a,b,c"), cl::init("fold-constants"), cl::cat(category));
+cl::list<std::string> inputs(cl::Positional, cl::desc("<source.cpp> [<file.o|.a|.so>...]"),
+                             cl::cat(category));
+cl::opt<std::string> output(
+    "o",
+    cl::desc("Write the output to <file> (default: a.out; -c: <source>.o; -S: "
+             "<source>.stencilc.cpp or .cu; --emit: stdout)"),
+    cl::value_desc("file"), cl::cat(category));
+cl::opt<std::string> build_dir(
+    "p",
+    cl::desc("Read the compile command from <build-dir>/compile_commands.json (its "
+             "relative paths are relative to the entry's directory)"),
+    cl::value_desc("build-dir"), cl::cat(category));
+cl::opt<std::string> emit(
+    "emit",
+    cl::desc("Stop after a stage and write it (to stdout without -o): ir (the IR; with "
+             "--target, after the target's pipeline), cpp (the generated host C++), cuda "
+             "(the .cu)"),
+    cl::value_desc("stage"), cl::cat(category));
+cl::opt<bool> emit_source(
+    "S",
+    cl::desc("Stop at the generated source and write it to <source>.stencilc.cpp "
+             "(--target=cuda: .cu) or -o"),
+    cl::cat(category));
+cl::opt<bool> object_only(
+    "c",
+    cl::desc("Compile the generated code into an object file (<source>.o or -o) "
+             "to link into an application; no link"),
+    cl::cat(category));
+cl::opt<bool> syntax_only(
+    "fsyntax-only", cl::desc("Check the program (parse and lower it to the IR); write nothing"),
+    cl::cat(category));
+cl::opt<std::string> target(
+    "target",
+    cl::desc("Code generation target: host (PEs are threads; the default) or cuda (one "
+             "persistent kernel per GPU)"),
+    cl::value_desc("target"), cl::cat(category));
+cl::opt<std::string> schedule(
+    "schedule",
+    cl::desc("With --target=cuda: cpu-free (one persistent kernel per GPU; the default) or "
+             "host-controlled (the host launches a kernel per update and GPU: the baseline)"),
+    cl::value_desc("schedule"), cl::init("cpu-free"), cl::cat(category));
+cl::opt<std::string> backend(
+    "backend",
+    cl::desc("With --target=cuda: how the GPUs communicate: p2p (one process drives every "
+             "GPU over NVLink; the default) or nvshmem (one process per GPU, mpirun -np N)"),
+    cl::value_desc("backend"), cl::init("p2p"), cl::cat(category));
+cl::list<std::string> cuda_arch(
+    "cuda-arch",
+    cl::desc("With --target=cuda: the GPU architectures, repeatable or comma-separated "
+             "(default sm_90)"),
+    cl::value_desc("sm_XX"), cl::CommaSeparated, cl::cat(category));
+cl::opt<std::string> pass_pipeline(
+    "pass-pipeline", cl::desc("The passes to run after the front end, comma-separated"),
+    cl::value_desc("a,b,c"), cl::init("fold-constants"), cl::cat(category));
 cl::opt<bool> verbose("v", cl::desc("Print the commands run (to stderr)"), cl::cat(category));
-cl::opt<bool> print_only("###", cl::desc("Print the commands that would run (to stderr) and run none"),
+cl::opt<bool> print_only("###",
+                         cl::desc("Print the commands that would run (to stderr) and run none"),
                          cl::cat(category));
 
 cl::list<std::string> defines("D", cl::desc("Define a macro (front end and host compiler)"),
-                              cl::value_desc("macro[=value]"), cl::Prefix, cl::cat(compile_category));
+                              cl::value_desc("macro[=value]"), cl::Prefix,
+                              cl::cat(compile_category));
 cl::list<std::string> undefines("U", cl::desc("Undefine a macro (front end and host compiler)"),
                                 cl::value_desc("macro"), cl::Prefix, cl::cat(compile_category));
-cl::list<std::string> include_dirs("I", cl::desc("Add an include directory (front end and host compiler)"),
+cl::list<std::string> include_dirs(
+    "I", cl::desc("Add an include directory (front end and host compiler)"), cl::value_desc("dir"),
+    cl::Prefix, cl::cat(compile_category));
+cl::opt<std::string> optimization(
+    "O", cl::desc("Optimization level of the host compile (default -O2; cuda: -O3)"),
+    cl::value_desc("level"), cl::Prefix, cl::ValueOptional, cl::cat(compile_category));
+cl::opt<std::string> standard("std", cl::desc("The C++ standard (default c++17)"),
+                              cl::value_desc("c++NN"), cl::cat(compile_category));
+cl::opt<bool> debug_info("g", cl::desc("Debug information in the host compile"),
+                         cl::cat(compile_category));
+cl::list<std::string> libraries("l", cl::desc("Link with a library"), cl::value_desc("name"),
+                                cl::Prefix, cl::cat(compile_category));
+cl::list<std::string> library_dirs("L", cl::desc("Add a library directory to the link"),
                                    cl::value_desc("dir"), cl::Prefix, cl::cat(compile_category));
-cl::opt<std::string> optimization("O", cl::desc("Optimization level of the host compile (default -O2; cuda: -O3)"),
-                                  cl::value_desc("level"), cl::Prefix, cl::ValueOptional, cl::cat(compile_category));
-cl::opt<std::string> standard("std", cl::desc("The C++ standard (default c++17)"), cl::value_desc("c++NN"),
-                              cl::cat(compile_category));
-cl::opt<bool> debug_info("g", cl::desc("Debug information in the host compile"), cl::cat(compile_category));
-cl::list<std::string> libraries("l", cl::desc("Link with a library"), cl::value_desc("name"), cl::Prefix,
-                                cl::cat(compile_category));
-cl::list<std::string> library_dirs("L", cl::desc("Add a library directory to the link"), cl::value_desc("dir"),
-                                   cl::Prefix, cl::cat(compile_category));
-cl::list<std::string> xcompiler("Xcompiler",
-                                cl::desc("Pass arguments (comma-separated) to the host compiler; with --target=cuda, "
-                                         "to nvcc's host compiler"),
-                                cl::value_desc("args"), cl::CommaSeparated, cl::cat(compile_category));
+cl::list<std::string> xcompiler(
+    "Xcompiler",
+    cl::desc("Pass arguments (comma-separated) to the host compiler; with --target=cuda, "
+             "to nvcc's host compiler"),
+    cl::value_desc("args"), cl::CommaSeparated, cl::cat(compile_category));
 cl::alias xcompiler_nvcc("compiler-options", cl::desc("Alias for -Xcompiler (nvcc's spelling)"),
                          cl::aliasopt(xcompiler));
-cl::list<std::string> xcuda("Xcuda", cl::desc("With --target=cuda: pass an argument to nvcc"), cl::value_desc("arg"),
-                            cl::cat(compile_category));
-cl::list<std::string> extra_args("extra-arg", cl::desc("Append an argument to the front end's compile command"),
+cl::list<std::string> xcuda("Xcuda", cl::desc("With --target=cuda: pass an argument to nvcc"),
+                            cl::value_desc("arg"), cl::cat(compile_category));
+cl::list<std::string> extra_args("extra-arg",
+                                 cl::desc("Append an argument to the front end's compile command"),
                                  cl::value_desc("arg"), cl::cat(compile_category));
 cl::opt<bool> dep_md("MD",
                      cl::desc("Also write a Makefile-style depfile: the source and every file it "
                               "includes (see -MF)"),
                      cl::cat(compile_category));
-cl::opt<bool> dep_mmd("MMD", cl::desc("Like -MD, but leave system headers out"), cl::cat(compile_category));
-cl::opt<std::string> dep_file("MF",
-                              cl::desc("With -MD/-MMD: the depfile to write (default: the output file "
-                                       "with .d for its extension)"),
-                              cl::value_desc("file"), cl::cat(compile_category));
+cl::opt<bool> dep_mmd("MMD", cl::desc("Like -MD, but leave system headers out"),
+                      cl::cat(compile_category));
+cl::opt<std::string> dep_file(
+    "MF",
+    cl::desc("With -MD/-MMD: the depfile to write (default: the output file "
+             "with .d for its extension)"),
+    cl::value_desc("file"), cl::cat(compile_category));
 cl::opt<std::string> dep_target("MT",
                                 cl::desc("With -MD/-MMD: the target the depfile names (default: "
                                          "the output file)"),
@@ -121,6 +144,11 @@ cl::opt<std::string> dep_target("MT",
 int error(const std::string& message) {
   std::cerr << "stencilc: error: " << message << "\n";
   return 1;
+}
+
+bool fail(const std::string& message) {
+  error(message);
+  return false;
 }
 
 /// The depfile being written, removed again if stencilc fails: no depfile without its output.
@@ -174,7 +202,8 @@ bool write_output(const std::string& path, const std::string& text) {
 /// clang and nvcc pass on the files they do not compile.
 bool is_source(const std::string& path) {
   llvm::StringRef ext = llvm::sys::path::extension(path);
-  return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++" || ext == ".C" || ext == ".cu";
+  return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++" || ext == ".C" ||
+         ext == ".cu";
 }
 
 /// The source file and the link inputs (-l, -L and files, in command-line order); nullopt after
@@ -198,11 +227,13 @@ std::optional<std::pair<std::string, std::vector<std::string>>> classify_inputs(
       link.emplace_back(inputs.getPosition(i), path);
     }
   }
-  for (size_t i = 0; i < libraries.size(); ++i) link.emplace_back(libraries.getPosition(i), "-l" + libraries[i]);
+  for (size_t i = 0; i < libraries.size(); ++i)
+    link.emplace_back(libraries.getPosition(i), "-l" + libraries[i]);
   for (size_t i = 0; i < library_dirs.size(); ++i)
     link.emplace_back(library_dirs.getPosition(i), "-L" + library_dirs[i]);
   if (sources.empty()) {
-    error(inputs.empty() ? "no input files" : "no source file among the inputs (a .cpp, .cc, .cxx or .cu)");
+    error(inputs.empty() ? "no input files"
+                         : "no source file among the inputs (a .cpp, .cc, .cxx or .cu)");
     return std::nullopt;
   }
   if (sources.size() > 1) {
@@ -226,7 +257,8 @@ std::string absolute_path(const std::string& path) {
 /// the database's directory; they are relative to this one).
 std::vector<std::string> command_line_compile_args() {
   std::vector<std::pair<unsigned, std::string>> positioned;
-  for (size_t i = 0; i < defines.size(); ++i) positioned.emplace_back(defines.getPosition(i), "-D" + defines[i]);
+  for (size_t i = 0; i < defines.size(); ++i)
+    positioned.emplace_back(defines.getPosition(i), "-D" + defines[i]);
   for (size_t i = 0; i < undefines.size(); ++i)
     positioned.emplace_back(undefines.getPosition(i), "-U" + undefines[i]);
   for (size_t i = 0; i < include_dirs.size(); ++i)
@@ -240,13 +272,15 @@ std::vector<std::string> command_line_compile_args() {
 /// The -O flag of the host compile: the command line's, else the compile command's, else the
 /// target's default. A bare -O is -O1, as for GCC and clang.
 std::string optimization_flag(const std::string& from_command, bool cuda) {
-  if (optimization.getNumOccurrences()) return "-O" + (optimization.empty() ? std::string("1") : optimization);
+  if (optimization.getNumOccurrences())
+    return "-O" + (optimization.empty() ? std::string("1") : optimization);
   if (!from_command.empty()) return from_command;
   return cuda ? "-O3" : "-O2";
 }
 
 /// Runs the pass pipeline with the dump options; nullopt after printing the errors.
-std::optional<stencilc::ir::Module> run_pipeline(const stencilc::ir::Module& module, const std::string& names) {
+std::optional<stencilc::ir::Module> run_pipeline(const stencilc::ir::Module& module,
+                                                 const std::string& names) {
   namespace passes = stencilc::passes;
   const passes::PassRegistry& registry = passes::PassRegistry::builtin();
   std::string message;
@@ -268,19 +302,20 @@ std::optional<stencilc::ir::Module> run_pipeline(const stencilc::ir::Module& mod
 }
 
 /// The user's file with each program replaced by its generated code for the target.
-std::optional<std::string> generated_source(const stencilc::frontend::FrontendResult& fe, const stencilc::ir::Module& m,
-                                            bool cuda) {
+std::optional<std::string> generated_source(const stencilc::frontend::FrontendResult& fe,
+                                            const stencilc::ir::Module& m, bool cuda) {
   std::vector<std::string> errors;
   const bool host_controlled = cuda && schedule == "host-controlled";
-  const auto cuda_backend =
-      backend == "nvshmem" ? stencilc::codegen::CudaBackend::Nvshmem : stencilc::codegen::CudaBackend::P2P;
+  const auto cuda_backend = backend == "nvshmem" ? stencilc::codegen::CudaBackend::Nvshmem
+                                                 : stencilc::codegen::CudaBackend::P2P;
   auto programs = host_controlled ? stencilc::codegen::emit_cuda_host_controlled(m, &errors)
                   : cuda          ? stencilc::codegen::emit_cuda(m, &errors, cuda_backend)
                                   : stencilc::codegen::emit_host(m, &errors);
   for (const auto& site : fe.sites) {
-    if (site.body_end == 0) errors.push_back(fe.module.source + ": error: program '" + site.name +
-                                             "' is defined in an included file; code generation needs it in the "
-                                             "file given to stencilc");
+    if (site.body_end == 0)
+      errors.push_back(fe.module.source + ": error: program '" + site.name +
+                       "' is defined in an included file; code generation needs it in the "
+                       "file given to stencilc");
   }
   if (!errors.empty()) {
     for (const auto& e : errors) std::cerr << e << "\n";
@@ -290,16 +325,18 @@ std::optional<std::string> generated_source(const stencilc::frontend::FrontendRe
   for (const auto& s : fe.sites) sites.push_back({s.insert_at, s.body_begin, s.body_end});
   std::string prologue =
       host_controlled ? "// Generated by stencilc " STENCILC_VERSION " from " + fe.module.source +
-                            " for the cuda target (host-controlled, p2p).\n#include <stencilc/compiled_cuda.hpp>\n"
+                            " for the cuda target (host-controlled, p2p).\n#include "
+                            "<stencilc/compiled_cuda.hpp>\n"
                             "#include <stencilc/runtime/cuda/host_controlled.cuh>\n"
       : cuda && backend == "nvshmem"
           ? "// Generated by stencilc " STENCILC_VERSION " from " + fe.module.source +
                 " for the cuda target (cpu-free, nvshmem: one process per GPU, mpirun -np N).\n"
                 "#include <stencilc/compiled_cuda_nvshmem.hpp>\n"
       : cuda ? "// Generated by stencilc " STENCILC_VERSION " from " + fe.module.source +
-                 " for the cuda target (cpu-free, p2p).\n#include <stencilc/compiled_cuda.hpp>\n"
-           : "// Generated by stencilc " STENCILC_VERSION " from " + fe.module.source +
-                 " for the host target.\n#include <stencilc/compiled.hpp>\n#include <stencilc/runtime/halo.hpp>\n";
+                   " for the cuda target (cpu-free, p2p).\n#include <stencilc/compiled_cuda.hpp>\n"
+             : "// Generated by stencilc " STENCILC_VERSION " from " + fe.module.source +
+                   " for the host target.\n#include <stencilc/compiled.hpp>\n#include "
+                   "<stencilc/runtime/halo.hpp>\n";
   return stencilc::codegen::splice(fe.text, fe.module.source, prologue, programs, sites);
 }
 
@@ -308,30 +345,35 @@ std::optional<std::string> generated_source(const stencilc::frontend::FrontendRe
 /// The option checks that need no input; an error message and false on a bad combination.
 static bool check_options(bool cuda) {
   int stops = (emit.getNumOccurrences() > 0) + emit_source + object_only + syntax_only;
-  if (stops > 1) return error("give one of --emit, -S, -c and -fsyntax-only (each says where to stop)") == 0;
+  if (stops > 1)
+    return fail("give one of --emit, -S, -c and -fsyntax-only (each says where to stop)");
   if (!emit.empty() && emit != "ir" && emit != "cpp" && emit != "cuda")
-    return error("unknown --emit stage '" + emit + "' (known: ir, cpp, cuda)") == 0;
+    return fail("unknown --emit stage '" + emit + "' (known: ir, cpp, cuda)");
   if (!target.empty() && target != "host" && target != "cuda")
-    return error("unknown --target '" + target + "' (available: host, cuda)") == 0;
+    return fail("unknown --target '" + target + "' (available: host, cuda)");
   if (backend != "p2p" && backend != "nvshmem")
-    return error("unknown --backend '" + backend + "' (available: p2p, nvshmem)") == 0;
-  if (backend.getNumOccurrences() && !cuda) return error("--backend=" + backend + " goes with --target=cuda") == 0;
+    return fail("unknown --backend '" + backend + "' (available: p2p, nvshmem)");
+  if (backend.getNumOccurrences() && !cuda)
+    return fail("--backend=" + backend + " goes with --target=cuda");
   if ((emit == "cpp" && cuda) || (emit == "cuda" && !cuda))
-    return error("--emit=" + emit + " goes with --target=" + (emit == "cpp" ? "host" : "cuda")) == 0;
+    return fail("--emit=" + emit + " goes with --target=" + (emit == "cpp" ? "host" : "cuda"));
   if (schedule != "cpu-free" && schedule != "host-controlled")
-    return error("unknown --schedule '" + schedule + "' (available: cpu-free, host-controlled)") == 0;
+    return fail("unknown --schedule '" + schedule + "' (available: cpu-free, host-controlled)");
   if (schedule == "host-controlled" && backend == "nvshmem")
-    return error("--schedule=host-controlled runs on the p2p backend only (one process drives every GPU); drop "
-                 "--backend=nvshmem") == 0;
+    return fail(
+        "--schedule=host-controlled runs on the p2p backend only (one process drives every GPU); "
+        "drop "
+        "--backend=nvshmem");
   if (schedule.getNumOccurrences() && !cuda)
-    return error("--schedule goes with --target=cuda (the host target has one schedule)") == 0;
+    return fail("--schedule goes with --target=cuda (the host target has one schedule)");
   for (const std::string& arch : cuda_arch) {
     if (arch.size() < 4 || arch.rfind("sm_", 0) != 0 ||
-        !std::all_of(arch.begin() + 3, arch.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
-      return error("--cuda-arch=" + arch + ": expected sm_XX (e.g. sm_90)") == 0;
+        !std::all_of(arch.begin() + 3, arch.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
+      return fail("--cuda-arch=" + arch + ": expected sm_XX (e.g. sm_90)");
   }
-  if (cuda_arch.getNumOccurrences() && !cuda) return error("--cuda-arch goes with --target=cuda") == 0;
-  if (xcuda.getNumOccurrences() && !cuda) return error("-Xcuda goes with --target=cuda") == 0;
+  if (cuda_arch.getNumOccurrences() && !cuda) return fail("--cuda-arch goes with --target=cuda");
+  if (xcuda.getNumOccurrences() && !cuda) return fail("-Xcuda goes with --target=cuda");
   return true;
 }
 
@@ -345,74 +387,11 @@ static std::string output_path(const std::string& source, bool cuda) {
   return object_only ? stem + ".o" : stem + (cuda ? ".stencilc.cu" : ".stencilc.cpp");
 }
 
-static int compile(int argc, const char** argv) {
-  cl::HideUnrelatedOptions({&category, &compile_category, &stencilc::tools::pass_options_category()});
-  stencilc::tools::set_version_printer("stencilc");
-  // Everything after `--` is the compile command, as for clang-tidy and friends.
-  std::string db_error;
-  std::unique_ptr<clang::tooling::CompilationDatabase> db =
-      clang::tooling::FixedCompilationDatabase::loadFromCommandLine(argc, argv, db_error);
-  if (!cl::ParseCommandLineOptions(argc, argv,
-                                   "stencilc: compiles annotated C++ stencil programs into CPU-free multi-GPU code\n",
-                                   &llvm::errs())) {
-    return 1;
-  }
-  if (stencilc::tools::list_passes_requested()) {
-    stencilc::tools::print_pass_list(stencilc::passes::PassRegistry::builtin(), std::cout);
-    return 0;
-  }
-  const bool cuda = target == "cuda" || (target.empty() && emit == "cuda");
-  if (!check_options(cuda)) return 1;
-  auto classified = classify_inputs();
-  if (!classified) return 1;
-  const auto& [input, link_inputs] = *classified;
-  const bool link = emit.empty() && !emit_source && !object_only && !syntax_only;
-  if (!link && !link_inputs.empty()) {
-    std::cerr << "stencilc: warning: " << link_inputs.front() << ": linker input unused (nothing is linked)\n";
-  }
-  if (!build_dir.empty()) {
-    if (db) return error("give either -p <build-dir> or '-- <args>', not both");
-    db = clang::tooling::CompilationDatabase::loadFromDirectory(build_dir, db_error);
-    if (!db) return error(db_error);
-  }
-  if (!db) db = std::make_unique<clang::tooling::FixedCompilationDatabase>(".", std::vector<std::string>{});
-
-  // --emit=ir alone shows the front end's IR; a target (or driver mode) runs its whole pipeline.
-  bool generate = emit != "ir" || !target.empty();
-  const char* target_pipeline = schedule == "host-controlled" ? stencilc::passes::host_controlled_pipeline()
-                                                              : stencilc::passes::cpu_free_pipeline();
-  std::string names = pass_pipeline.getNumOccurrences() ? pass_pipeline.getValue()
-                      : generate ? std::string("fold-constants,") + target_pipeline
-                                 : pass_pipeline.getValue();
-
-  const std::string out = output_path(input, cuda);
-  std::vector<std::string> compile_args = command_line_compile_args();
-  if (optimization.getNumOccurrences()) compile_args.push_back(optimization_flag("", cuda));
-  if (standard.getNumOccurrences()) compile_args.push_back("-std=" + standard);
-  if (debug_info) compile_args.push_back("-g");
-  stencilc::frontend::FrontendOptions options;
-  options.extra_args = compile_args;
-  options.extra_args.insert(options.extra_args.end(), extra_args.begin(), extra_args.end());
-  auto dep_args = depfile_args(out);
-  if (!dep_args) return 1;
-  options.extra_args.insert(options.extra_args.end(), dep_args->begin(), dep_args->end());
-  auto fe = stencilc::frontend::lower_source(*db, input, options);
-  if (!fe) return 1;
-  auto problems = stencilc::ir::verify(fe->module);
-  if (!problems.empty()) {
-    for (const auto& p : problems) std::cerr << "stencilc: internal error: front end produced invalid IR: " << p << "\n";
-    return 2;
-  }
-  if (syntax_only) return 0;
-  auto module = run_pipeline(fe->module, names);
-  if (!module) return 1;
-  if (emit == "ir") return write_output(out, stencilc::ir::print(*module)) ? 0 : 1;
-
-  auto source = generated_source(*fe, *module, cuda);
-  if (!source) return 1;
-  if (!emit.empty() || emit_source) return write_output(out, *source) ? 0 : 1;
-
-  // Compile the generated code, like clang or nvcc would: an executable, or with -c an object.
+/// Compiles the generated code `source`, like clang or nvcc would: into the executable or, with
+/// -c, the object file `out`. `compile_args` are the command line's -D, -U, -I, -O, -std and -g.
+static int build(const std::string& input, const std::vector<std::string>& link_inputs,
+                 const std::string& out, bool cuda, const clang::tooling::CompilationDatabase& db,
+                 const std::vector<std::string>& compile_args, const std::string& source) {
   auto compiler = stencilc::driver::find_compiler(cuda);
   if (!compiler) return 1;
   stencilc::driver::HostCompileRequest request;
@@ -428,28 +407,31 @@ static int compile(int argc, const char** argv) {
   request.cuda_args.assign(xcuda.begin(), xcuda.end());
   // The compile command's arguments (after `--`, or the database's), then the command line's.
   stencilc::driver::ForwardedArgs forwarded;
-  if (auto commands = db->getCompileCommands(input); !commands.empty())
+  if (auto commands = db.getCompileCommands(input); !commands.empty())
     forwarded = stencilc::driver::forwarded_args(commands.front());
   request.optimization = optimization_flag(forwarded.optimization, cuda);
   request.standard = standard.getNumOccurrences() ? "-std=" + standard
                      : forwarded.standard.empty() ? "-std=c++17"
                                                   : forwarded.standard;
   // A compile command written for clang may hold -f flags the host compiler (g++) rejects.
-  std::optional<std::string> host_compiler = cuda ? stencilc::driver::find_compiler(false) : compiler;
+  std::optional<std::string> host_compiler =
+      cuda ? stencilc::driver::find_compiler(false) : compiler;
   for (const std::string& a : forwarded.args) {
-    if (a.rfind("-f", 0) == 0 && !(host_compiler && stencilc::driver::host_compiler_accepts(*host_compiler, a))) {
-      if (verbose || print_only) std::cerr << "stencilc: note: not passing " << a << " on: the host compiler rejects it\n";
+    if (a.rfind("-f", 0) == 0 &&
+        !(host_compiler && stencilc::driver::host_compiler_accepts(*host_compiler, a))) {
+      if (verbose || print_only)
+        std::cerr << "stencilc: note: not passing " << a << " on: the host compiler rejects it\n";
       continue;
     }
     request.compile_args.push_back(a);
   }
   request.compile_args.insert(request.compile_args.end(), compile_args.begin(), compile_args.end());
   // -O and -std are the request's own; -g stays in compile_args.
-  request.compile_args.erase(std::remove_if(request.compile_args.begin(), request.compile_args.end(),
-                                            [](const std::string& a) {
-                                              return a.rfind("-O", 0) == 0 || a.rfind("-std=", 0) == 0;
-                                            }),
-                             request.compile_args.end());
+  request.compile_args.erase(
+      std::remove_if(
+          request.compile_args.begin(), request.compile_args.end(),
+          [](const std::string& a) { return a.rfind("-O", 0) == 0 || a.rfind("-std=", 0) == 0; }),
+      request.compile_args.end());
   request.compile_args.insert(request.compile_args.end(), extra_args.begin(), extra_args.end());
 
   llvm::SmallString<128> tmp;
@@ -472,11 +454,88 @@ static int compile(int argc, const char** argv) {
   if (print_only) return 0;
   {
     std::ofstream file(request.generated_file);
-    file << *source;
+    file << source;
   }
   int rc = stencilc::driver::run_command(*command);
   if (rc == 0 || !std::getenv("STENCILC_KEEP_TEMPS")) llvm::sys::fs::remove(tmp);
   return rc;
+}
+
+static int compile(int argc, const char** argv) {
+  cl::HideUnrelatedOptions(
+      {&category, &compile_category, &stencilc::tools::pass_options_category()});
+  stencilc::tools::set_version_printer("stencilc");
+  // Everything after `--` is the compile command, as for clang-tidy and friends.
+  std::string db_error;
+  std::unique_ptr<clang::tooling::CompilationDatabase> db =
+      clang::tooling::FixedCompilationDatabase::loadFromCommandLine(argc, argv, db_error);
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "stencilc: compiles annotated C++ stencil programs into CPU-free multi-GPU code\n",
+          &llvm::errs())) {
+    return 1;
+  }
+  if (stencilc::tools::list_passes_requested()) {
+    stencilc::tools::print_pass_list(stencilc::passes::PassRegistry::builtin(), std::cout);
+    return 0;
+  }
+  const bool cuda = target == "cuda" || (target.empty() && emit == "cuda");
+  if (!check_options(cuda)) return 1;
+  auto classified = classify_inputs();
+  if (!classified) return 1;
+  const auto& [input, link_inputs] = *classified;
+  const bool link = emit.empty() && !emit_source && !object_only && !syntax_only;
+  if (!link && !link_inputs.empty()) {
+    std::cerr << "stencilc: warning: " << link_inputs.front()
+              << ": linker input unused (nothing is linked)\n";
+  }
+  if (!build_dir.empty()) {
+    if (db) return error("give either -p <build-dir> or '-- <args>', not both");
+    db = clang::tooling::CompilationDatabase::loadFromDirectory(build_dir, db_error);
+    if (!db) return error(db_error);
+  }
+  if (!db)
+    db =
+        std::make_unique<clang::tooling::FixedCompilationDatabase>(".", std::vector<std::string>{});
+
+  // --emit=ir alone shows the front end's IR; a target (or driver mode) runs its whole pipeline.
+  bool generate = emit != "ir" || !target.empty();
+  const char* target_pipeline = schedule == "host-controlled"
+                                    ? stencilc::passes::host_controlled_pipeline()
+                                    : stencilc::passes::cpu_free_pipeline();
+  std::string names = pass_pipeline.getNumOccurrences() ? pass_pipeline.getValue()
+                      : generate ? std::string("fold-constants,") + target_pipeline
+                                 : pass_pipeline.getValue();
+
+  const std::string out = output_path(input, cuda);
+  std::vector<std::string> compile_args = command_line_compile_args();
+  if (optimization.getNumOccurrences()) compile_args.push_back(optimization_flag("", cuda));
+  if (standard.getNumOccurrences()) compile_args.push_back("-std=" + standard);
+  if (debug_info) compile_args.push_back("-g");
+  stencilc::frontend::FrontendOptions options;
+  options.extra_args = compile_args;
+  options.extra_args.insert(options.extra_args.end(), extra_args.begin(), extra_args.end());
+  auto dep_args = depfile_args(out);
+  if (!dep_args) return 1;
+  options.extra_args.insert(options.extra_args.end(), dep_args->begin(), dep_args->end());
+  auto fe = stencilc::frontend::lower_source(*db, input, options);
+  if (!fe) return 1;
+  auto problems = stencilc::ir::verify(fe->module);
+  if (!problems.empty()) {
+    for (const auto& p : problems)
+      std::cerr << "stencilc: internal error: front end produced invalid IR: " << p << "\n";
+    return 2;
+  }
+  if (syntax_only) return 0;
+  auto module = run_pipeline(fe->module, names);
+  if (!module) return 1;
+  if (emit == "ir") return write_output(out, stencilc::ir::print(*module)) ? 0 : 1;
+
+  auto source = generated_source(*fe, *module, cuda);
+  if (!source) return 1;
+  if (!emit.empty() || emit_source) return write_output(out, *source) ? 0 : 1;
+
+  return build(input, link_inputs, out, cuda, *db, compile_args, *source);
 }
 
 int main(int argc, const char** argv) {
