@@ -80,10 +80,11 @@ def write_outputs(out, rows, device, bandwidth, date):
     os.makedirs(out, exist_ok=True)
     header = ["date", "device", "program", "size", "gpus", "schedule", "backend", "us_per_step",
               "bandwidth_fraction", "verified"]
-    with open(os.path.join(out, "latest.csv"), "w") as f:
-        f.write(",".join(header) + "\n")
-        for r in rows:
-            f.write(",".join(str(x) for x in r) + "\n")
+    # The csv module quotes a field with a comma in it (a device name can have one).
+    with open(os.path.join(out, "latest.csv"), "w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
     # The table: one line per program, size and GPU count (in the order measured), both schedules
     # side by side, then any other schedule measured (cpu-free-regs) with its ratio to cpu-free.
     by = {(r[2], r[3], r[4], r[5]): r for r in rows}

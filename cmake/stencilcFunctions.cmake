@@ -32,6 +32,16 @@
 #     NVSHMEM's libraries). TARGET host has neither but the defaults. The generated files are in
 #     the target's STENCILC_GENERATED_SOURCES property.
 #
+#   stencilc_add_library(<name> SOURCES <file>... [HEADERS <file>...] [TARGET host|cuda]
+#                        [SCHEDULE ...] [BACKEND ...] [CUDA_ARCHITECTURES <arch>...] [OPTIONS ...])
+#     The same as a static library, for an application that has its own main: SOURCES define
+#     the programs and plain functions that call them; the directories of HEADERS (the
+#     declarations the application includes) are the library's public include directories, and
+#     the stencilc runtime it needs comes with it (linked PUBLIC).
+#
+#   Both give the generated code -O2 (CUDA: -O3) when no build type is set, where CMake would
+#   compile it unoptimized.
+#
 #   stencilc_find_nvshmem()
 #     Sets STENCILC_NVSHMEM_FOUND and, when found, makes the imported targets stencilc::nvshmem
 #     (libnvshmem_host.so.3, libnvshmem_device.a, their headers) and sets STENCILC_NVSHMEM_LIBRARY_DIR.
@@ -42,6 +52,14 @@
 #   stencilc_add_reference_executable(<name> SOURCES <file>...)
 #     The same sources built by the host compiler against the user header (serial reference
 #     semantics): the build every compiled run is checked against.
+#
+#   stencilc_add_reference_test(<test> COMPILED <target> REFERENCE <target> [PES <n>...]
+#                               [ARGS <argument-set>...] [ENV <NAME=VALUE>...] [TIMEOUT <s>])
+#     A test that runs the stencilc build and the reference build with each argument set (one
+#     string each, space-separated; default: none) on each PE count (default 1 2 3 4) and
+#     compares every grid they hand back (Grid::copy_to) element by element and the numbers they
+#     print: stencilc-compare (STENCILC_COMPARE_TOOL), the check tests/e2e runs on every sample.
+#     ENV: set for the stencilc build's runs.
 include_guard(GLOBAL)
 
 # Recorded by the functions below (functions keep the policies of their definition): DEPFILE
@@ -198,6 +216,7 @@ function(stencilc_generate out_var)
       set(output "${out_dir}/${name}.stencilc.cpp")
       set(emit cpp)
     endif()
+    get_filename_component(output_name "${output}" NAME)
     if(output IN_LIST generated)
       message(FATAL_ERROR "stencilc_generate: two sources named ${name}.* would both generate ${output}; "
                           "give them separate OUTPUT_DIRECTORY")
@@ -209,7 +228,7 @@ function(stencilc_generate out_var)
               -MD -MF "${output}.d" -- ${compile_args}
       DEPENDS "${source}" stencilc::stencilc
       DEPFILE "${output}.d"
-      COMMENT "stencilc: generating ${name}.stencilc.${emit} from ${source_name}"
+      COMMENT "stencilc: generating ${output_name} from ${source_name}"
       COMMAND_EXPAND_LISTS VERBATIM)
     set_source_files_properties("${output}" PROPERTIES GENERATED TRUE INCLUDE_DIRECTORIES "${source_dir}")
     list(APPEND generated "${output}")
@@ -217,9 +236,19 @@ function(stencilc_generate out_var)
   set(${out_var} "${generated}" PARENT_SCOPE)
 endfunction()
 
-function(stencilc_add_executable name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "TARGET;SCHEDULE;BACKEND" "SOURCES;CUDA_ARCHITECTURES;OPTIONS")
-  set(fn "stencilc_add_executable(${name})")
+# stencilc_add_executable and stencilc_add_library: <kind> is EXECUTABLE or LIBRARY.
+function(_stencilc_add_program kind name)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "TARGET;SCHEDULE;BACKEND" "SOURCES;HEADERS;CUDA_ARCHITECTURES;OPTIONS")
+  if(kind STREQUAL "LIBRARY")
+    set(fn "stencilc_add_library(${name})")
+    set(visibility PUBLIC)
+  else()
+    set(fn "stencilc_add_executable(${name})")
+    set(visibility PRIVATE)
+    if(arg_HEADERS)
+      message(FATAL_ERROR "${fn}: HEADERS is for stencilc_add_library")
+    endif()
+  endif()
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "${fn}: unexpected arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -275,7 +304,29 @@ function(stencilc_add_executable name)
     message(AUTHOR_WARNING "${fn}: CUDA_ARCHITECTURES is ignored for TARGET ${arg_TARGET}")
   endif()
 
-  add_executable(${name})
+  if(kind STREQUAL "LIBRARY")
+    add_library(${name} STATIC)
+    # The headers that declare what the library offers: their directories are the library's
+    # public include directories, for the application that links it.
+    set(header_dirs)
+    foreach(header IN LISTS arg_HEADERS)
+      get_filename_component(header "${header}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+      get_filename_component(dir "${header}" DIRECTORY)
+      list(APPEND header_dirs "${dir}")
+      target_sources(${name} PRIVATE "${header}")
+    endforeach()
+    list(REMOVE_DUPLICATES header_dirs)
+    if(header_dirs)
+      target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${header_dirs}>")
+    endif()
+  else()
+    add_executable(${name})
+  endif()
+  # Without a build type CMake passes no -O flag; stencilc's code is meant to run optimized.
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(NOT multi_config AND NOT CMAKE_BUILD_TYPE)
+    target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O2> $<$<COMPILE_LANGUAGE:CUDA>:-O3>)
+  endif()
   set(backend_args)
   if(arg_TARGET STREQUAL "cuda")
     set(backend_args BACKEND ${arg_BACKEND})
@@ -284,10 +335,10 @@ function(stencilc_add_executable name)
                     OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/stencilc/${name}" OPTIONS ${arg_OPTIONS})
   target_sources(${name} PRIVATE ${generated})
   # compiled.hpp comes with the user header; the runtime brings its own headers and Threads.
-  target_link_libraries(${name} PRIVATE stencilc::runtime_host stencilc::headers)
+  target_link_libraries(${name} ${visibility} stencilc::runtime_host stencilc::headers)
   if(arg_TARGET STREQUAL "cuda")
     # One persistent cooperative kernel per GPU (the p2p backend drives every GPU of the node).
-    target_link_libraries(${name} PRIVATE stencilc::runtime_cuda)
+    target_link_libraries(${name} ${visibility} stencilc::runtime_cuda)
     set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${arg_CUDA_ARCHITECTURES}" CUDA_STANDARD 17)
     target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
   endif()
@@ -295,9 +346,17 @@ function(stencilc_add_executable name)
     # NVSHMEM's device library needs relocatable device code and a device link step.
     set_target_properties(${name} PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_RESOLVE_DEVICE_SYMBOLS ON
                           BUILD_RPATH "${STENCILC_NVSHMEM_LIBRARY_DIR}" INSTALL_RPATH "${STENCILC_NVSHMEM_LIBRARY_DIR}")
-    target_link_libraries(${name} PRIVATE stencilc::nvshmem MPI::MPI_${mpi_language})
+    target_link_libraries(${name} ${visibility} stencilc::nvshmem MPI::MPI_${mpi_language})
   endif()
   set_target_properties(${name} PROPERTIES STENCILC_GENERATED_SOURCES "${generated}")
+endfunction()
+
+function(stencilc_add_executable name)
+  _stencilc_add_program(EXECUTABLE ${ARGV})
+endfunction()
+
+function(stencilc_add_library name)
+  _stencilc_add_program(LIBRARY ${ARGV})
 endfunction()
 
 function(stencilc_add_reference_executable name)
@@ -310,4 +369,46 @@ function(stencilc_add_reference_executable name)
   endif()
   add_executable(${name} ${arg_SOURCES})
   target_link_libraries(${name} PRIVATE stencilc::headers)
+endfunction()
+
+# The comparison tool of tests/e2e (stencilc-compare): stencilcConfig.cmake sets it to the
+# installed one; stencilc's own build uses the sources.
+if(NOT STENCILC_COMPARE_TOOL)
+  set(STENCILC_COMPARE_TOOL "${CMAKE_CURRENT_LIST_DIR}/../tools/stencilc-compare/stencilc-compare.py")
+endif()
+
+function(stencilc_add_reference_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "COMPILED;REFERENCE;TIMEOUT" "PES;ARGS;ENV")
+  set(fn "stencilc_add_reference_test(${name})")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${fn}: unexpected arguments: ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_COMPILED OR NOT arg_REFERENCE)
+    message(FATAL_ERROR "${fn}: needs COMPILED <target> and REFERENCE <target>")
+  endif()
+  if(NOT arg_PES)
+    set(arg_PES 1 2 3 4)
+  endif()
+  if(NOT arg_ARGS)
+    set(arg_ARGS "")  # one run with no arguments
+  endif()
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT 300)
+  endif()
+  string(REPLACE ";" "," pes "${arg_PES}")
+  set(command "${STENCILC_COMPARE_TOOL}" --exe "$<TARGET_FILE:${arg_COMPILED}>"
+              --reference "$<TARGET_FILE:${arg_REFERENCE}>" --workdir "${CMAKE_CURRENT_BINARY_DIR}/${name}"
+              --pes "${pes}")
+  if(arg_ARGS STREQUAL "")
+    list(APPEND command "--args=")
+  else()
+    foreach(args IN LISTS arg_ARGS)
+      list(APPEND command "--args=${args}")
+    endforeach()
+  endif()
+  foreach(env IN LISTS arg_ENV)
+    list(APPEND command "--env=${env}")
+  endforeach()
+  add_test(NAME ${name} COMMAND ${command})
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${arg_TIMEOUT})
 endfunction()

@@ -18,7 +18,7 @@ nvdisasm_wheel="nvidia-cuda-nvdisasm==13.2.51"
 
 packages=(cmake g++ make python3 git
           llvm-19-dev libclang-19-dev clang-19 llvm-19-tools
-          libfmt-dev libgtest-dev libopenmpi-dev)
+          libgtest-dev libopenmpi-dev)
 
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi

@@ -67,6 +67,22 @@ def main(root):
                "another schedule's columns named")
         expect("| heat3d | 256^3 | 2 | 74.99 | 42% | - | - | - | - | - | - | NO |" in table, "an unverified row says NO")
         expect("| jacobi2d@weak | 8192^2 per GPU | 2 |" in table, "a weak-scaling row names its size per GPU")
+        # A device name with a comma in it stays one field (latest.csv is written by the csv module).
+        part = os.path.join(work, "c")
+        os.makedirs(part)
+        device = "NVIDIA H100 80GB HBM3, driver 580"
+        with open(os.path.join(part, "latest.csv"), "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(HEADER.strip().split(","))
+            w.writerow(["2026-11-22", device, "jacobi2d", "256", "1", "cpu-free", "p2p", "11.16", "0.011", "true"])
+        out = os.path.join(work, "out-comma")
+        r = subprocess.run([sys.executable, os.path.join(root, "bench/measure.py"), "--merge",
+                            os.path.join(part, "latest.csv"), "--out", out], capture_output=True, text=True)
+        expect(r.returncode == 0, f"merge of a device name with a comma exits 0 (got {r.returncode}: {r.stderr[-300:]})")
+        if r.returncode == 0:
+            rows = list(csv.DictReader(open(os.path.join(out, "latest.csv"))))
+            expect([(x["device"], x["us_per_step"]) for x in rows] == [(device, "11.16")],
+                   f"a device name with a comma reads back as one field: {rows}")
     for f in failures:
         print("FAIL: " + f)
     print(f"bench merge: {'ok' if not failures else f'{len(failures)} failed'}")

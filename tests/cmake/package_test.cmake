@@ -2,8 +2,11 @@
 #   install      cmake --install the build into WORK_DIR/staged, move it to WORK_DIR/prefix (the
 #                package must not depend on where it was installed), check its files, and that
 #                the installed stencilc finds the installed headers.
-#   consumer     configure, build and test a copy of examples/cmake-consumer against the prefix;
-#                a no-op rebuild must not run stencilc, a rebuild after editing params.hpp must.
+#   consumer     configure, build and test a copy of examples/cmake-consumer against the prefix
+#                (stencilc_add_executable, stencilc_add_library, `stencilc -c`, and
+#                stencilc_add_reference_test with the installed stencilc-compare); a no-op
+#                rebuild must not run stencilc, a rebuild after editing params.hpp must; without
+#                a build type the generated code still compiles with -O2.
 #   unavailable  stencilc_add_executable must refuse combinations it cannot build: SCHEDULE
 #                host-controlled or BACKEND nvshmem without TARGET cuda.
 # cmake -DSTEP=<step> -DSTENCILC_BINARY_DIR= -DSTENCILC_SOURCE_DIR= -DWORK_DIR= -DCONFIG=
@@ -35,7 +38,7 @@ endfunction()
 # configure(<what> <source-dir> <build-dir> [EXPECT_FAILURE] [DEFINES -D...]): its output in
 # configure_output.
 function(configure what source build)
-  cmake_parse_arguments(PARSE_ARGV 3 arg "EXPECT_FAILURE" "" "DEFINES")
+  cmake_parse_arguments(PARSE_ARGV 3 arg "EXPECT_FAILURE;NO_BUILD_TYPE" "" "DEFINES")
   set(generator_args -G "${GENERATOR}")
   if(MAKE_PROGRAM)
     list(APPEND generator_args "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
@@ -44,13 +47,17 @@ function(configure what source build)
   if(NOT build_type)
     set(build_type Release)
   endif()
+  set(build_type_arg -DCMAKE_BUILD_TYPE=${build_type})
+  if(arg_NO_BUILD_TYPE)
+    set(build_type_arg)
+  endif()
   set(expect)
   if(arg_EXPECT_FAILURE)
     set(expect EXPECT_FAILURE)
   endif()
   run("${what}" ${expect} OUTPUT out
       COMMAND ${CMAKE_COMMAND} -S "${source}" -B "${build}" ${generator_args} "-DCMAKE_CXX_COMPILER=${CXX}"
-              -DCMAKE_BUILD_TYPE=${build_type} "-Dstencilc_DIR=${package_dir}" ${arg_DEFINES})
+              ${build_type_arg} "-Dstencilc_DIR=${package_dir}" ${arg_DEFINES})
   set(configure_output "${out}" PARENT_SCOPE)
 endfunction()
 
@@ -75,7 +82,7 @@ if(STEP STREQUAL "install")
   run("install" COMMAND ${CMAKE_COMMAND} --install "${STENCILC_BINARY_DIR}" --prefix "${WORK_DIR}/staged" ${config_args})
   file(RENAME "${WORK_DIR}/staged" "${prefix}")
   regex_escape(prefix_re "${prefix}")
-  foreach(file bin/stencilc include/stencilc/stencilc.hpp include/stencilc/compiled.hpp
+  foreach(file bin/stencilc bin/stencilc-compare include/stencilc/stencilc.hpp include/stencilc/compiled.hpp
                include/stencilc/detail/grid.hpp include/stencilc/runtime/host.hpp include/stencilc/runtime/halo.hpp
                lib/cmake/stencilc/stencilcConfig.cmake lib/cmake/stencilc/stencilcConfigVersion.cmake
                lib/cmake/stencilc/stencilcTargets.cmake lib/cmake/stencilc/stencilcFunctions.cmake)
@@ -113,8 +120,20 @@ elseif(STEP STREQUAL "consumer")
   configure("configure the consumer" "${source}" "${build}")
   run("build the consumer" OUTPUT out COMMAND ${CMAKE_COMMAND} --build "${build}" --parallel 2)
   expect_match("first build" "${out}" "${generate_line}")
+  expect_match("first build" "${out}" "stencilc -c: compiling plate\\.o from plate\\.cpp")
+  expect_match("first build" "${out}" "stencilc: generating plate\\.stencilc\\.cpp from plate\\.cpp")
+  # The CUDA build (where nvcc is) names the file it writes.
+  if(out MATCHES "stencilc\\.cuda ")
+    message(FATAL_ERROR "a generation step names a .cuda file; stencilc writes .stencilc.cu:\n${out}")
+  endif()
+  if(EXISTS "${build}/stencilc/heat2d_cuda")
+    expect_match("first build (CUDA)" "${out}" "stencilc: generating heat2d\\.stencilc\\.cu from heat2d\\.cpp")
+  endif()
   run("the consumer's tests" OUTPUT out COMMAND ${CMAKE_CTEST_COMMAND} --test-dir "${build}" --output-on-failure)
   expect_match("the consumer's tests" "${out}" "100% tests passed")
+  # The application with its stencil library and with `stencilc -c`'s object, against its reference.
+  expect_match("the consumer's tests" "${out}" "plate\\.library \\.+ +Passed")
+  expect_match("the consumer's tests" "${out}" "plate\\.object \\.+ +Passed")
 
   set(generated "${build}/stencilc/heat2d/heat2d.stencilc.cpp")
   file(READ "${generated}.d" depfile)
@@ -142,8 +161,18 @@ elseif(STEP STREQUAL "consumer")
     message(FATAL_ERROR "${generated} was not rewritten (modified at ${after}, before the edit ${before})")
   endif()
   run("the consumer's tests after the edit" OUTPUT out
-      COMMAND ${CMAKE_CTEST_COMMAND} --test-dir "${build}" --output-on-failure -V -R heat2d.default)
-  expect_match("the consumer's tests after the edit" "${out}" "steps=150 ")
+      COMMAND ${CMAKE_CTEST_COMMAND} --test-dir "${build}" --output-on-failure -R heat2d.default)
+  run("heat2d after the edit" OUTPUT out COMMAND "${build}/heat2d" --stencilc-pes=2)
+  expect_match("heat2d after the edit" "${out}" "steps=150 ")
+
+  # Without a build type CMake adds no -O flag: the functions give stencilc's code one.
+  set(plain "${WORK_DIR}/consumer-no-build-type")
+  file(REMOVE_RECURSE "${plain}")
+  configure("configure the consumer without a build type" "${source}" "${plain}" NO_BUILD_TYPE)
+  run("build heat2d without a build type" OUTPUT out
+      COMMAND ${CMAKE_COMMAND} --build "${plain}" --target heat2d --verbose)
+  expect_match("the compile of heat2d.stencilc.cpp without a build type" "${out}"
+               "[^\n]* -O2 [^\n]*heat2d\\.stencilc\\.cpp")
 
 elseif(STEP STREQUAL "unavailable")
   # Combinations that make no sense: the host target has one schedule, and the nvshmem backend

@@ -1,0 +1,50 @@
+// The driver's last step: the command that compiles stencilc's generated code with the host
+// compiler (host target) or nvcc (cuda target) into an executable or an object file, and running
+// or printing it (-v, -###).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stencilc::driver {
+
+/// A program and its arguments (args[0] is the program).
+struct Command {
+  std::vector<std::string> args;
+};
+
+struct HostCompileRequest {
+  bool cuda = false;
+  bool nvshmem = false;                   // with cuda: the nvshmem backend (-rdc, NVSHMEM, MPI)
+  bool object_only = false;               // -c: an object file, no link
+  std::vector<std::string> cuda_archs;    // sm_XX, at least one with cuda
+  std::string generated_file;             // the generated .cpp/.cu
+  std::string source;                     // the user's file (its directory serves `#include "..."`)
+  std::string output;                     // the executable or object
+  std::string optimization = "-O2";       // the -O flag (the user's, else the target's default)
+  std::string standard = "-std=c++17";    // the -std flag
+  std::vector<std::string> compile_args;  // -D, -I, -g, -W, -f ...: for the compiler (cuda: nvcc)
+  std::vector<std::string> host_args;     // -Xcompiler: for the host compiler (under nvcc too)
+  std::vector<std::string> cuda_args;     // -Xcuda: for nvcc only
+  std::vector<std::string> link_inputs;   // -l, -L, .o, .a ...: in command-line order
+};
+
+/// The host compiler for `cuda` ($NVCC or nvcc; $CXX or c++), found on the PATH; nullopt after
+/// an error message.
+std::optional<std::string> find_compiler(bool cuda);
+
+/// The compile command; nullopt after an error message (nvshmem without NVSHMEM or MPI).
+std::optional<Command> host_compile_command(const std::string& compiler,
+                                            const HostCompileRequest& request);
+
+/// The command as clang's -### and -v print it: each argument quoted, on one line.
+std::string format_command(const Command& command);
+
+/// Runs the command; prints an error naming it when it fails. Returns its exit status.
+int run_command(const Command& command);
+
+/// Whether the host compiler `compiler` accepts `flag` (asked once per flag: it compiles an empty
+/// file with it), so that clang-only -f flags of a compile command do not reach g++.
+bool host_compiler_accepts(const std::string& compiler, const std::string& flag);
+
+}  // namespace stencilc::driver
