@@ -129,8 +129,7 @@ class ExprLowering {
     }
     if (isa<MaterializeTemporaryExpr, ExprWithCleanups, CXXBindTemporaryExpr>(e)) return lower(strip(e));
     if (isa<LambdaExpr>(e)) return fail(e->getExprLoc(), "a lambda is only allowed as the body of stencilc::for_each or stencilc::reduce");
-    return fail(e->getExprLoc(), std::string("unsupported expression (") + e->getStmtClassName() +
-                                     ") in a stencil program", e->getSourceRange());
+    return fail(e->getExprLoc(), construct_name(e) + " are not supported in a stencil program", e->getSourceRange());
   }
 
  private:
@@ -193,7 +192,7 @@ class ExprLowering {
       case CK_BitCast:
         return fail(c->getExprLoc(), "pointers are not part of the stencil language", c->getSourceRange());
       default:
-        return fail(c->getExprLoc(), std::string("unsupported conversion (") + c->getCastKindName() + ")",
+        return fail(c->getExprLoc(), conversion_name(c->getCastKind()) + " are not supported in a stencil program",
                     c->getSourceRange());
     }
   }

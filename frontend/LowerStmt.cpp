@@ -101,7 +101,17 @@ std::optional<ir::Program> ProgramLowering::lower_program(const FunctionDecl* fd
   current_function_ = fd;
   if (!fd->getReturnType()->isVoidType())
     cx_.error(fd->getLocation(), "a stencil program must return void; hand results back through reference parameters");
-  if (fd->isTemplated()) cx_.error(fd->getLocation(), "a stencil program cannot be a template");
+  const char* marker = kind_ == ir::ProgramKind::Global ? "SC_PROGRAM" : "SC_SPMD_PROGRAM";
+  if (isa<CXXMethodDecl>(fd)) {
+    // The generated code takes the place of a function at namespace scope.
+    cx_.error(fd->getLocation(), std::string(marker) + " marks a free function; '" + fd->getQualifiedNameAsString() +
+                                     "' is a member function (make it a function at namespace scope)");
+    return std::nullopt;
+  }
+  if (fd->isTemplated()) {
+    cx_.error(fd->getLocation(), "a stencil program cannot be a template");
+    return std::nullopt;  // its parameters' types are not known: nothing more to say
+  }
   push_scope();
   for (const ParmVarDecl* p : fd->parameters()) {
     auto param = lower_param(p);
@@ -287,8 +297,7 @@ void ProgramLowering::lower_program_stmt(const Stmt* s, std::vector<ir::Stmt>& o
   } else if (const char* what = unsupported_stmt_name(s)) {
     cx_.error(s->getBeginLoc(), std::string(what) + " are not supported in a stencil program");
   } else {
-    cx_.error(s->getBeginLoc(), std::string("unsupported statement (") + s->getStmtClassName() +
-                                    ") in a stencil program");
+    cx_.error(s->getBeginLoc(), construct_name(s) + " are not supported in a stencil program");
   }
   out.insert(out.end(), hoisted_.begin(), hoisted_.end());
   out.insert(out.end(), produced.begin(), produced.end());
@@ -320,6 +329,10 @@ void ProgramLowering::lower_point_stmt(const Stmt* s, std::vector<ir::Stmt>& out
       std::string n = fd ? fd->getQualifiedNameAsString() : "an indirect function";
       if (fd && (is_stencilc_function(fd, "for_each") || is_stencilc_function(fd, "reduce")))
         cx_.error(call->getExprLoc(), "'" + n + "' cannot be nested inside " + std::string(place));
+      else if (fd && fd->getIdentifier() && is_stencilc_function(fd, fd->getName().str().c_str()))
+        // exchange, swap and the SPMD intrinsics act on whole grids, between updates.
+        cx_.error(call->getExprLoc(), "'" + n + "' is not allowed inside " + place + "; call it at program level, "
+                                          "outside stencilc::for_each");
       else
         cx_.error(call->getExprLoc(), "a call to '" + n + "' as a statement has no effect in " + place +
                                           "; only its value can be used");
@@ -329,7 +342,7 @@ void ProgramLowering::lower_point_stmt(const Stmt* s, std::vector<ir::Stmt>& out
   } else if (const char* what = unsupported_stmt_name(s)) {
     cx_.error(s->getBeginLoc(), std::string(what) + " are not supported inside " + place);
   } else {
-    cx_.error(s->getBeginLoc(), std::string("unsupported statement (") + s->getStmtClassName() + ") inside " + place);
+    cx_.error(s->getBeginLoc(), construct_name(s) + " are not supported inside " + place);
   }
 }
 

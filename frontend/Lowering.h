@@ -55,6 +55,8 @@ class LoweringContext {
   /// Lowers a user function called from a point body into the module (once) and returns its
   /// IR name, or nullopt after reporting why it cannot be.
   std::optional<std::string> lower_function(const clang::FunctionDecl* fd, clang::SourceLocation use);
+  /// Keeps `name` for a program: functions lowered before or after it are named otherwise.
+  void reserve_program_name(const std::string& name) { program_names_.insert(name); }
 
  private:
   clang::ASTContext& ast_;
@@ -62,6 +64,7 @@ class LoweringContext {
   int errors_ = 0;
   std::map<const clang::FunctionDecl*, std::string> functions_;
   std::set<const clang::FunctionDecl*> in_progress_;
+  std::set<std::string> program_names_;
 };
 
 /// Where a statement or expression stands, which decides what it may contain.
@@ -166,5 +169,11 @@ const clang::Expr* strip(const clang::Expr* e);
 const clang::FunctionDecl* callee_of(const clang::CallExpr* call);
 /// True if `fd` is `stencilc::<name>`.
 bool is_stencilc_function(const clang::FunctionDecl* fd, const char* name);
+
+/// What a diagnostic calls a statement or expression that the language leaves out, in the user's
+/// words ("default arguments", "character literals"), never Clang's class name (NodeNames.cpp).
+std::string construct_name(const clang::Stmt* s);
+/// The same for a conversion Clang inserted or the user wrote ("user-defined conversions").
+std::string conversion_name(clang::CastKind kind);
 
 }  // namespace stencilc::frontend
