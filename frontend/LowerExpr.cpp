@@ -110,6 +110,14 @@ class ExprLowering {
   explicit ExprLowering(ProgramLowering& pl) : pl_(pl), cx_(pl.cx()) {}
 
   ir::Expr lower(const Expr* e) {
+    if (!pl_.enter(e->getExprLoc())) return nullptr;
+    ir::Expr x = lower_node(e);
+    pl_.leave();
+    return x;
+  }
+
+ private:
+  ir::Expr lower_node(const Expr* e) {
     e = e->IgnoreParens();
     if (auto* lit = dyn_cast<IntegerLiteral>(e)) return literal_int(lit);
     if (auto* lit = dyn_cast<FloatingLiteral>(e)) return literal_float(lit);
@@ -132,7 +140,6 @@ class ExprLowering {
     return fail(e->getExprLoc(), construct_name(e) + " are not supported in a stencil program", e->getSourceRange());
   }
 
- private:
   ProgramLowering& pl_;
   LoweringContext& cx_;
 

@@ -177,7 +177,24 @@ ir::Stmt ProgramLowering::lower_block(const Stmt* s) {
   return ir::make_block(std::move(out), cx_.loc(s->getBeginLoc()));
 }
 
+bool ProgramLowering::enter(SourceLocation at) {
+  if (++nesting_ <= ir::kMaxSourceNestingDepth) return true;
+  if (!nesting_reported_) {
+    nesting_reported_ = true;
+    cx_.error(at, "statements and expressions nested too deeply: stencilc supports " +
+                      std::to_string(ir::kMaxSourceNestingDepth) + " levels (split the expression into variables)");
+  }
+  --nesting_;
+  return false;
+}
+
 void ProgramLowering::lower_stmt_into(const Stmt* s, std::vector<ir::Stmt>& out) {
+  if (!enter(s->getBeginLoc())) return;
+  lower_stmt_level(s, out);
+  leave();
+}
+
+void ProgramLowering::lower_stmt_level(const Stmt* s, std::vector<ir::Stmt>& out) {
   if (auto* cs = dyn_cast<CompoundStmt>(s)) {
     // Nested C++ blocks are flattened into the enclosing IR scope; declare() renames clashes.
     for (const Stmt* child : cs->body()) lower_stmt_into(child, out);

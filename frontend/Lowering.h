@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ir/IR.h"
+#include "ir/Nesting.h"
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
@@ -102,6 +103,10 @@ class ProgramLowering {
   void emit_before(ir::Stmt s) { hoisted_.push_back(std::move(s)); }
   /// Lowers a `stencilc::reduce` call into a Reduce statement, returning its result variable.
   ir::Expr lower_reduce(const clang::CallExpr* call);
+  /// One level deeper into statements or expressions: false (after reporting it, once) past
+  /// ir::kMaxSourceNestingDepth, the most that prints and parses back as IR. Pair with leave().
+  bool enter(clang::SourceLocation at);
+  void leave() { --nesting_; }
 
  private:
   friend class StmtLowering;
@@ -124,12 +129,15 @@ class ProgramLowering {
   std::vector<const clang::ParmVarDecl*> point_indices_;
   std::vector<ir::Stmt> hoisted_;
   int reduce_counter_ = 0;
+  int nesting_ = 0;
+  bool nesting_reported_ = false;
   const clang::FunctionDecl* current_function_ = nullptr;
 
   // LowerStmt.cpp
   std::optional<ir::Param> lower_param(const clang::ParmVarDecl* p);
   ir::Stmt lower_block(const clang::Stmt* s);
   void lower_stmt_into(const clang::Stmt* s, std::vector<ir::Stmt>& out);
+  void lower_stmt_level(const clang::Stmt* s, std::vector<ir::Stmt>& out);  // lower_stmt_into's work
   void lower_program_stmt(const clang::Stmt* s, std::vector<ir::Stmt>& out);
   void lower_point_stmt(const clang::Stmt* s, std::vector<ir::Stmt>& out);
   void lower_decl_stmt(const clang::DeclStmt* ds, std::vector<ir::Stmt>& out);

@@ -6,6 +6,7 @@
 
 #include "ir/IRParser.h"
 #include "ir/IRPrinter.h"
+#include "ir/Nesting.h"
 #include "ir/Verifier.h"
 #include "passes/PassManager.h"
 
@@ -195,5 +196,6 @@ int main(int argc, char** argv) {
   Options o;
   std::string error;
   if (!parse_options(argc, argv, &o, &error)) return report(error);
-  return run(o);
+  // Input may nest as deep as the parser allows: the walks over it need the deep stack.
+  return ir::run_with_deep_stack([&] { return run(o); });
 }
