@@ -15,6 +15,8 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
+#include <map>
+
 namespace stencilc::frontend {
 
 using namespace clang;
@@ -91,8 +93,14 @@ std::optional<std::string> LoweringContext::lower_function(const FunctionDecl* f
   if (auto it = functions_.find(fd); it != functions_.end()) return it->second;
   std::string qname = fd->getQualifiedNameAsString();
   const FunctionDecl* def = nullptr;
-  if (!fd->hasBody(def) || fd->isInStdNamespace() || def->isTemplateInstantiation() ||
-      ast_.getSourceManager().isInSystemHeader(def->getLocation())) {
+  bool library = fd->isInStdNamespace() || ast_.getSourceManager().isInSystemHeader(fd->getLocation());
+  if (!library && (fd->isTemplateInstantiation() || fd->getPrimaryTemplate())) {
+    // Defined in the file or not, a template's instances are not lowered: say so, not "undefined".
+    error(use, "call to '" + qname + "' is not supported in a point update: it is a function template, and only "
+               "plain (non-template) functions may be called from a point update");
+    return std::nullopt;
+  }
+  if (library || !fd->hasBody(def) || ast_.getSourceManager().isInSystemHeader(def->getLocation())) {
     error(use, "call to '" + qname + "' is not supported in a point update; only math functions (sqrt, exp, sin, cos, "
                "fabs, fmin, fmax, pow) and functions defined in the program's file may be called");
     return std::nullopt;
@@ -101,8 +109,10 @@ std::optional<std::string> LoweringContext::lower_function(const FunctionDecl* f
     error(use, "recursive call to '" + qname + "': functions called from a point update cannot recurse");
     return std::nullopt;
   }
+  // Programs keep their C++ names (the generated code refers to them): functions step aside.
   std::string name = fd->getNameAsString();
-  for (int k = 1; module_.find_function(name); ++k) name = fd->getNameAsString() + "_" + std::to_string(k);
+  for (int k = 1; module_.find_function(name) || program_names_.count(name); ++k)
+    name = fd->getNameAsString() + "_" + std::to_string(k);
   in_progress_.insert(fd);
   ProgramLowering lowering(*this, ir::ProgramKind::Global);
   auto fn = lowering.lower_function(def, name);
@@ -148,7 +158,24 @@ class LowerConsumer : public ASTConsumer {
     LoweringContext cx(ast, out.module);
     ProgramFinder finder;
     finder.TraverseDecl(ast.getTranslationUnitDecl());
+    if (finder.programs.empty()) warn_no_programs(ast);
+    std::map<std::string, const FunctionDecl*> first_of_name;
+    std::vector<const FunctionDecl*> programs;
     for (const FunctionDecl* fd : finder.programs) {
+      auto [first, inserted] = first_of_name.emplace(fd->getNameAsString(), fd);
+      if (!inserted) {
+        // The generated code names its launcher after the program, in the program's scope, and an
+        // SPMD program registers itself by its name: two programs of one name cannot both work.
+        cx.error(fd->getLocation(), "a second stencil program named '" + fd->getNameAsString() +
+                                        "' (stencil programs need distinct names, also across namespaces and "
+                                        "overloads)");
+        cx.note(first->second->getLocation(), "the first program named '" + fd->getNameAsString() + "' is here");
+        continue;
+      }
+      cx.reserve_program_name(fd->getNameAsString());
+      programs.push_back(fd);
+    }
+    for (const FunctionDecl* fd : programs) {
       ProgramLowering lowering(cx, *program_kind(fd));
       auto program = lowering.lower_program(fd);
       if (!program) continue;
@@ -159,6 +186,17 @@ class LowerConsumer : public ASTConsumer {
   }
 
  private:
+  /// A file without programs compiles to its plain serial self: most likely the marker was
+  /// forgotten, so say so rather than succeed silently.
+  static void warn_no_programs(ASTContext& ast) {
+    DiagnosticsEngine& diags = ast.getDiagnostics();
+    const SourceManager& sm = ast.getSourceManager();
+    unsigned id = diags.getCustomDiagID(DiagnosticsEngine::Warning,
+                                        "no function in this file is marked SC_PROGRAM or SC_SPMD_PROGRAM; "
+                                        "nothing is compiled for the target and the file runs as plain serial C++");
+    diags.Report(sm.getLocForStartOfFile(sm.getMainFileID()), id);
+  }
+
   /// Byte offsets of a program in the main file (programs in included files get none: 0, 0, 0).
   static ProgramSite site_of(const FunctionDecl* fd, const SourceManager& sm) {
     ProgramSite site;
@@ -224,6 +262,8 @@ std::string default_resource_dir() { return STENCILC_CLANG_RESOURCE_DIR; }
 std::optional<FrontendResult> lower_source(const tooling::CompilationDatabase& db, const std::string& source,
                                        const FrontendOptions& options) {
   tooling::ClangTool tool(db, {source});
+  // Clang's diagnostics said what went wrong; ClangTool's "Error while processing" adds nothing.
+  tool.setPrintErrorMessage(false);
   std::string include = options.include_dir.empty() ? default_include_dir() : options.include_dir;
   std::string resource = options.resource_dir.empty() ? default_resource_dir() : options.resource_dir;
   // Our defaults go first so that the user's own flags (e.g. -std=c++20) win.

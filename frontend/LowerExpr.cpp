@@ -110,6 +110,14 @@ class ExprLowering {
   explicit ExprLowering(ProgramLowering& pl) : pl_(pl), cx_(pl.cx()) {}
 
   ir::Expr lower(const Expr* e) {
+    if (!pl_.enter(e->getExprLoc())) return nullptr;
+    ir::Expr x = lower_node(e);
+    pl_.leave();
+    return x;
+  }
+
+ private:
+  ir::Expr lower_node(const Expr* e) {
     e = e->IgnoreParens();
     if (auto* lit = dyn_cast<IntegerLiteral>(e)) return literal_int(lit);
     if (auto* lit = dyn_cast<FloatingLiteral>(e)) return literal_float(lit);
@@ -129,11 +137,9 @@ class ExprLowering {
     }
     if (isa<MaterializeTemporaryExpr, ExprWithCleanups, CXXBindTemporaryExpr>(e)) return lower(strip(e));
     if (isa<LambdaExpr>(e)) return fail(e->getExprLoc(), "a lambda is only allowed as the body of stencilc::for_each or stencilc::reduce");
-    return fail(e->getExprLoc(), std::string("unsupported expression (") + e->getStmtClassName() +
-                                     ") in a stencil program", e->getSourceRange());
+    return fail(e->getExprLoc(), construct_name(e) + " are not supported in a stencil program", e->getSourceRange());
   }
 
- private:
   ProgramLowering& pl_;
   LoweringContext& cx_;
 
@@ -193,7 +199,7 @@ class ExprLowering {
       case CK_BitCast:
         return fail(c->getExprLoc(), "pointers are not part of the stencil language", c->getSourceRange());
       default:
-        return fail(c->getExprLoc(), std::string("unsupported conversion (") + c->getCastKindName() + ")",
+        return fail(c->getExprLoc(), conversion_name(c->getCastKind()) + " are not supported in a stencil program",
                     c->getSourceRange());
     }
   }

@@ -101,7 +101,17 @@ std::optional<ir::Program> ProgramLowering::lower_program(const FunctionDecl* fd
   current_function_ = fd;
   if (!fd->getReturnType()->isVoidType())
     cx_.error(fd->getLocation(), "a stencil program must return void; hand results back through reference parameters");
-  if (fd->isTemplated()) cx_.error(fd->getLocation(), "a stencil program cannot be a template");
+  const char* marker = kind_ == ir::ProgramKind::Global ? "SC_PROGRAM" : "SC_SPMD_PROGRAM";
+  if (isa<CXXMethodDecl>(fd)) {
+    // The generated code takes the place of a function at namespace scope.
+    cx_.error(fd->getLocation(), std::string(marker) + " marks a free function; '" + fd->getQualifiedNameAsString() +
+                                     "' is a member function (make it a function at namespace scope)");
+    return std::nullopt;
+  }
+  if (fd->isTemplated()) {
+    cx_.error(fd->getLocation(), "a stencil program cannot be a template");
+    return std::nullopt;  // its parameters' types are not known: nothing more to say
+  }
   push_scope();
   for (const ParmVarDecl* p : fd->parameters()) {
     auto param = lower_param(p);
@@ -167,7 +177,24 @@ ir::Stmt ProgramLowering::lower_block(const Stmt* s) {
   return ir::make_block(std::move(out), cx_.loc(s->getBeginLoc()));
 }
 
+bool ProgramLowering::enter(SourceLocation at) {
+  if (++nesting_ <= ir::kMaxSourceNestingDepth) return true;
+  if (!nesting_reported_) {
+    nesting_reported_ = true;
+    cx_.error(at, "statements and expressions nested too deeply: stencilc supports " +
+                      std::to_string(ir::kMaxSourceNestingDepth) + " levels (split the expression into variables)");
+  }
+  --nesting_;
+  return false;
+}
+
 void ProgramLowering::lower_stmt_into(const Stmt* s, std::vector<ir::Stmt>& out) {
+  if (!enter(s->getBeginLoc())) return;
+  lower_stmt_level(s, out);
+  leave();
+}
+
+void ProgramLowering::lower_stmt_level(const Stmt* s, std::vector<ir::Stmt>& out) {
   if (auto* cs = dyn_cast<CompoundStmt>(s)) {
     // Nested C++ blocks are flattened into the enclosing IR scope; declare() renames clashes.
     for (const Stmt* child : cs->body()) lower_stmt_into(child, out);
@@ -287,8 +314,7 @@ void ProgramLowering::lower_program_stmt(const Stmt* s, std::vector<ir::Stmt>& o
   } else if (const char* what = unsupported_stmt_name(s)) {
     cx_.error(s->getBeginLoc(), std::string(what) + " are not supported in a stencil program");
   } else {
-    cx_.error(s->getBeginLoc(), std::string("unsupported statement (") + s->getStmtClassName() +
-                                    ") in a stencil program");
+    cx_.error(s->getBeginLoc(), construct_name(s) + " are not supported in a stencil program");
   }
   out.insert(out.end(), hoisted_.begin(), hoisted_.end());
   out.insert(out.end(), produced.begin(), produced.end());
@@ -320,6 +346,10 @@ void ProgramLowering::lower_point_stmt(const Stmt* s, std::vector<ir::Stmt>& out
       std::string n = fd ? fd->getQualifiedNameAsString() : "an indirect function";
       if (fd && (is_stencilc_function(fd, "for_each") || is_stencilc_function(fd, "reduce")))
         cx_.error(call->getExprLoc(), "'" + n + "' cannot be nested inside " + std::string(place));
+      else if (fd && fd->getIdentifier() && is_stencilc_function(fd, fd->getName().str().c_str()))
+        // exchange, swap and the SPMD intrinsics act on whole grids, between updates.
+        cx_.error(call->getExprLoc(), "'" + n + "' is not allowed inside " + place + "; call it at program level, "
+                                          "outside stencilc::for_each");
       else
         cx_.error(call->getExprLoc(), "a call to '" + n + "' as a statement has no effect in " + place +
                                           "; only its value can be used");
@@ -329,7 +359,7 @@ void ProgramLowering::lower_point_stmt(const Stmt* s, std::vector<ir::Stmt>& out
   } else if (const char* what = unsupported_stmt_name(s)) {
     cx_.error(s->getBeginLoc(), std::string(what) + " are not supported inside " + place);
   } else {
-    cx_.error(s->getBeginLoc(), std::string("unsupported statement (") + s->getStmtClassName() + ") inside " + place);
+    cx_.error(s->getBeginLoc(), construct_name(s) + " are not supported inside " + place);
   }
 }
 

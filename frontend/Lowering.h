@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ir/IR.h"
+#include "ir/Nesting.h"
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
@@ -55,6 +56,8 @@ class LoweringContext {
   /// Lowers a user function called from a point body into the module (once) and returns its
   /// IR name, or nullopt after reporting why it cannot be.
   std::optional<std::string> lower_function(const clang::FunctionDecl* fd, clang::SourceLocation use);
+  /// Keeps `name` for a program: functions lowered before or after it are named otherwise.
+  void reserve_program_name(const std::string& name) { program_names_.insert(name); }
 
  private:
   clang::ASTContext& ast_;
@@ -62,6 +65,7 @@ class LoweringContext {
   int errors_ = 0;
   std::map<const clang::FunctionDecl*, std::string> functions_;
   std::set<const clang::FunctionDecl*> in_progress_;
+  std::set<std::string> program_names_;
 };
 
 /// Where a statement or expression stands, which decides what it may contain.
@@ -99,6 +103,10 @@ class ProgramLowering {
   void emit_before(ir::Stmt s) { hoisted_.push_back(std::move(s)); }
   /// Lowers a `stencilc::reduce` call into a Reduce statement, returning its result variable.
   ir::Expr lower_reduce(const clang::CallExpr* call);
+  /// One level deeper into statements or expressions: false (after reporting it, once) past
+  /// ir::kMaxSourceNestingDepth, the most that prints and parses back as IR. Pair with leave().
+  bool enter(clang::SourceLocation at);
+  void leave() { --nesting_; }
 
  private:
   friend class StmtLowering;
@@ -121,12 +129,15 @@ class ProgramLowering {
   std::vector<const clang::ParmVarDecl*> point_indices_;
   std::vector<ir::Stmt> hoisted_;
   int reduce_counter_ = 0;
+  int nesting_ = 0;
+  bool nesting_reported_ = false;
   const clang::FunctionDecl* current_function_ = nullptr;
 
   // LowerStmt.cpp
   std::optional<ir::Param> lower_param(const clang::ParmVarDecl* p);
   ir::Stmt lower_block(const clang::Stmt* s);
   void lower_stmt_into(const clang::Stmt* s, std::vector<ir::Stmt>& out);
+  void lower_stmt_level(const clang::Stmt* s, std::vector<ir::Stmt>& out);  // lower_stmt_into's work
   void lower_program_stmt(const clang::Stmt* s, std::vector<ir::Stmt>& out);
   void lower_point_stmt(const clang::Stmt* s, std::vector<ir::Stmt>& out);
   void lower_decl_stmt(const clang::DeclStmt* ds, std::vector<ir::Stmt>& out);
@@ -166,5 +177,11 @@ const clang::Expr* strip(const clang::Expr* e);
 const clang::FunctionDecl* callee_of(const clang::CallExpr* call);
 /// True if `fd` is `stencilc::<name>`.
 bool is_stencilc_function(const clang::FunctionDecl* fd, const char* name);
+
+/// What a diagnostic calls a statement or expression that the language leaves out, in the user's
+/// words ("default arguments", "character literals"), never Clang's class name (NodeNames.cpp).
+std::string construct_name(const clang::Stmt* s);
+/// The same for a conversion Clang inserted or the user wrote ("user-defined conversions").
+std::string conversion_name(clang::CastKind kind);
 
 }  // namespace stencilc::frontend

@@ -2,6 +2,7 @@
 #include "ir/IRParser.h"
 
 #include "ir/IRParserImpl.h"
+#include "ir/Nesting.h"
 
 namespace stencilc::ir {
 
@@ -10,8 +11,9 @@ namespace detail {
 namespace {
 
 // Bounds both syntactic nesting and the depth of left-leaning operator chains, so that neither
-// the parser nor the recursive walks over what it builds can exhaust the stack.
-constexpr int kMaxDepth = 1000;
+// the parser nor the recursive walks over what it builds can exhaust the stack (of a thread
+// made by run_with_deep_stack): Nesting.h.
+constexpr int kMaxDepth = kMaxNestingDepth;
 
 std::string describe(const Token& t) {
   switch (t.kind) {

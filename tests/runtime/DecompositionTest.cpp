@@ -2,6 +2,7 @@
 // ties, thin blocks, overrides), neighbours and block layouts.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -120,6 +121,50 @@ TEST(ChooseProcessGrid, RejectsBlocksThinnerThanTheHalo) {
 
   EXPECT_NE(choose(5, 1, {4, 1, 1}, {0, 0, 0}, {0, 0, 0}).find("(4 would fit)"), std::string::npos);
   EXPECT_NE(choose(8, 2, {6, 3, 1}, {2, 1, 0}, {2, 1, 0}).find("6 x 3"), std::string::npos);
+}
+
+// The count "use fewer PEs (N would fit)" names is the largest below the request that fits: the
+// same as trying every smaller count, which is what it must not take the time of.
+TEST(ChooseProcessGrid, NamesTheMostPesThatFit) {
+  using stencilc::rt::detail::best_fit;
+  using stencilc::rt::detail::DecompProblem;
+  using stencilc::rt::detail::most_pes_that_fit;
+  int checked = 0;
+  for (int rank = 1; rank <= 3; ++rank) {
+    for (int e0 : {1, 3, 7, 12}) {
+      for (int e1 : {2, 5, 9}) {
+        for (int halo : {0, 1, 2}) {
+          const Dims extents{e0, rank > 1 ? e1 : 1, rank > 2 ? e1 + 1 : 1};
+          const Dims h{halo, rank > 1 ? 1 : 0, rank > 2 ? halo : 0};
+          for (int n_pes = 2; n_pes <= 40; ++n_pes) {
+            DecompProblem problem{n_pes, rank, extents, h, h};
+            int slow = 0;
+            for (int n = n_pes - 1; n >= 1 && slow == 0; --n) {
+              DecompProblem fewer = problem;
+              fewer.n_pes = n;
+              if (best_fit(fewer)) slow = n;
+            }
+            EXPECT_EQ(most_pes_that_fit(problem), slow)
+                << n_pes << " PEs, rank " << rank << ", extents " << extents[0] << "x" << extents[1] << "x"
+                << extents[2] << ", halo " << halo;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
+}
+
+TEST(ChooseProcessGrid, AMillionPesOnASmallGridAnswersAtOnce) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string error = choose(1000000, 2, {64, 48, 1}, {1, 1, 0}, {1, 1, 0});
+  const std::string error3 = choose(1000000, 3, {40, 30, 20}, {2, 1, 1}, {2, 1, 1});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(error.find("use fewer PEs (3072 would fit)"), std::string::npos) << error;
+  EXPECT_NE(error3.find("use fewer PEs (12000 would fit)"), std::string::npos) << error3;
+  // Trying every smaller count took minutes; the answer is a loop over the part counts.
+  EXPECT_LT(seconds, 1.0);
 }
 
 TEST(ChooseProcessGrid, HonoursAnOverride) {

@@ -11,6 +11,7 @@
 #include "PassOptions.h"
 #include "ir/IRParser.h"
 #include "ir/IRPrinter.h"
+#include "ir/Nesting.h"
 #include "ir/Verifier.h"
 #include "passes/PassManager.h"
 
@@ -147,6 +148,7 @@ int run() {
 }  // namespace
 
 int main(int argc, char** argv) {
+<<<<<<< HEAD
   cl::HideUnrelatedOptions({&category, &stencilc::tools::pass_options_category()});
   stencilc::tools::set_version_printer("stencilc-opt");
   if (!cl::ParseCommandLineOptions(
@@ -154,4 +156,11 @@ int main(int argc, char** argv) {
           &llvm::errs()))
     return 1;
   return run();
+=======
+  Options o;
+  std::string error;
+  if (!parse_options(argc, argv, &o, &error)) return report(error);
+  // Input may nest as deep as the parser allows: the walks over it need the deep stack.
+  return ir::run_with_deep_stack([&] { return run(o); });
+>>>>>>> issue35-frontend
 }

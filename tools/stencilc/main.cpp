@@ -23,6 +23,7 @@
 #include "codegen/HostEmitter.h"
 #include "frontend/Frontend.h"
 #include "ir/IRPrinter.h"
+#include "ir/Nesting.h"
 #include "ir/Verifier.h"
 #include "passes/PassManager.h"
 #include "passes/Pipelines.h"
@@ -539,7 +540,8 @@ static int compile(int argc, const char** argv) {
 }
 
 int main(int argc, const char** argv) {
-  int rc = compile(argc, argv);
+  // Programs may nest as deep as the IR allows (ir/Nesting.h): every walk over them recurses.
+  int rc = stencilc::ir::run_with_deep_stack([&] { return compile(argc, argv); });
   if (rc != 0 && !depfile_path.empty()) llvm::sys::fs::remove(depfile_path);
   return rc;
 }

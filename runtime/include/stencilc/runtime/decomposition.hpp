@@ -4,6 +4,7 @@
 // decomposes a program identically.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <optional>
@@ -118,6 +119,15 @@ struct DecompProblem {
     const int halo = halo_lo[d] > halo_hi[d] ? halo_lo[d] : halo_hi[d];
     return halo > 1 ? halo : 1;
   }
+  // The most parts each dimension may be cut into (1 for dimensions past rank: never cut).
+  std::array<long long, 3> part_limits() const {
+    std::array<long long, 3> limit{1, 1, 1};
+    for (int d = 0; d < rank; ++d) {
+      const long long most = extents[d] / min_thickness(d);
+      limit[d] = most > 1 ? most : 1;
+    }
+    return limit;
+  }
   // Why cutting dimension d into `parts` is impossible, or "" if it is possible.
   std::string too_thin(int d, int parts) const {
     if (parts == 1 || extents[d] / parts >= min_thickness(d)) return "";
@@ -163,6 +173,9 @@ void for_each_factorization(int remaining, int d, int rank, std::array<int, 3>& 
 // The cheapest process grid for `problem`, if any fits.
 inline std::optional<ProcessGrid> best_fit(const DecompProblem& problem) {
   std::optional<ProcessGrid> best;
+  // More PEs than the limits multiply to cannot fit: say so before trying n_pes's divisors.
+  const std::array<long long, 3> limit = problem.part_limits();
+  if (limit[0] * limit[1] * limit[2] < problem.n_pes) return best;
   long long best_traffic = 0;
   std::array<int, 3> dims{1, 1, 1};
   for_each_factorization(problem.n_pes, 0, problem.rank, dims, [&](const std::array<int, 3>& c) {
@@ -212,6 +225,26 @@ inline std::optional<ProcessGrid> forced_fit(const DecompProblem& problem, const
   return grid;
 }
 
+// The most PEs below problem.n_pes that some process grid fits. Dimension d takes at most
+// extents[d] / min_thickness(d) parts (one part always fits), so this is the largest product of
+// per-dimension part counts within those limits that stays below n_pes: found by trying the
+// part counts of the lower dimensions and taking the most the last one allows, never by trying
+// every smaller PE count (a million PEs on a small grid answered only after minutes).
+inline int most_pes_that_fit(const DecompProblem& problem) {
+  const std::array<long long, 3> limit = problem.part_limits();
+  const long long below = static_cast<long long>(problem.n_pes) - 1;
+  long long best = 0;
+  const auto most_in_last = [&](long long before) { return std::min(limit[problem.rank - 1], below / before); };
+  if (problem.rank == 1) best = std::min(limit[0], below);
+  for (long long p0 = 1; problem.rank > 1 && p0 <= limit[0] && p0 <= below && best < below; ++p0) {
+    if (problem.rank == 2) best = std::max(best, p0 * most_in_last(p0));
+    for (long long p1 = 1; problem.rank == 3 && p1 <= limit[1] && p0 * p1 <= below && best < below; ++p1) {
+      best = std::max(best, p0 * p1 * most_in_last(p0 * p1));
+    }
+  }
+  return static_cast<int>(best);
+}
+
 // Why no process grid fits, with the most PEs that would.
 inline std::string no_fit_message(const DecompProblem& problem) {
   std::string limits;
@@ -219,16 +252,10 @@ inline std::string no_fit_message(const DecompProblem& problem) {
     const int most = problem.extents[d] / problem.min_thickness(d);
     limits += format("%sdimension %d at most %d", d > 0 ? ", " : "", d, most);
   }
-  int fits = 0;
-  for (int n = problem.n_pes - 1; n >= 1 && fits == 0; --n) {
-    DecompProblem fewer = problem;
-    fewer.n_pes = n;
-    if (best_fit(fewer)) fits = n;
-  }
   return format(
       "cannot split %s over %d PEs: every process grid gives blocks thinner than the "
       "halo they must supply (parts per dimension: %s); use fewer PEs (%d would fit)",
-      problem.describe_grid().c_str(), problem.n_pes, limits.c_str(), fits);
+      problem.describe_grid().c_str(), problem.n_pes, limits.c_str(), most_pes_that_fit(problem));
 }
 
 }  // namespace detail
