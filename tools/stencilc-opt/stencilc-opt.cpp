@@ -148,19 +148,12 @@ int run() {
 }  // namespace
 
 int main(int argc, char** argv) {
-<<<<<<< HEAD
   cl::HideUnrelatedOptions({&category, &stencilc::tools::pass_options_category()});
   stencilc::tools::set_version_printer("stencilc-opt");
   if (!cl::ParseCommandLineOptions(
           argc, argv, "stencilc-opt: parses textual IR, verifies it, runs passes, prints it\n",
           &llvm::errs()))
     return 1;
-  return run();
-=======
-  Options o;
-  std::string error;
-  if (!parse_options(argc, argv, &o, &error)) return report(error);
   // Input may nest as deep as the parser allows: the walks over it need the deep stack.
-  return ir::run_with_deep_stack([&] { return run(o); });
->>>>>>> issue35-frontend
+  return stencilc::ir::run_with_deep_stack([&] { return run(); });
 }
