@@ -127,9 +127,6 @@ int max_blocks_for(const Plan<N>& plan, int block_threads, int points_per_thread
   return blocks >= (1 << 20) ? 0 : std::max(2, static_cast<int>(blocks + 0.999));
 }
 
-#ifndef STENCILC_DATAFLOW
-#define STENCILC_DATAFLOW 2  // the dataflow loop's default (flow_plan): 0 off, 1 on, 2 the cost model's choice
-#endif
 
 /// What the cost model knows of a dataflow loop's launch: the largest PE's rows (dimension 0)
 /// and points, the loop's radius along dimension 0, the blocks and threads a launch has, the
@@ -197,9 +194,9 @@ inline bool flow_pays(const FlowSize& s) {
   return per_thread <= flow_points_limit(s.rank, s.pes);
 }
 
-/// Where a kernel with a dataflow loop (flow.cuh: the loop's second form) runs it: STENCILC_DATAFLOW=1 in the environment (or built with
-/// -DSTENCILC_DATAFLOW=1) asks for it, 0 turns it off, `auto` (the default, 2) leaves it to the
-/// cost model (flow_pays, given `size`; off without one). It runs only on the p2p backend (its
+/// Where a kernel with a dataflow loop (flow.cuh: the loop's second form) runs it:
+/// STENCILC_DATAFLOW=1 in the environment asks for it, 0 turns it off, `auto` (the default, 2)
+/// leaves it to the cost model (flow_pays, given `size`; off without one). It runs only on the p2p backend (its
 /// face signals are plain stores to the peers) with a process grid that cuts dimension 0 only
 /// (blocks own whole rows); asked for elsewhere, it says so on stderr. `up`/`down`: the PEs
 /// before the first and after the last row (-1 at a non-periodic edge).
@@ -222,8 +219,8 @@ inline int switch_mode(const char* name, int built) {
   return v == "auto" ? 2 : v == "1" ? 1 : 0;
 }
 
-/// STENCILC_DATAFLOW, else the build's: 0 off, 1 on, 2 the cost model's choice.
-inline int flow_mode() { return switch_mode("STENCILC_DATAFLOW", STENCILC_DATAFLOW); }
+/// STENCILC_DATAFLOW: 0 off, 1 on, unset or auto the cost model's choice.
+inline int flow_mode() { return switch_mode("STENCILC_DATAFLOW", 2); }
 
 inline FlowPlan flow_plan(const char* program, const rt::ProcessGrid& grid, bool periodic0, bool p2p,
                           const FlowSize* size = nullptr) {

@@ -48,8 +48,8 @@ std::vector<std::string> split_words(const std::string& text) {
   return words;
 }
 
-/// Where NVSHMEM is: NVSHMEM_HOME, else the nvidia-nvshmem-cu13 wheel of python3
-/// ($STENCILC_PYTHON), else a standard install. The directory must hold include/nvshmem.h,
+/// Where NVSHMEM is: NVSHMEM_HOME, else the nvidia-nvshmem-cu13 wheel of python3, else a
+/// standard install. The directory must hold include/nvshmem.h,
 /// lib/libnvshmem_device.a and lib/libnvshmem_host.so(.3).
 struct Nvshmem {
   std::string include, lib, host_library, device_library;
@@ -74,8 +74,7 @@ std::optional<Nvshmem> find_nvshmem(std::string* tried) {
     }
     return std::nullopt;  // asked for this one: no silent fallback
   }
-  const char* python_env = std::getenv("STENCILC_PYTHON");
-  std::string python = python_env && *python_env ? python_env : "python3";
+  const std::string python = "python3";
   *tried = "the nvidia-nvshmem-cu13 wheel of " + python;
   if (auto dir =
           capture(python, {"-c", "import nvidia.nvshmem as m; print(list(m.__path__)[0])"})) {

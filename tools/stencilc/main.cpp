@@ -91,6 +91,9 @@ cl::opt<std::string> pass_pipeline(
     "pass-pipeline", cl::desc("The passes to run after the front end, comma-separated"),
     cl::value_desc("a,b,c"), cl::init("fold-constants"), cl::cat(category));
 cl::opt<bool> verbose("v", cl::desc("Print the commands run (to stderr)"), cl::cat(category));
+cl::opt<bool> save_temps("save-temps",
+                         cl::desc("Keep the generated source the host compiler was given (its path with -v)"),
+                         cl::cat(category));
 cl::opt<bool> print_only("###",
                          cl::desc("Print the commands that would run (to stderr) and run none"),
                          cl::cat(category));
@@ -458,7 +461,11 @@ static int build(const std::string& input, const std::vector<std::string>& link_
     file << source;
   }
   int rc = stencilc::driver::run_command(*command);
-  if (rc == 0 || !std::getenv("STENCILC_KEEP_TEMPS")) llvm::sys::fs::remove(tmp);
+  if (save_temps) {
+    if (!verbose) std::cerr << "stencilc: kept " << request.generated_file << "\n";
+  } else {
+    llvm::sys::fs::remove(tmp);
+  }
   return rc;
 }
 

@@ -41,14 +41,6 @@
 static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024 &&
                   STENCILC_BLOCK_THREADS_3D % 32 == 0 && STENCILC_BLOCK_THREADS_3D <= 1024,
               "a kernel's block is whole warps, at most 1024 threads");
-// The entries of the dataflow loop's reductions (DFlowReduce::poll) whose loads a thread issues
-// before it looks at any. Measured on H200 (docs/BENCHMARKS.md, session 12), jacobi2d+norm on 1
-// and 2 GPUs: 1 is 0.3 us a step faster than 4 at 256^2 (one entry a thread: the other three's
-// index arithmetic is pure cost) and 0.4 us slower at 1024^2 on 2 GPUs (528 entries); a kernel
-// with both forms, chosen by the entry count, was slower at 1024^2 (1.8 us on 1 GPU).
-#ifndef STENCILC_FLOW_POLL_IN_FLIGHT
-#define STENCILC_FLOW_POLL_IN_FLIGHT 1
-#endif
 // The highest rank of the loops whose barrier form sets up the walk of each boundary part whose
 // range is a grid's interior once, before the loop, in the block's shared memory (SharedWalk),
 // instead of every step (the CUDA emitter's hoist_boundary_walks): 0 none, 3 every loop. The
@@ -84,12 +76,7 @@ static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024
 #define STENCILC_POINT_UNROLL 4
 #endif
 // The points along dimension 0 that one thread updates as a strip, by the update's rank (two or
-// more dimensions; STENCILC_STRIP_ROWS sets both). Measured on H200 (docs/BENCHMARKS.md,
-// 2026-11-22): 2 is best for 2-D fp32 Jacobi, 4 for 3-D fp64 heat.
-#if defined(STENCILC_STRIP_ROWS)
-#define STENCILC_STRIP_ROWS_2D STENCILC_STRIP_ROWS
-#define STENCILC_STRIP_ROWS_3D STENCILC_STRIP_ROWS
-#endif
+// more dimensions). Measured on H200: 2 is best for 2-D fp32 Jacobi, 4 for 3-D fp64 heat.
 #ifndef STENCILC_STRIP_ROWS_2D
 #define STENCILC_STRIP_ROWS_2D 2
 #endif
@@ -623,6 +610,12 @@ __device__ inline STENCILC_STEP_FN T team_allreduce(const DevicePe& pe, T value,
 /// pass the identity); setup() on every PE, then a barrier_all, before the first.
 template <class Pe>
 class DFlowReduce {
+  // The entries whose loads a thread issues before it looks at any (poll). Measured on H200,
+  // jacobi2d+norm on 1 and 2 GPUs: 1 is 0.3 us a step faster than 4 at 256^2 (one entry a
+  // thread: the other three's index arithmetic is pure cost) and 0.4 us slower at 1024^2 on 2
+  // GPUs (528 entries); a kernel with both, chosen by the entry count, was slower at 1024^2.
+  static constexpr int kPollInFlight = 1;
+
  public:
   __device__ DFlowReduce(const Pe& pe, std::uint64_t* words) : pe_(&pe), w_(words) {
     base_ = *static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + kMaxPes]);
@@ -856,7 +849,7 @@ class DFlowReduce {
   }
 
   // Every thread: its share of the values of execution tag() (the latest) of every block of
-  // every PE (the entries in PE order, thread i the entries i, i + blockDim, ..., STENCILC_FLOW_POLL_IN_FLIGHT
+  // every PE (the entries in PE order, thread i the entries i, i + blockDim, ..., kPollInFlight
   // of them a round), staged in kAll. Each PE's block count is read once a launch (lane p of
   // every warp holds PE p's). The first warp's collect then combines the warps' in warp order:
   // one fixed order, the same in every block of every PE.
@@ -866,8 +859,8 @@ class DFlowReduce {
     const int total = pe_->n * per_pe_;
     T acc{};
     bool have = false;
-    for (int base = 0; base < total; base += STENCILC_FLOW_POLL_IN_FLIGHT * static_cast<int>(blockDim.x)) {
-      poll_round<T, STENCILC_FLOW_POLL_IN_FLIGHT>(base, total, op, acc, have);
+    for (int base = 0; base < total; base += kPollInFlight * static_cast<int>(blockDim.x)) {
+      poll_round<T, kPollInFlight>(base, total, op, acc, have);
     }
     stage(acc, have, op, kAll);
   }
