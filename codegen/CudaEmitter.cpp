@@ -29,10 +29,18 @@
 #include "codegen/CppEmitter.h"
 #include "codegen/EmitUtil.h"
 #include "ir/IRPrinter.h"
+#include "passes/LoopForms.h"
 
 namespace stencilc::codegen {
 
 using namespace ir;
+using passes::FlowLoop;
+using passes::FlowReduction;
+using passes::RegsForm;
+using passes::flow_reductions;
+using passes::marked_flow_loop;
+using passes::marked_regs_form;
+using passes::stored_grids;
 
 namespace {
 
@@ -40,396 +48,6 @@ const char* kRt = "::stencilc::rt::cuda::";
 
 std::string dblock_type(const Param& p) {
   return std::string(kRt) + "DBlock<" + cpp_type(p.type) + ", " + std::to_string(p.rank) + ">";
-}
-
-/// Statements a dataflow loop may hold besides its update: scalar ones, and reductions (every
-/// block takes part; the kernel puts a grid barrier before each, so every block's rows of the
-/// step are written), also under an `if` (jacobi2d's norm every k steps).
-bool scalar_or_reduction(const Stmt& s) {
-  if (!s) return true;
-  switch (s->kind) {
-    case StmtKind::Assign:
-    case StmtKind::VarDecl:
-    case StmtKind::Reduce:
-    case StmtKind::AllReduce:
-      return true;
-    case StmtKind::If:
-      return scalar_or_reduction(as<If>(s)->then_body) && scalar_or_reduction(as<If>(s)->else_body);
-    case StmtKind::Block:
-      for (const Stmt& t : as<Block>(s)->stmts)
-        if (!scalar_or_reduction(t)) return false;
-      return true;
-    default:
-      return false;
-  }
-}
-
-/// The loop the dataflow schedule may run (flow.cuh; docs/SCHEDULES.md, "The dataflow
-/// schedule"): a time loop at the top of a global-view program whose step is one split point
-/// update, the barriers around it, and otherwise only swaps, scalar statements and
-/// reductions. Such an update reads only within the grids' halos of the point it writes, so each
-/// block can wait for its neighbours instead of everyone. The step, as the pipeline leaves it:
-/// halo_send %x, the two parts with the halo_recv %x before the second and phase barriers
-/// anywhere in between, and after them swaps that make the grid the update writes the next
-/// step's %x. Its dataflow form puts the written grid's faces into the neighbours' halos at the
-/// end of each step (what the next step's exchange would bring), after one exchange of %x before
-/// the loop.
-/// `radius`: the widest halo along dimension 0.
-struct FlowLoop {
-  const StmtNode* loop = nullptr;
-  const ForEach* update = nullptr;  // the step's boundary part (the dataflow form walks all of the block's rows with it)
-  std::string put_handle;  // whose exchange's send channels the face stores follow (args.<put_handle>_halo)
-  std::string put_grid;    // the grid each step writes, stored into the neighbours' halos as it is written
-  std::string exchanged;   // the grid exchanged at the top of each step
-  int radius = 1;
-  Stmt body;               // the loop's body
-  Stmt stmt;               // the loop itself (a While's condition with it)
-};
-
-/// The grids a statement stores to.
-std::set<std::string> stored_grids(const Stmt& s) {
-  struct Stores : IRVisitor {
-    using IRVisitor::visit;
-    std::set<std::string> grids;
-    void visit(const Store* st) override {
-      grids.insert(st->grid);
-      IRVisitor::visit(st);
-    }
-  } stores;
-  stores.visit(s);
-  return stores.grids;
-}
-
-/// The pipeline's form of a step (see FlowLoop); fills `found` and returns true if `b` is one.
-bool exchange_step(const Block& b, FlowLoop& found) {
-  const HaloSend* send = nullptr;
-  const HaloRecv* recv = nullptr;
-  std::vector<const ForEach*> parts;
-  size_t k = 0;
-  const size_t n = b.stmts.size();
-  for (; k < n && parts.size() < 2; ++k) {  // the update, up to its second part
-    const Stmt& t = b.stmts[k];
-    if (t->kind == StmtKind::PhaseBarrier) continue;
-    if (auto* h = as<HaloSend>(t)) {
-      if (send || !parts.empty()) return false;
-      send = h;
-    } else if (auto* h = as<HaloRecv>(t)) {
-      if (!send || recv || h->grid != send->grid) return false;
-      recv = h;
-    } else if (auto* e = as<ForEach>(t)) {
-      if (e->part == ForEachPart::All) return false;
-      parts.push_back(e);
-    } else {
-      return false;
-    }
-  }
-  if (!recv || parts.size() != 2 || !are_split_parts(*parts[0], *parts[1])) return false;
-  if (k < n && b.stmts[k]->kind == StmtKind::PhaseBarrier) ++k;  // the barrier closing the update
-  std::vector<const Swap*> swaps;
-  for (; k < n; ++k) {  // then swaps, scalar work, reductions
-    if (auto* w = as<Swap>(b.stmts[k])) {
-      swaps.push_back(w);
-    } else if (!scalar_or_reduction(b.stmts[k])) {
-      return false;
-    }
-  }
-  const std::set<std::string> written = stored_grids(parts[0]->body);
-  if (written.size() != 1 || written.count(send->grid)) return false;
-  // The swaps must hand the written buffer to the next step's exchanged name.
-  std::map<std::string, std::string> holds;  // name -> the buffer it holds after the swaps
-  auto held = [&](const std::string& name) { return holds.count(name) ? holds[name] : name; };
-  for (const Swap* w : swaps) {
-    const std::string a = held(w->a), c = held(w->b);
-    holds[w->a] = c;
-    holds[w->b] = a;
-  }
-  if (held(send->grid) != *written.begin()) return false;
-  found.update = parts[0]->part == ForEachPart::Boundary ? parts[0] : parts[1];
-  found.put_handle = found.exchanged = send->grid;
-  found.put_grid = *written.begin();
-  return true;
-}
-
-/// The program's dataflow loop (one at most), or none (the form ignores role groups).
-FlowLoop find_flow_loop(const Program& p) {
-  FlowLoop found;
-  if (p.kind != ProgramKind::Global || !p.decomposed) return found;
-  auto* top = as<Block>(p.body);
-  if (!top) return found;
-  for (const Stmt& s : top->stmts) {
-    const Stmt* body = nullptr;
-    if (auto* f = as<For>(s)) body = &f->body;
-    if (auto* w = as<While>(s)) body = &w->body;
-    auto* b = body ? as<Block>(*body) : nullptr;
-    if (!b) continue;
-    FlowLoop form;
-    if (!exchange_step(*b, form)) continue;
-    form.loop = s.get();
-    form.body = *body;
-    form.stmt = s;
-    for (const Param& g : p.params) {
-      if (g.kind != ParamKind::Grid || g.halo_lo.empty()) continue;
-      form.radius = std::max({form.radius, g.halo_lo[0], g.halo_hi[0]});
-    }
-    return form;  // one per program
-  }
-  return found;
-}
-
-/// A reduction of the dataflow loop's step that its dataflow form combines with no barrier
-/// (flow.cuh and generated.cuh's DFlowReduce). `deferred`: nothing in the loop reads its result
-/// or what the assignments right after its allreduce (`tail`: those that read only the result)
-/// make of it, and it reads every grid in the block's own rows, so each execution
-/// only posts its value and completes the one before (DFlowReduce::post; the tail then assigns
-/// values nothing reads), and the last completes after the loop, where the tail runs again on
-/// it: after the loop every variable holds what the serial program leaves.
-/// `folded`: its walk is the update's (fold_into_update): each thread adds up its points'
-/// values as it writes them, when `when` (null: every step) holds.
-struct FlowReduction {
-  const Reduce* reduce = nullptr;
-  bool deferred = false;
-  std::vector<Stmt> tail;
-  bool folded = false;
-  Expr when;
-};
-
-/// The names the statement or expression reads as variables.
-struct VarReads : IRVisitor {
-  using IRVisitor::visit;
-  std::multiset<std::string> names;
-  void visit(const Var* v) override { names.insert(v->name); }
-};
-
-/// Whether nothing in `loop` but the assignments of `tail` reads `names` or assigns them (the
-/// reduction's result and what the tail makes of it).
-bool unread_in_loop(const Stmt& loop, const std::vector<Stmt>& tail, const std::set<std::string>& names) {
-  struct Uses : IRVisitor {
-    using IRVisitor::visit;
-    const std::set<const StmtNode*>* skip = nullptr;
-    const std::set<std::string>* names = nullptr;
-    bool used = false;
-    void visit(const Var* v) override { used = used || names->count(v->name); }
-    void visit(const Assign* a) override {
-      if (skip->count(a)) return;
-      used = used || names->count(a->name);
-      IRVisitor::visit(a);
-    }
-    void visit(const VarDecl* d) override {
-      used = used || names->count(d->name);
-      IRVisitor::visit(d);
-    }
-  } uses;
-  std::set<const StmtNode*> skip;
-  for (const Stmt& t : tail) skip.insert(t.get());
-  uses.skip = &skip;
-  uses.names = &names;
-  uses.visit(loop);
-  return !uses.used;
-}
-
-/// Folds a flow reduction's walk into the update's, where the dataflow form's step is the
-/// update, its barriers (publish) and then the reduction, directly or as the first statement of
-/// an `if` with no else (`if (t % k == 0) norm = reduce(...)`): the update's range is a grid's
-/// interior (the walk set up before the loop) and the reduction's is the same, its indices are
-/// the update's or none of them, and it reads every grid at the point itself (offsets all 0).
-/// Then each thread adds up the values of its points in the update's own loop, right after the
-/// point's store (so a read of the written grid is the thread's own store, through its
-/// `__restrict__` pointer), and the reduction's second walk of the block's rows (re-reading both
-/// grids from L2, a division per point) goes. The condition is evaluated before the update
-/// instead of after it: nothing between them assigns a variable.
-void fold_into_update(const FlowLoop& f, std::vector<FlowReduction>& reductions) {
-  const ForEach* u = f.update;
-  auto* body = f.body ? as<Block>(f.body) : nullptr;
-  if (!u || !body || u->range.kind != Range::Kind::Interior) return;
-  size_t k = 0;
-  while (k < body->stmts.size() && body->stmts[k].get() != u) ++k;
-  ++k;  // past the update, then its barriers
-  while (k < body->stmts.size() && body->stmts[k]->kind == StmtKind::PhaseBarrier) ++k;
-  if (k >= body->stmts.size()) return;
-  const Reduce* r = as<Reduce>(body->stmts[k]);
-  Expr when;
-  if (auto* i = as<If>(body->stmts[k]); i && !i->else_body) {
-    auto* then = as<Block>(i->then_body);
-    if (then && !then->stmts.empty()) r = as<Reduce>(then->stmts[0]);
-    when = i->cond;
-  }
-  if (!r || r->range.kind != Range::Kind::Interior || r->range.grid != u->range.grid || r->indices.size() != u->indices.size())
-    return;
-  const std::set<std::string> names(u->indices.begin(), u->indices.end());
-  const bool same = r->indices == u->indices;
-  if (!same && std::any_of(r->indices.begin(), r->indices.end(), [&](const std::string& n) { return names.count(n); })) return;
-  struct AtPoint : IRVisitor {
-    using IRVisitor::visit;
-    bool ok = true;
-    void visit(const GridRead* g) override {
-      ok = ok && std::all_of(g->offsets.begin(), g->offsets.end(), [](int o) { return o == 0; });
-    }
-    void visit(const Store*) override { ok = false; }
-  } reads;
-  reads.visit(r->body);
-  if (!reads.ok) return;
-  for (FlowReduction& found : reductions) {
-    if (found.reduce != r) continue;
-    found.folded = true;
-    found.when = when;
-  }
-}
-
-/// The reductions of the dataflow loop's step that its dataflow form combines with no barrier,
-/// in the order of the kernel's arguments: those its allreduce directly follows (every
-/// global-view reduction) that read the grid the step writes only in their own rows along
-/// dimension 0. A block walks its own rows of the range after its update (its own stores; the
-/// halos the neighbours write in the step are not read), and no block begins the next step,
-/// which overwrites the other grid, before every block has given its value, so any read of that
-/// grid is in place. Deferred, a block's neighbours may begin the next step before it has walked
-/// this one's rows (they wait only for the execution before), so a deferred reduction must read
-/// every grid in its own rows along dimension 0 (cells only its own block writes).
-std::vector<FlowReduction> flow_reductions(const FlowLoop& f) {
-  if (!f.loop || !f.body) return {};
-  struct Find : IRVisitor {
-    using IRVisitor::visit;
-    const FlowLoop* f = nullptr;
-    std::vector<FlowReduction> found;
-    void visit(const Block* b) override {
-      for (size_t i = 0; i + 1 < b->stmts.size(); ++i) {
-        auto* r = as<Reduce>(b->stmts[i]);
-        auto* a = as<AllReduce>(b->stmts[i + 1]);
-        if (!r || !a || a->var != r->result || a->op != r->op) continue;
-        struct Reads : IRVisitor {
-          using IRVisitor::visit;
-          const std::string* written = nullptr;
-          bool own_rows = true, all_own_rows = true;  // the written grid's reads; every grid's
-          void visit(const GridRead* g) override {
-            const bool across = !g->offsets.empty() && g->offsets[0] != 0;
-            if (across && g->grid == *written) own_rows = false;
-            if (across) all_own_rows = false;
-          }
-        } reads;
-        reads.written = &f->put_grid;
-        reads.visit(r->body);
-        if (!reads.own_rows) continue;
-        FlowReduction found_one{r, false, {}, false, nullptr};
-        std::set<std::string> names{r->result};
-        for (size_t k = i + 2; k < b->stmts.size(); ++k) {  // the assignments right after it that read only it
-          auto* assign = as<Assign>(b->stmts[k]);
-          if (!assign) break;
-          VarReads value;
-          value.visit(assign->value);
-          if (std::any_of(value.names.begin(), value.names.end(), [&](const std::string& n) { return n != r->result; })) break;
-          names.insert(assign->name);
-          found_one.tail.push_back(b->stmts[k]);
-        }
-        found_one.deferred = reads.all_own_rows && unread_in_loop(f->stmt, found_one.tail, names);
-        if (!found_one.deferred) found_one.tail.clear();
-        found.push_back(std::move(found_one));
-      }
-      IRVisitor::visit(b);
-    }
-  } find;
-  find.f = &f;
-  find.visit(f.body);
-  fold_into_update(f, find.found);
-  return find.found;
-}
-
-/// The dataflow loop's register-resident form (regs.cuh; docs/SCHEDULES.md, "The
-/// register-resident form"): each block holds its band of the rows in registers for the whole
-/// loop. `in`: the grid the update reads, `out`: the one it writes ("": no such form).
-struct RegsForm {
-  std::string in, out;
-  ScalarType type = ScalarType::F32;
-};
-
-/// The form applies to the default pipeline's form of the loop, a `for` that does not assign its
-/// variable, whose step touches grids only in its update and in one flow reduction folded into it
-/// (fold_into_update): a 2-D update over a grid's interior that stores one value to %out at the
-/// point, unconditionally and once, computed from %in within one cell along both dimensions and
-/// from scalars; the reduction reads %in and %out at the point only; the loop swaps %in and %out
-/// once and nothing else. The band then holds every cell a step reads or writes but the rows past
-/// it (the neighbour blocks' pushes) and the fixed cells around it (the same in both grids: the
-/// kernel checks that contract before it takes the form).
-RegsForm regs_form(const Program& p, const FlowLoop& f, const std::vector<FlowReduction>& reductions) {
-  RegsForm none, found;
-  if (!f.loop || !f.update || f.exchanged.empty() || !f.body || f.loop->kind != StmtKind::For ||
-      f.update->range.kind != Range::Kind::Interior || f.update->indices.size() != 2)
-    return none;
-  const std::string var = static_cast<const For*>(f.loop)->var;
-  const Reduce* fold = nullptr;  // flow_reductions folded it (fold_into_update)
-  for (const FlowReduction& r : reductions)
-    if (r.folded) fold = r.reduce;
-  // The update's body: locals, then one store to %out (the only one: locals hold no statements);
-  // reads of one other grid, within a cell.
-  const auto* body = as<Block>(f.update->body);
-  const std::vector<Stmt> stmts = body ? body->stmts : std::vector<Stmt>{f.update->body};
-  const Store* store = nullptr;
-  for (const Stmt& t : stmts) {
-    if (auto* st = as<Store>(t)) {
-      if (store) return none;
-      store = st;
-    } else if (t->kind != StmtKind::VarDecl && t->kind != StmtKind::Assign) {
-      return none;
-    }
-  }
-  if (!store) return none;
-  found.out = store->grid;
-  struct Reads : IRVisitor {
-    using IRVisitor::visit;
-    std::set<std::string> grids;
-    bool near = true;
-    void visit(const GridRead* g) override {
-      grids.insert(g->grid);
-      near = near && std::all_of(g->offsets.begin(), g->offsets.end(), [](int o) { return o >= -1 && o <= 1; });
-    }
-  } reads;
-  reads.visit(f.update->body);
-  if (reads.grids.size() != 1 || !reads.near || reads.grids.count(found.out)) return none;
-  found.in = *reads.grids.begin();
-  // The step: grids only there and in the folded reduction (%in and %out at the point), one swap
-  // of the two, the loop's variable not assigned.
-  struct Step : IRVisitor {
-    using IRVisitor::visit;
-    const ForEach* update = nullptr;
-    const Reduce* fold = nullptr;
-    const RegsForm* form = nullptr;
-    std::string var;
-    int swaps = 0;
-    bool inside = false, ok = true;
-    void visit(const ForEach* e) override {
-      if (e->part == ForEachPart::Inner) return;  // the update's other part: a comment in the dataflow form
-      ok = ok && e == update;
-    }
-    void visit(const Reduce* r) override {
-      if (r != fold) return void(ok = false);
-      inside = true;
-      IRVisitor::visit(r);
-      inside = false;
-    }
-    void visit(const GridRead* g) override {
-      ok = ok && inside && (g->grid == form->in || g->grid == form->out);
-    }
-    void visit(const Store*) override { ok = false; }
-    void visit(const Swap* w) override {
-      ++swaps;
-      ok = ok && ((w->a == form->in && w->b == form->out) || (w->a == form->out && w->b == form->in));
-    }
-    void visit(const Assign* a) override {
-      ok = ok && a->name != var;
-      IRVisitor::visit(a);
-    }
-  } step;
-  step.update = f.update;
-  step.fold = fold;
-  step.form = &found;
-  step.var = var;
-  step.visit(f.body);
-  if (!step.ok || step.swaps != 1) return none;
-  const Param* in = p.find_param(found.in);
-  const Param* out = p.find_param(found.out);
-  if (!in || !out || in->kind != ParamKind::Grid || out->kind != ParamKind::Grid || in->rank != 2 || out->rank != 2 ||
-      in->type != out->type || (in->type != ScalarType::F32 && in->type != ScalarType::F64))
-    return none;
-  found.type = in->type;
-  return found;
 }
 
 const char* reduce_op_name(ReduceOp op) {
@@ -478,14 +96,14 @@ class CudaKernelEmitter : public CppEmitter {
     }
     for (const std::string& g : exchanged) line(1, "std::uint64_t " + g + "_epoch = 0;  // exchanges of %" + g + " so far");
     find_fused_reductions(program_->body);
-    flow_loop_ = spmd_ ? FlowLoop{} : find_flow_loop(*program_);
+    flow_loop_ = spmd_ ? FlowLoop{} : marked_flow_loop(*program_);
     flow_reductions_.clear();
     flow_reduction_list_.clear();
     for (const FlowReduction& r : flow_reductions(flow_loop_)) {
       flow_reductions_.emplace(r.reduce, static_cast<int>(flow_reductions_.size()));
       flow_reduction_list_.push_back(r);
     }
-    regs_ = regs_form(*program_, flow_loop_, flow_reduction_list_);
+    regs_ = marked_regs_form(*program_, flow_loop_);
     body(program_->body, 1);
     if (spmd_) {
       line(1, "pe.barrier_all(\"the end of " + program_->name + "\");  // no PE still puts into a block the host copies back");
@@ -506,7 +124,7 @@ class CudaKernelEmitter : public CppEmitter {
   bool split_ = false;  // the innermost point update is one part of a split foreach
   bool walk_ = false;   // ... its boundary part, walked as one sequence of points (BoxWalk)
   std::set<const StmtNode*> fused_reduces_, fused_allreduces_;  // find_fused_reductions()
-  FlowLoop flow_loop_;    // the loop the dataflow schedule may run (find_flow_loop)
+  FlowLoop flow_loop_;    // the loop the IR marks forms(dataflow) (select-loop-forms)
   bool flow_ = false;     // emitting that loop's dataflow form
   std::map<const Reduce*, int> flow_reductions_;  // its flow_reductions, by argument index
   std::vector<FlowReduction> flow_reduction_list_;   // the same, in that order
@@ -1736,7 +1354,7 @@ class CudaKernelEmitter : public CppEmitter {
     // update's stores are in place: publish() synchronised the block), then every block's value
     // on every PE. Any other in that loop: every block's rows of this step written first. A grid
     // barrier is enough even where the reduction reads halos. The written grid's: reading them
-    // would need an exchange of it in the step, which find_flow_loop does not admit. The read
+    // would need an exchange of it in the step, which a dataflow loop does not have. The read
     // grid's came from the
     // neighbour PEs' previous step, which this PE's face blocks waited for before they reached the
     // barrier. Nor can a neighbour overwrite them before the reads end: its next step waits for
@@ -2012,10 +1630,10 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
   }
   if (p.kind == ProgramKind::Spmd) l.push_back("  std::uint64_t* signals;  // the program's signals, symmetric, zero at launch");
   l.push_back("  std::uint64_t* scratch;  // reductions: one word per block, and the result");
-  if (const FlowLoop flow = find_flow_loop(p); flow.loop) {
+  if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
     l.push_back("  " + std::string(kRt) + "FlowSignals sc_flow;  // the dataflow loop's flags (flow.cuh)");
     l.push_back("  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::flow_plan: on, the PEs before and after along dimension 0");
-    if (const RegsForm regs = regs_form(p, flow, flow_reductions(flow)); !regs.in.empty())
+    if (const RegsForm regs = marked_regs_form(p, flow); !regs.in.empty())
       l.push_back("  " + std::string(kRt) + "RegsArgs<" + cpp_type(regs.type) +
                   "> sc_regs;  // compiled::regs_plan: the loop's register-resident form (blocks 0: not planned)");
     const size_t reductions = flow_reductions(flow).size();
@@ -2093,9 +1711,9 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   out.push_back("  " + std::string(kRt) + "LaunchConfig sc_config;");
   out.push_back("  sc_config.block_threads = sc_" + p.name + "::kBlockThreads;");
   out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
-  if (const FlowLoop flow = find_flow_loop(p); flow.loop) {
+  if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
     out.push_back("  if (sc_flow_plan.on) sc_config.max_blocks = ::stencilc::compiled::flow_blocks(sc_flow_size);  // the dataflow loop: a block per radius of rows at most (no idle blocks)");
-    if (!nvshmem && !regs_form(p, flow, flow_reductions(flow)).in.empty()) {
+    if (!nvshmem && !marked_regs_form(p, flow).in.empty()) {
       out.push_back("  if (sc_regs.on) {  // its register-resident form: the blocks regs_plan chose, every one resident");
       out.push_back("    sc_config.max_blocks = sc_regs.blocks;");
       out.push_back("    sc_config.dynamic_smem = sc_regs.smem;");
@@ -2208,11 +1826,11 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   }
   std::string flow_reductions_bytes;  // the heap the dataflow loop's reductions take
   std::string regs_bytes;             // and its register-resident form's inboxes
-  if (const FlowLoop flow = find_flow_loop(p); flow.loop) {
+  if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
     const size_t k = std::find(grid_names.begin(), grid_names.end(), flow.put_handle) - grid_names.begin();
     l.push_back("  const ::stencilc::compiled::FlowSize sc_flow_size = ::stencilc::compiled::flow_size<" + std::to_string(rank) + ">(sc_plan, " +
                 std::to_string(flow.radius) + ", sc_" + p.name + "::kBlockThreads);  // for the cost model");
-    const RegsForm regs = nvshmem ? RegsForm{} : regs_form(p, flow, flow_reductions(flow));
+    const RegsForm regs = nvshmem ? RegsForm{} : marked_regs_form(p, flow);
     l.push_back(std::string("  ") + (regs.in.empty() ? "const " : "") + "::stencilc::compiled::FlowPlan sc_flow_plan = ::stencilc::compiled::flow_plan(\"" + p.name +
                 "\", sc_plan.grid, ::stencilc::compiled::periodic_dims(sc_descs[" + std::to_string(k) + "])[0], " +
                 (nvshmem ? "false" : "true") + ", &sc_flow_size);  // the dataflow loop, or not");
@@ -2263,7 +1881,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   out.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
   std::string plan = "::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" + join(swap_list) + "}" +
                      (nvshmem ? ", sc_pes" : "") + ")";
-  if (const FlowLoop flow = find_flow_loop(p); flow.loop && !nvshmem) {
+  if (const FlowLoop flow = marked_flow_loop(p); flow.loop && !nvshmem) {
     // The dataflow form needs a process grid that cuts dimension 0 only (compiled::flow_grid).
     plan = "::stencilc::compiled::flow_grid<" + r + ">(" + plan + ", " + std::to_string(flow.radius) +
            ", sc_" + p.name + "::kBlockThreads);  // the dataflow form's grid where it would run";
@@ -2353,6 +1971,12 @@ std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::s
     const bool spmd = p.kind == ProgramKind::Spmd;
     if (!spmd && !p.decomposed) {
       errors->push_back(module.source + ": error: program '" + p.name + "' reached the CUDA emitter undecomposed");
+      continue;
+    }
+    std::string marked;  // a loop marked with a form it does not have (hand-written IR)
+    passes::marked_regs_form(p, marked_flow_loop(p, &marked), &marked);
+    if (!marked.empty()) {
+      errors->push_back(module.source + ": error: program '" + p.name + "': " + marked);
       continue;
     }
     ExchangedGrids ex;

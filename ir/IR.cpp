@@ -367,6 +367,26 @@ Stmt with_widths(const Stmt& s, std::vector<int> width_lo, std::vector<int> widt
   return out;
 }
 
+Stmt with_forms(const Stmt& s, unsigned forms) {
+  if (auto* f = as<For>(s)) {
+    auto out = std::make_shared<For>(*f);
+    out->forms = forms;
+    return out;
+  }
+  if (auto* w = as<While>(s)) {
+    auto out = std::make_shared<While>(*w);
+    out->forms = forms;
+    return out;
+  }
+  return s;
+}
+
+unsigned loop_forms(const Stmt& s) {
+  if (auto* f = as<For>(s)) return f->forms;
+  if (auto* w = as<While>(s)) return w->forms;
+  return 0;
+}
+
 Stmt with_role(const Stmt& s, WorkerRole role, int bytes_per_point) {
   if (auto* f = as<ForEach>(s)) {
     auto out = std::make_shared<ForEach>(*f);

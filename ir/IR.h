@@ -226,6 +226,13 @@ struct If : StmtNode {
 };
 
 /// A counted loop: `for %t: i32 = lo to hi step s { ... }`, hi exclusive, step > 0 constant.
+/// The forms a time loop may run in besides the barrier form, which every loop has; the
+/// select-loop-forms pass records them (passes/LoopForms.h), printed ` forms(dataflow, regs)`.
+enum LoopForm : unsigned {
+  kFormDataflow = 1u << 0,  // without barriers: each block waits for its neighbours only
+  kFormRegs = 1u << 1,      // the dataflow form with each block's rows in registers
+};
+
 struct For : StmtNode {
   static constexpr StmtKind kKind = StmtKind::For;
   std::string var;
@@ -233,6 +240,7 @@ struct For : StmtNode {
   Expr lo, hi;
   int64_t step;
   Stmt body;
+  unsigned forms = 0;  // LoopForm bits
   For(std::string v, ScalarType t, Expr lo_, Expr hi_, int64_t s, Stmt b, SourceLoc l)
       : StmtNode(kKind, std::move(l)), var(std::move(v)), type(t), lo(std::move(lo_)),
         hi(std::move(hi_)), step(s), body(std::move(b)) {}
@@ -242,6 +250,7 @@ struct While : StmtNode {
   static constexpr StmtKind kKind = StmtKind::While;
   Expr cond;
   Stmt body;
+  unsigned forms = 0;  // LoopForm bits
   While(Expr c, Stmt b, SourceLoc l) : StmtNode(kKind, std::move(l)), cond(std::move(c)), body(std::move(b)) {}
 };
 
@@ -540,6 +549,10 @@ Stmt make_for_each_part(ForEachPart part, std::vector<int> width_lo, std::vector
 Stmt with_role(const Stmt& s, WorkerRole role, int bytes_per_point = 0);
 /// `s` (a foreach part) with other widths; any other statement unchanged.
 Stmt with_widths(const Stmt& s, std::vector<int> width_lo, std::vector<int> width_hi);
+/// A For or While `s` with its LoopForm bits `forms`.
+Stmt with_forms(const Stmt& s, unsigned forms);
+/// A loop's LoopForm bits (0 for any other statement).
+unsigned loop_forms(const Stmt& s);
 Stmt make_reduce(const std::string& result, ScalarType t, ReduceOp op, Range r,
                  std::vector<std::string> indices, Stmt body, SourceLoc l = {});
 Stmt make_store(const std::string& grid, Expr v, SourceLoc l = {});

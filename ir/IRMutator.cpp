@@ -257,8 +257,8 @@ Stmt IRMutator::visit(const Ref<For>& op) {
   Stmt body = mutate(op->body);
   if (lo == op->lo && hi == op->hi && body == op->body) return op;
   if (!body) body = make_block({}, op->body->loc);
-  return make_for(op->var, op->type, std::move(lo), std::move(hi), op->step, std::move(body),
-                  op->loc);
+  return with_forms(make_for(op->var, op->type, std::move(lo), std::move(hi), op->step, std::move(body), op->loc),
+                    op->forms);
 }
 
 Stmt IRMutator::visit(const Ref<While>& op) {
@@ -266,7 +266,7 @@ Stmt IRMutator::visit(const Ref<While>& op) {
   Stmt body = mutate(op->body);
   if (c == op->cond && body == op->body) return op;
   if (!body) body = make_block({}, op->body->loc);
-  return make_while(std::move(c), std::move(body), op->loc);
+  return with_forms(make_while(std::move(c), std::move(body), op->loc), op->forms);
 }
 
 Stmt IRMutator::visit(const Ref<ForEach>& op) {

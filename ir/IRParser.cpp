@@ -305,8 +305,9 @@ Stmt Parser::parse_stmt() {
   if (t.text == "while") {
     take();
     Expr c = parse_expr();
+    const unsigned forms = parse_opt_forms();
     SourceLoc loc = parse_opt_loc();
-    return make_while(c, parse_block(), loc);
+    return with_forms(make_while(c, parse_block(), loc), forms);
   }
   if (t.text == "scope") {
     take();
@@ -415,9 +416,28 @@ Stmt Parser::parse_for() {
   expect_ident("step");
   bool negative = accept_punct("-");
   int64_t step = expect_int("a constant step");
+  const unsigned forms = parse_opt_forms();
   SourceLoc loc = parse_opt_loc();
   Stmt body = parse_body_with({var}, type);
-  return make_for(var, type, lo, hi, negative ? -step : step, body, loc);
+  return with_forms(make_for(var, type, lo, hi, negative ? -step : step, body, loc), forms);
+}
+
+unsigned Parser::parse_opt_forms() {
+  if (!accept_ident("forms")) return 0;
+  expect_punct("(");
+  unsigned forms = 0;
+  do {
+    const Token& t = peek();
+    if (accept_ident("dataflow")) {
+      forms |= kFormDataflow;
+    } else if (accept_ident("regs")) {
+      forms |= kFormRegs;
+    } else {
+      error(t, "expected a loop form (dataflow or regs), found " + describe(t));
+    }
+  } while (accept_punct(","));
+  expect_punct(")");
+  return forms;
 }
 
 Range Parser::parse_range() {

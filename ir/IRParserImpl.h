@@ -81,6 +81,7 @@ class Parser {
   Stmt parse_simple_stmt(const Token& t);
   Stmt parse_if();
   Stmt parse_for();
+  unsigned parse_opt_forms();  // ` forms(dataflow, regs)` after a loop header, or 0
   Stmt parse_for_each();
   Stmt parse_reduce();
   Stmt parse_put_signal();

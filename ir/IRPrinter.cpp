@@ -103,6 +103,14 @@ std::string print_role(WorkerRole r) {
   return r == WorkerRole::All ? "" : std::string(" role(") + to_string(r) + ")";
 }
 
+std::string print_forms(unsigned forms) {
+  if (forms == 0) return "";
+  std::string out;
+  if (forms & kFormDataflow) out += "dataflow";
+  if (forms & kFormRegs) out += std::string(out.empty() ? "" : ", ") + "regs";
+  return " forms(" + out + ")";
+}
+
 std::string print_cost(const ForEach& f) {
   if (f.bytes_per_point == 0) return "";
   return " cost(" + std::to_string(f.bytes_per_point) + " bytes/point)";
@@ -179,12 +187,12 @@ void StmtPrinter::print_stmt(const Stmt& s, int indent) {
       auto* op = as<For>(s);
       return nested(indent,
                     "for %" + op->var + ": " + to_string(op->type) + " = " + print(op->lo) +
-                        " to " + print(op->hi) + " step " + std::to_string(op->step),
+                        " to " + print(op->hi) + " step " + std::to_string(op->step) + print_forms(op->forms),
                     s->loc, op->body);
     }
     case StmtKind::While: {
       auto* op = as<While>(s);
-      return nested(indent, "while " + print(op->cond), s->loc, op->body);
+      return nested(indent, "while " + print(op->cond) + print_forms(op->forms), s->loc, op->body);
     }
     case StmtKind::ForEach: {
       auto* op = as<ForEach>(s);

@@ -313,11 +313,17 @@ void Verifier::check_stmt(const Stmt& s) {
       break;
     }
     case StmtKind::For:
+      check_forms(s);
+      ++loops_;
       check_for(as<For>(s));
+      --loops_;
       break;
     case StmtKind::While:
+      check_forms(s);
       check_typed(as<While>(s)->cond, ScalarType::Bool, "while condition");
+      ++loops_;
       check_body(as<While>(s)->body);
+      --loops_;
       break;
     case StmtKind::ForEach: {
       auto* op = as<ForEach>(s);
@@ -439,6 +445,17 @@ void Verifier::check_for(const For* op) {
   declare(op->var, op->type, VarKind::LoopVar);
   check_body(op->body, /*new_scope=*/false);
   pop_scope();
+}
+
+void Verifier::check_forms(const Stmt& s) {
+  const unsigned forms = loop_forms(s);
+  if (forms == 0) return;
+  const std::string what = std::string(stmt_name(s->kind)) + " forms(...)";
+  if (program_ && (program_->kind != ProgramKind::Global || !program_->decomposed))
+    error(what + " is only allowed in decomposed global programs");
+  if (loops_ > 0) error(what + " is only allowed on a loop at the top of the program");
+  if ((forms & kFormRegs) && !(forms & kFormDataflow)) error(what + ": regs is a dataflow form");
+  if ((forms & kFormRegs) && s->kind != StmtKind::For) error(what + ": regs takes a for loop");
 }
 
 void Verifier::check_point_loop(const Stmt& s, const Range& r,

@@ -55,6 +55,8 @@ class Verifier {
   void check_var_decl(const VarDecl* op);
   void check_assign(const Assign* op);
   void check_for(const For* op);
+  void check_forms(const Stmt& s);                  // select-loop-forms' record on a loop
+  int loops_ = 0;                                   // loops around the statement checked
   void check_point_loop(const Stmt& s, const Range& r, const std::vector<std::string>& indices,
                         const Stmt& body);
   void check_store(const Store* op);

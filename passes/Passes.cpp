@@ -4,6 +4,7 @@
 #include "passes/FoldConstants.h"
 #include "passes/InferHalos.h"
 #include "passes/InsertExchanges.h"
+#include "passes/LoopForms.h"
 #include "passes/LowerExchanges.h"
 #include "passes/PassManager.h"
 #include "passes/PersistentFusion.h"
@@ -38,6 +39,9 @@ void register_builtin_passes(PassRegistry& r) {
   r.add({"specialize-blocks",
          "Give split foreaches in loops and their transfers comm/compute roles; narrow barriers",
          specialize_blocks});
+  r.add(make_pass("select-loop-forms",
+                  "Record on each time loop the forms it may run in besides the barrier form (dataflow, regs)",
+                  select_loop_forms));
 }
 
 }  // namespace stencilc::passes

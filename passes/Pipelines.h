@@ -13,12 +13,12 @@ inline const char* host_pipeline() {
 }
 
 /// The whole CPU-free pipeline, which the driver runs for --target=host and --target=cuda: the
-/// passes above plus split-boundary (before
-/// place-signaled-puts, which moves the transfers between the parts), persistent-fusion and
-/// specialize-blocks.
+/// passes above plus split-boundary (before place-signaled-puts, which moves the transfers
+/// between the parts), persistent-fusion, specialize-blocks and select-loop-forms (the forms each
+/// time loop may take; the host target runs the barrier form).
 inline const char* cpu_free_pipeline() {
   return "infer-halos,decompose,insert-exchanges,lower-exchanges,split-boundary,"
-         "place-signaled-puts,persistent-fusion,specialize-blocks";
+         "place-signaled-puts,persistent-fusion,specialize-blocks,select-loop-forms";
 }
 
 /// The pipeline of the CUDA target's host-controlled schedule (--schedule=host-controlled, the

@@ -1,0 +1,427 @@
+// The dataflow and register-resident forms of a time loop, found on the IR (LoopForms.h), and
+// the select-loop-forms pass that records them.
+#include "passes/LoopForms.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "ir/IRMutator.h"
+#include "ir/IRVisitor.h"
+
+namespace stencilc::passes {
+
+using namespace ir;
+
+namespace {
+
+/// Statements a dataflow loop may hold besides its update: scalar ones, and reductions (every
+/// block takes part; the kernel puts a grid barrier before each, so every block's rows of the
+/// step are written), also under an `if` (jacobi2d's norm every k steps).
+bool scalar_or_reduction(const Stmt& s) {
+  if (!s) return true;
+  switch (s->kind) {
+    case StmtKind::Assign:
+    case StmtKind::VarDecl:
+    case StmtKind::Reduce:
+    case StmtKind::AllReduce:
+      return true;
+    case StmtKind::If:
+      return scalar_or_reduction(as<If>(s)->then_body) && scalar_or_reduction(as<If>(s)->else_body);
+    case StmtKind::Block:
+      for (const Stmt& t : as<Block>(s)->stmts)
+        if (!scalar_or_reduction(t)) return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+/// The grids a statement stores to.
+std::set<std::string> stored_grids(const Stmt& s) {
+  struct Stores : IRVisitor {
+    using IRVisitor::visit;
+    std::set<std::string> grids;
+    void visit(const Store* st) override {
+      grids.insert(st->grid);
+      IRVisitor::visit(st);
+    }
+  } stores;
+  stores.visit(s);
+  return stores.grids;
+}
+
+namespace {
+
+/// The pipeline's form of a step (see FlowLoop); fills `found` and returns true if `b` is one.
+bool exchange_step(const Block& b, FlowLoop& found) {
+  const HaloSend* send = nullptr;
+  const HaloRecv* recv = nullptr;
+  std::vector<const ForEach*> parts;
+  size_t k = 0;
+  const size_t n = b.stmts.size();
+  for (; k < n && parts.size() < 2; ++k) {  // the update, up to its second part
+    const Stmt& t = b.stmts[k];
+    if (t->kind == StmtKind::PhaseBarrier) continue;
+    if (auto* h = as<HaloSend>(t)) {
+      if (send || !parts.empty()) return false;
+      send = h;
+    } else if (auto* h = as<HaloRecv>(t)) {
+      if (!send || recv || h->grid != send->grid) return false;
+      recv = h;
+    } else if (auto* e = as<ForEach>(t)) {
+      if (e->part == ForEachPart::All) return false;
+      parts.push_back(e);
+    } else {
+      return false;
+    }
+  }
+  if (!recv || parts.size() != 2 || !are_split_parts(*parts[0], *parts[1])) return false;
+  if (k < n && b.stmts[k]->kind == StmtKind::PhaseBarrier) ++k;  // the barrier closing the update
+  std::vector<const Swap*> swaps;
+  for (; k < n; ++k) {  // then swaps, scalar work, reductions
+    if (auto* w = as<Swap>(b.stmts[k])) {
+      swaps.push_back(w);
+    } else if (!scalar_or_reduction(b.stmts[k])) {
+      return false;
+    }
+  }
+  const std::set<std::string> written = stored_grids(parts[0]->body);
+  if (written.size() != 1 || written.count(send->grid)) return false;
+  // The swaps must hand the written buffer to the next step's exchanged name.
+  std::map<std::string, std::string> holds;  // name -> the buffer it holds after the swaps
+  auto held = [&](const std::string& name) { return holds.count(name) ? holds[name] : name; };
+  for (const Swap* w : swaps) {
+    const std::string a = held(w->a), c = held(w->b);
+    holds[w->a] = c;
+    holds[w->b] = a;
+  }
+  if (held(send->grid) != *written.begin()) return false;
+  found.update = parts[0]->part == ForEachPart::Boundary ? parts[0] : parts[1];
+  found.put_handle = found.exchanged = send->grid;
+  found.put_grid = *written.begin();
+  return true;
+}
+
+/// The dataflow loop `s` is, a loop at the top of `p`'s body, or none (the form ignores role
+/// groups).
+FlowLoop flow_loop_at(const Program& p, const Stmt& s) {
+  FlowLoop found;
+  const Stmt* body = nullptr;
+  if (auto* f = as<For>(s)) body = &f->body;
+  if (auto* w = as<While>(s)) body = &w->body;
+  auto* b = body ? as<Block>(*body) : nullptr;
+  if (!b || !exchange_step(*b, found)) return FlowLoop{};
+  found.loop = s.get();
+  found.body = *body;
+  found.stmt = s;
+  for (const Param& g : p.params) {
+    if (g.kind != ParamKind::Grid || g.halo_lo.empty()) continue;
+    found.radius = std::max({found.radius, g.halo_lo[0], g.halo_hi[0]});
+  }
+  return found;
+}
+
+}  // namespace
+
+FlowLoop find_flow_loop(const Program& p) {
+  if (p.kind != ProgramKind::Global || !p.decomposed) return FlowLoop{};
+  auto* top = as<Block>(p.body);
+  if (!top) return FlowLoop{};
+  for (const Stmt& s : top->stmts) {
+    if (FlowLoop found = flow_loop_at(p, s); found.loop) return found;  // one per program
+  }
+  return FlowLoop{};
+}
+
+FlowLoop marked_flow_loop(const Program& p, std::string* error) {
+  auto* top = as<Block>(p.body);
+  if (!top || p.kind != ProgramKind::Global || !p.decomposed) return FlowLoop{};
+  for (const Stmt& s : top->stmts) {
+    if (!(loop_forms(s) & kFormDataflow)) continue;
+    FlowLoop found = flow_loop_at(p, s);
+    if (!found.loop && error) *error = "a loop marked forms(dataflow) has no dataflow form (see select-loop-forms)";
+    return found;
+  }
+  return FlowLoop{};
+}
+
+namespace {
+
+/// The names the statement or expression reads as variables.
+struct VarReads : IRVisitor {
+  using IRVisitor::visit;
+  std::multiset<std::string> names;
+  void visit(const Var* v) override { names.insert(v->name); }
+};
+
+/// Whether nothing in `loop` but the assignments of `tail` reads `names` or assigns them (the
+/// reduction's result and what the tail makes of it).
+bool unread_in_loop(const Stmt& loop, const std::vector<Stmt>& tail, const std::set<std::string>& names) {
+  struct Uses : IRVisitor {
+    using IRVisitor::visit;
+    const std::set<const StmtNode*>* skip = nullptr;
+    const std::set<std::string>* names = nullptr;
+    bool used = false;
+    void visit(const Var* v) override { used = used || names->count(v->name); }
+    void visit(const Assign* a) override {
+      if (skip->count(a)) return;
+      used = used || names->count(a->name);
+      IRVisitor::visit(a);
+    }
+    void visit(const VarDecl* d) override {
+      used = used || names->count(d->name);
+      IRVisitor::visit(d);
+    }
+  } uses;
+  std::set<const StmtNode*> skip;
+  for (const Stmt& t : tail) skip.insert(t.get());
+  uses.skip = &skip;
+  uses.names = &names;
+  uses.visit(loop);
+  return !uses.used;
+}
+
+/// Folds a flow reduction's walk into the update's, where the dataflow form's step is the
+/// update, its barriers (publish) and then the reduction, directly or as the first statement of
+/// an `if` with no else (`if (t % k == 0) norm = reduce(...)`): the update's range is a grid's
+/// interior (the walk set up before the loop) and the reduction's is the same, its indices are
+/// the update's or none of them, and it reads every grid at the point itself (offsets all 0).
+/// Then each thread adds up the values of its points in the update's own loop, right after the
+/// point's store (so a read of the written grid is the thread's own store, through its
+/// `__restrict__` pointer), and the reduction's second walk of the block's rows (re-reading both
+/// grids from L2, a division per point) goes. The condition is evaluated before the update
+/// instead of after it: nothing between them assigns a variable.
+void fold_into_update(const FlowLoop& f, std::vector<FlowReduction>& reductions) {
+  const ForEach* u = f.update;
+  auto* body = f.body ? as<Block>(f.body) : nullptr;
+  if (!u || !body || u->range.kind != Range::Kind::Interior) return;
+  size_t k = 0;
+  while (k < body->stmts.size() && body->stmts[k].get() != u) ++k;
+  ++k;  // past the update, then its barriers
+  while (k < body->stmts.size() && body->stmts[k]->kind == StmtKind::PhaseBarrier) ++k;
+  if (k >= body->stmts.size()) return;
+  const Reduce* r = as<Reduce>(body->stmts[k]);
+  Expr when;
+  if (auto* i = as<If>(body->stmts[k]); i && !i->else_body) {
+    auto* then = as<Block>(i->then_body);
+    if (then && !then->stmts.empty()) r = as<Reduce>(then->stmts[0]);
+    when = i->cond;
+  }
+  if (!r || r->range.kind != Range::Kind::Interior || r->range.grid != u->range.grid || r->indices.size() != u->indices.size())
+    return;
+  const std::set<std::string> names(u->indices.begin(), u->indices.end());
+  const bool same = r->indices == u->indices;
+  if (!same && std::any_of(r->indices.begin(), r->indices.end(), [&](const std::string& n) { return names.count(n); })) return;
+  struct AtPoint : IRVisitor {
+    using IRVisitor::visit;
+    bool ok = true;
+    void visit(const GridRead* g) override {
+      ok = ok && std::all_of(g->offsets.begin(), g->offsets.end(), [](int o) { return o == 0; });
+    }
+    void visit(const Store*) override { ok = false; }
+  } reads;
+  reads.visit(r->body);
+  if (!reads.ok) return;
+  for (FlowReduction& found : reductions) {
+    if (found.reduce != r) continue;
+    found.folded = true;
+    found.when = when;
+  }
+}
+
+}  // namespace
+
+/// The reductions of the dataflow loop's step that its dataflow form combines with no barrier,
+/// in the order of the kernel's arguments: those its allreduce directly follows (every
+/// global-view reduction) that read the grid the step writes only in their own rows along
+/// dimension 0. A block walks its own rows of the range after its update (its own stores; the
+/// halos the neighbours write in the step are not read), and no block begins the next step,
+/// which overwrites the other grid, before every block has given its value, so any read of that
+/// grid is in place. Deferred, a block's neighbours may begin the next step before it has walked
+/// this one's rows (they wait only for the execution before), so a deferred reduction must read
+/// every grid in its own rows along dimension 0 (cells only its own block writes).
+std::vector<FlowReduction> flow_reductions(const FlowLoop& f) {
+  if (!f.loop || !f.body) return {};
+  struct Find : IRVisitor {
+    using IRVisitor::visit;
+    const FlowLoop* f = nullptr;
+    std::vector<FlowReduction> found;
+    void visit(const Block* b) override {
+      for (size_t i = 0; i + 1 < b->stmts.size(); ++i) {
+        auto* r = as<Reduce>(b->stmts[i]);
+        auto* a = as<AllReduce>(b->stmts[i + 1]);
+        if (!r || !a || a->var != r->result || a->op != r->op) continue;
+        struct Reads : IRVisitor {
+          using IRVisitor::visit;
+          const std::string* written = nullptr;
+          bool own_rows = true, all_own_rows = true;  // the written grid's reads; every grid's
+          void visit(const GridRead* g) override {
+            const bool across = !g->offsets.empty() && g->offsets[0] != 0;
+            if (across && g->grid == *written) own_rows = false;
+            if (across) all_own_rows = false;
+          }
+        } reads;
+        reads.written = &f->put_grid;
+        reads.visit(r->body);
+        if (!reads.own_rows) continue;
+        FlowReduction found_one{r, false, {}, false, nullptr};
+        std::set<std::string> names{r->result};
+        for (size_t k = i + 2; k < b->stmts.size(); ++k) {  // the assignments right after it that read only it
+          auto* assign = as<Assign>(b->stmts[k]);
+          if (!assign) break;
+          VarReads value;
+          value.visit(assign->value);
+          if (std::any_of(value.names.begin(), value.names.end(), [&](const std::string& n) { return n != r->result; })) break;
+          names.insert(assign->name);
+          found_one.tail.push_back(b->stmts[k]);
+        }
+        found_one.deferred = reads.all_own_rows && unread_in_loop(f->stmt, found_one.tail, names);
+        if (!found_one.deferred) found_one.tail.clear();
+        found.push_back(std::move(found_one));
+      }
+      IRVisitor::visit(b);
+    }
+  } find;
+  find.f = &f;
+  find.visit(f.body);
+  fold_into_update(f, find.found);
+  return find.found;
+}
+
+/// The form applies to the default pipeline's form of the loop, a `for` that does not assign its
+/// variable, whose step touches grids only in its update and in one flow reduction folded into it
+/// (fold_into_update): a 2-D update over a grid's interior that stores one value to %out at the
+/// point, unconditionally and once, computed from %in within one cell along both dimensions and
+/// from scalars; the reduction reads %in and %out at the point only; the loop swaps %in and %out
+/// once and nothing else. The band then holds every cell a step reads or writes but the rows past
+/// it (the neighbour blocks' pushes) and the fixed cells around it (the same in both grids: the
+/// kernel checks that contract before it takes the form).
+RegsForm regs_form(const Program& p, const FlowLoop& f, const std::vector<FlowReduction>& reductions) {
+  RegsForm none, found;
+  if (!f.loop || !f.update || f.exchanged.empty() || !f.body || f.loop->kind != StmtKind::For ||
+      f.update->range.kind != Range::Kind::Interior || f.update->indices.size() != 2)
+    return none;
+  const std::string var = static_cast<const For*>(f.loop)->var;
+  const Reduce* fold = nullptr;  // flow_reductions folded it (fold_into_update)
+  for (const FlowReduction& r : reductions)
+    if (r.folded) fold = r.reduce;
+  // The update's body: locals, then one store to %out (the only one: locals hold no statements);
+  // reads of one other grid, within a cell.
+  const auto* body = as<Block>(f.update->body);
+  const std::vector<Stmt> stmts = body ? body->stmts : std::vector<Stmt>{f.update->body};
+  const Store* store = nullptr;
+  for (const Stmt& t : stmts) {
+    if (auto* st = as<Store>(t)) {
+      if (store) return none;
+      store = st;
+    } else if (t->kind != StmtKind::VarDecl && t->kind != StmtKind::Assign) {
+      return none;
+    }
+  }
+  if (!store) return none;
+  found.out = store->grid;
+  struct Reads : IRVisitor {
+    using IRVisitor::visit;
+    std::set<std::string> grids;
+    bool near = true;
+    void visit(const GridRead* g) override {
+      grids.insert(g->grid);
+      near = near && std::all_of(g->offsets.begin(), g->offsets.end(), [](int o) { return o >= -1 && o <= 1; });
+    }
+  } reads;
+  reads.visit(f.update->body);
+  if (reads.grids.size() != 1 || !reads.near || reads.grids.count(found.out)) return none;
+  found.in = *reads.grids.begin();
+  // The step: grids only there and in the folded reduction (%in and %out at the point), one swap
+  // of the two, the loop's variable not assigned.
+  struct Step : IRVisitor {
+    using IRVisitor::visit;
+    const ForEach* update = nullptr;
+    const Reduce* fold = nullptr;
+    const RegsForm* form = nullptr;
+    std::string var;
+    int swaps = 0;
+    bool inside = false, ok = true;
+    void visit(const ForEach* e) override {
+      if (e->part == ForEachPart::Inner) return;  // the update's other part: a comment in the dataflow form
+      ok = ok && e == update;
+    }
+    void visit(const Reduce* r) override {
+      if (r != fold) return void(ok = false);
+      inside = true;
+      IRVisitor::visit(r);
+      inside = false;
+    }
+    void visit(const GridRead* g) override {
+      ok = ok && inside && (g->grid == form->in || g->grid == form->out);
+    }
+    void visit(const Store*) override { ok = false; }
+    void visit(const Swap* w) override {
+      ++swaps;
+      ok = ok && ((w->a == form->in && w->b == form->out) || (w->a == form->out && w->b == form->in));
+    }
+    void visit(const Assign* a) override {
+      ok = ok && a->name != var;
+      IRVisitor::visit(a);
+    }
+  } step;
+  step.update = f.update;
+  step.fold = fold;
+  step.form = &found;
+  step.var = var;
+  step.visit(f.body);
+  if (!step.ok || step.swaps != 1) return none;
+  const Param* in = p.find_param(found.in);
+  const Param* out = p.find_param(found.out);
+  if (!in || !out || in->kind != ParamKind::Grid || out->kind != ParamKind::Grid || in->rank != 2 || out->rank != 2 ||
+      in->type != out->type || (in->type != ScalarType::F32 && in->type != ScalarType::F64))
+    return none;
+  found.type = in->type;
+  return found;
+}
+
+
+RegsForm marked_regs_form(const Program& p, const FlowLoop& f, std::string* error) {
+  if (!f.loop || !(loop_forms(f.stmt) & kFormRegs)) return RegsForm{};
+  RegsForm regs = regs_form(p, f, flow_reductions(f));
+  if (regs.in.empty() && error) *error = "a loop marked forms(regs) has no register-resident form (see select-loop-forms)";
+  return regs;
+}
+
+Module select_loop_forms(const Module& m) {
+  Module out = m;
+  for (Program& p : out.programs) {
+    auto* top = as<Block>(p.body);
+    if (!top) continue;
+    std::vector<Stmt> stmts = top->stmts;
+    bool changed = false;
+    for (Stmt& s : stmts) {
+      unsigned forms = 0;
+      if (p.kind == ProgramKind::Global && p.decomposed) {
+        const FlowLoop f = flow_loop_at(p, s);
+        if (f.loop) {
+          forms |= kFormDataflow;
+          if (!regs_form(p, f, flow_reductions(f)).in.empty()) forms |= kFormRegs;
+        }
+      }
+      if (forms != loop_forms(s)) {
+        s = with_forms(s, forms);
+        changed = true;
+      }
+      if (forms & kFormDataflow) {
+        // One dataflow loop a program (the kernel's flags and reductions are sized for one).
+        for (Stmt& rest : stmts) {
+          if (&rest != &s && loop_forms(rest) != 0) rest = with_forms(rest, 0), changed = true;
+        }
+        break;
+      }
+    }
+    if (changed) p.body = make_block(std::move(stmts), top->loc);
+  }
+  return out;
+}
+
+}  // namespace stencilc::passes

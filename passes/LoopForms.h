@@ -1,0 +1,89 @@
+// The forms a time loop can take besides the barrier form, found on the IR: the dataflow form
+// (each block waits for its neighbours only; runtime flow.cuh) and, of those loops, the
+// register-resident form (each block's rows in registers across steps; runtime regs.cuh). The
+// select-loop-forms pass records what it finds on each loop (`forms(dataflow, regs)`), the CUDA
+// emitter emits the forms the IR records, and the launcher chooses among them at run time from
+// the sizes (docs/SCHEDULES.md).
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+
+namespace stencilc::passes {
+
+/// The loop the dataflow schedule may run (flow.cuh; docs/SCHEDULES.md, "The dataflow
+/// schedule"): a time loop at the top of a global-view program whose step is one split point
+/// update, the barriers around it, and otherwise only swaps, scalar statements and
+/// reductions. Such an update reads only within the grids' halos of the point it writes, so each
+/// block can wait for its neighbours instead of everyone. The step, as the pipeline leaves it:
+/// halo_send %x, the two parts with the halo_recv %x before the second and phase barriers
+/// anywhere in between, and after them swaps that make the grid the update writes the next
+/// step's %x. Its dataflow form puts the written grid's faces into the neighbours' halos at the
+/// end of each step (what the next step's exchange would bring), after one exchange of %x before
+/// the loop.
+/// `radius`: the widest halo along dimension 0.
+struct FlowLoop {
+  const ir::StmtNode* loop = nullptr;
+  const ir::ForEach* update = nullptr;  // the step's boundary part (the dataflow form walks all of the block's rows with it)
+  std::string put_handle;  // whose exchange's send channels the face stores follow (args.<put_handle>_halo)
+  std::string put_grid;    // the grid each step writes, stored into the neighbours' halos as it is written
+  std::string exchanged;   // the grid exchanged at the top of each step
+  int radius = 1;
+  ir::Stmt body;               // the loop's body
+  ir::Stmt stmt;               // the loop itself (a While's condition with it)
+};
+
+/// The program's first loop at the top of its body that has a dataflow form, or none.
+FlowLoop find_flow_loop(const ir::Program& p);
+
+/// The loop of `p` that select-loop-forms marked forms(dataflow), or none; `error` says so where
+/// the marked loop has no dataflow form (hand-written IR).
+FlowLoop marked_flow_loop(const ir::Program& p, std::string* error = nullptr);
+
+/// A reduction of the dataflow loop's step that its dataflow form combines with no barrier
+/// (flow.cuh and generated.cuh's DFlowReduce). `deferred`: nothing in the loop reads its result
+/// or what the assignments right after its allreduce (`tail`: those that read only the result)
+/// make of it, and it reads every grid in the block's own rows, so each execution
+/// only posts its value and completes the one before (DFlowReduce::post; the tail then assigns
+/// values nothing reads), and the last completes after the loop, where the tail runs again on
+/// it: after the loop every variable holds what the serial program leaves.
+/// `folded`: its walk is the update's (fold_into_update): each thread adds up its points'
+/// values as it writes them, when `when` (null: every step) holds.
+struct FlowReduction {
+  const ir::Reduce* reduce = nullptr;
+  bool deferred = false;
+  std::vector<ir::Stmt> tail;
+  bool folded = false;
+  ir::Expr when;
+};
+
+/// The reductions of `f`'s step that its dataflow form combines with no barrier, in the order of
+/// the kernel's arguments (see the definition).
+std::vector<FlowReduction> flow_reductions(const FlowLoop& f);
+
+/// The dataflow loop's register-resident form (regs.cuh; docs/SCHEDULES.md, "The
+/// register-resident form"): each block holds its band of the rows in registers for the whole
+/// loop. `in`: the grid the update reads, `out`: the one it writes ("": no such form).
+struct RegsForm {
+  std::string in, out;
+  ir::ScalarType type = ir::ScalarType::F32;
+};
+
+/// `f`'s register-resident form, or none (see the definition for the conditions).
+RegsForm regs_form(const ir::Program& p, const FlowLoop& f, const std::vector<FlowReduction>& reductions);
+
+/// The register-resident form of `f` where select-loop-forms marked its loop forms(regs), else
+/// none; `error` says so where the marked loop has no such form (hand-written IR).
+RegsForm marked_regs_form(const ir::Program& p, const FlowLoop& f, std::string* error = nullptr);
+
+/// The select-loop-forms pass: records on each loop at the top of a decomposed global-view
+/// program the forms it may take (For/While::forms).
+ir::Module select_loop_forms(const ir::Module& m);
+
+/// The grids a statement stores to.
+std::set<std::string> stored_grids(const ir::Stmt& s);
+
+}  // namespace stencilc::passes
