@@ -100,7 +100,7 @@ TEST(CpuFreePipeline, NamesRegisteredPassesInOrder) {
   EXPECT_EQ(pass_names(cpu_free_pipeline()),
             (std::vector<std::string>{"infer-halos", "decompose", "insert-exchanges",
                                       "lower-exchanges", "split-boundary", "place-signaled-puts",
-                                      "persistent-fusion", "specialize-blocks"}));
+                                      "persistent-fusion", "specialize-blocks", "select-loop-forms"}));
 }
 
 TEST(CpuFreePipeline, EverySampleIsOrderedByNeededBarriersOnly) {
