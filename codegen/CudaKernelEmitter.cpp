@@ -374,19 +374,6 @@ std::string CudaKernelEmitter::box_list(const std::vector<Expr>& v) {
   return "{" + join(parts) + "}";
 }
 
-std::set<std::string> CudaKernelEmitter::stored_blocks(const Stmt& point_body) {
-  struct Stores : IRVisitor {
-    using IRVisitor::visit;
-    std::set<std::string> names;
-    void visit(const Store* s) override {
-      names.insert(s->grid);
-      IRVisitor::visit(s);
-    }
-  } stores;
-  stores.visit(point_body);
-  return stores.names;
-}
-
 void CudaKernelEmitter::put_signal(const Stmt& s, int indent) {
   auto* p = as<PutSignal>(s);
   comment(indent, s);

@@ -413,8 +413,6 @@ class CudaKernelEmitter : public CppEmitter {
 
   std::string box_list(const std::vector<Expr>& v);
 
-  /// The blocks a point body stores to.
-  static std::set<std::string> stored_blocks(const Stmt& point_body);
 
   /// put_signal: one block of the statement's group copies the region and then sets the signal
   /// (spmd.cuh, put_signal_region: a single block, so the signal follows all of the data).

@@ -38,7 +38,7 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range, const std:
   }
   if (spmd_) {
     // SPMD ranges are local already; every point a store writes must be a cell of the block.
-    for (const std::string& b : stored_blocks(point_body)) {
+    for (const std::string& b : stored_grids(point_body)) {
       line(indent, "{");
       line(indent + 1, "const int sc_lo[] = " + int_list(std::vector<int>(indices.size(), 0)) + ", sc_hi[] = " +
                            int_list(std::vector<int>(indices.size(), 0)) + ";");
@@ -116,7 +116,7 @@ void CudaKernelEmitter::split_parts(int indent, const ForEach& part, const Stmt&
   ReadExtents reads;
   reads.visit(point_body);
   const std::string faces = spmd_ ? split_reference_block(part) : first_grid_;
-  std::set<std::string> touched = stored_blocks(point_body);  // the widths' two reasons: sends and receives
+  std::set<std::string> touched = stored_grids(point_body);  // the widths' two reasons: sends and receives
   for (const auto& [grid, ext] : reads.grids) touched.insert(grid);
   std::vector<std::string> sides;
   for (const std::string& g : touched)
@@ -254,7 +254,7 @@ void CudaKernelEmitter::strip_body(const Stmt& point_body, int indent) {
   line(indent, std::string("if (sc_e0 - sc_s0 == ") + kRt + strip_rows() + ") {");
   std::vector<std::string> stored;
   if (defer) {
-    for (const std::string& g : stored_blocks(point_body)) {
+    for (const std::string& g : stored_grids(point_body)) {
       const Param* q = program_->find_param(g);
       line(indent + 1, std::string(cpp_type(q->type)) + " sc_st_" + g + "[" + kRt + strip_rows() + "];  // the strip's values");
       stored.push_back(g);
@@ -408,7 +408,7 @@ std::vector<std::pair<int, std::string>> CudaKernelEmitter::wide_sides(const Wid
 void CudaKernelEmitter::wide_item(const Stmt& point_body, int indent, int v) {
   const size_t n = indices_.size(), last = n - 1;
   const std::string L = std::to_string(last), V = std::to_string(v), R = wide_rows();
-  const std::set<std::string> stored = stored_blocks(point_body);
+  const std::set<std::string> stored = stored_grids(point_body);
   for (const std::string& g : stored) {
     line(indent, std::string(cpp_type(program_->find_param(g)->type)) + " sc_st_" + g + "[" +
                      std::to_string(kMaxWideRows) + "][" + V + "];  // the item's values");
@@ -511,7 +511,7 @@ int CudaKernelEmitter::batched_points(const ForEach& u, int indent) {
   const size_t n = indices_.size();
   const std::string r = std::string(kRt);
   std::vector<std::string> stored;
-  for (const std::string& g : stored_blocks(u.body)) {
+  for (const std::string& g : stored_grids(u.body)) {
     const Param* q = program_->find_param(g);
     line(indent, std::string(cpp_type(q->type)) + " sc_st_" + g + "[" + r + "kPointUnroll];  // the batch's values");
     stored.push_back(g);
