@@ -140,8 +140,7 @@ class CudaKernelEmitter : public CppEmitter {
   /// Before a loop's barrier form (its outermost loop): the walk of each boundary part inside it
   /// whose range is a grid's interior (the same box every step: the buffers the swaps trade have
   /// one shape, the exchanges' faces do not change), set up once where STENCILC_HOIST_BOUNDARY_WALK
-  /// (generated.cuh) reaches the loop's rank: by default 1-D and 2-D (docs/BENCHMARKS.md, session
-  /// 14: built every step, by every thread of the group, it took 10 us more a step of heat3d 96^3
+  /// (generated.cuh) reaches the loop's rank: by default 1-D and 2-D (built every step, by every thread of the group, it took 10 us more a step of heat3d 96^3
   /// on 2 GPUs than built once, but heat3d's large sizes ran 10-16% slower hoisted). The walk
   /// lives in the block's shared memory (SharedWalk, generated.cuh), not in each thread's
   /// registers and local memory across the loop. The part's statement then reads it.
@@ -296,7 +295,7 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   /// Whether the dataflow loop's update may walk in strips (flow_strips): a 2-D one (3-D strips
-  /// spill and measured slower, docs/BENCHMARKS.md sessions 16 and 21).
+  /// spill and measured slower).
   bool flow_strips_possible() const { return flow_loop_.update && flow_loop_.update->indices.size() == 2; }
 
   /// flow_strips' box and choice: the block's rows of the update (sc_flow_rows; the face copy's

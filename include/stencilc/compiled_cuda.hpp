@@ -160,18 +160,18 @@ FlowSize flow_size(const Plan<N>& plan, int radius, int block_threads) {
 /// The dataflow loop's grid: a block for each `radius` rows of the largest PE's (DFlow's active
 /// blocks; a PE with fewer rows leaves some idle), at most kMaxFlowBlocks and STENCILC_MAX_BLOCKS;
 /// the cooperative launch caps it by what is resident. Idle blocks would only spin in the loop's
-/// end barrier next to the working ones (session 7's experiment launched none either).
+/// end barrier next to the working ones.
 inline int flow_blocks(const FlowSize& s) {
   const int cap = max_blocks_set();
   return rt::cuda::flow_part(static_cast<int>(s.rows), s.radius, cap > 0 ? cap : rt::cuda::kMaxFlowBlocks, 0).active;
 }
 
-/// The cost model's choice (docs/BENCHMARKS.md, sessions 8, 9 and 13): the dataflow loop where
+/// The cost model's choice: the dataflow loop where
 /// each active block holds at most this many points per thread. A step is then latency-bound,
 /// and the default loop's barriers and exchange protocol cost more than the flags; with more,
 /// the one block per few rows is too few to stream the grid. Measured on 2 x H200 (us a step,
-/// the form against the barrier form; session 13: with the face stores staged, FaceWriter):
-///   1 GPU:        the form wins up to 16 (session 9: from 1.2x at wave2d 512^2 to 2.3x at
+/// the form against the barrier form, with the face stores staged, FaceWriter):
+///   1 GPU:        the form wins up to 16 (from 1.2x at wave2d 512^2 to 2.3x at
 ///                 heat3d 32^3) and loses from 35 (jacobi2d 1536^2: 16.9 against 15.6; heat3d
 ///                 96^3: 14.9 against 8.7, the barrier form's boundary walk built cheaply);
 ///   2-D, 2 GPUs:  wins at 17.5 (jacobi2d 1536^2: 10.8 against 17.0), even at 31 (jacobi2d
@@ -336,7 +336,7 @@ RegsPlan regs_plan(void (*kernel)(KArgs...), const char* program, const FlowPlan
 /// would run on the grid that cuts dimension 0 only (STENCILC_DATAFLOW=1, or the cost model on
 /// that grid's size): then that grid, which the form needs (flow_plan). Where the form pays, the
 /// halo it adds costs little next to the barriers it saves: jacobi2d 256^2 on 4 GPUs ran the
-/// barrier form on 2 x 2 at 12.7 us a step, where 2 GPUs run the form at 3.9 (session 10). Not
+/// barrier form on 2 x 2 at 12.7 us a step, where 2 GPUs run the form at 3.9. Not
 /// where STENCILC_DECOMP or --stencilc-decomp forces a grid.
 template <int N>
 Plan<N> flow_grid(const Plan<N>& p, int radius, int block_threads) {

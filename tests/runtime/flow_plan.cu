@@ -133,7 +133,7 @@ int main() {
   plan("2x1x1", false, true, "auto", true, 1, 0, -1, &small);
   plan("2x1x1", false, true, "auto", false, 0, 0, 0, &large);
   plan("2x1x1", false, true, "0", false, 0, 0, 0, &small);
-  plan("1x1x1", false, true, "auto", true, 0, -1, -1, &small);    // one PE too (session 9)
+  plan("1x1x1", false, true, "auto", true, 0, -1, -1, &small);    // one PE too
   plan("2x1x1", false, true, "1", true, 0, -1, 1, &large);        // asked for: on whatever the size
   plan("2x2x1", false, true, "auto", false, 0, 0, 0, &small);      // cuts dimension 1 too
   plan("2x1x1", false, false, "auto", false, 0, 0, 0, &small);     // nvshmem

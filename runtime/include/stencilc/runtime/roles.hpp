@@ -36,7 +36,7 @@ struct RoleMachine {
   double comm_rate = 0.25;         // rho: a worker's rate on the comm group's bytes, as a fraction
                                    // of r: thin boundary slabs walked point by point and face
                                    // copies keep fewer loads in flight than the inner part's strips
-                                   // (fitted: the comm-block sweeps of docs/BENCHMARKS.md, session 4)
+                                   // (fitted to comm-block sweeps on 2 x H200)
   double item_s = 1.0e-6;          // lambda: one piece's round on its worker besides its bytes (a
                                    // batch of loads in flight, the system fence before its signal)
 };

@@ -1,7 +1,6 @@
 // The dataflow schedule's synchronisation: a time loop with no barrier in it (docs/SCHEDULES.md,
-// "The dataflow schedule"; used by the CUDA emitter's dataflow form of a time loop, and by
-// bench/experiments/storethrough.cu, schedules dataflow and res-flow: 3.3-3.6 us a step for
-// jacobi2d 256^2 on 2 GPUs, where a barrier of all blocks alone costs 4-5 us).
+// "The dataflow form"; used by the CUDA emitter's dataflow form of a time loop: 3.3-3.6 us a step
+// for jacobi2d 256^2 on 2 GPUs, where a barrier of all blocks alone costs 4-5 us).
 //
 // The PE's block is cut along dimension 0 into row ranges, one per *active* block (the grid's
 // first `active()` blocks; the others take no part in the loop). Each range holds at least
@@ -36,7 +35,7 @@ inline constexpr int kMaxFlowBlocks = 1024;  // active blocks per PE, at most
 // Flags a line apart (128 bytes: words kFlowStride apart), so that a flag's writer and its two
 // readers are all that touch its line. Packed flags (16 to a line, each polled by two blocks)
 // made the loop collapse now and then: one step in hundreds took milliseconds, as publishes
-// queued behind 32 polls of their line (session 8, docs/BENCHMARKS.md).
+// queued behind 32 polls of their line.
 inline constexpr int kFlowStride = 16;
 inline constexpr std::size_t kFlowFlagWords = static_cast<std::size_t>(kMaxFlowBlocks + 1) * kFlowStride;
 

@@ -1,4 +1,4 @@
-// Device helpers for the persistent kernels stencilc generates (codegen/CudaEmitter.cpp): index
+// Device helpers for the persistent kernels stencilc generates (codegen/Cuda*.cpp): index
 // boxes, the part of a global range a PE owns, and reductions over the whole grid of one GPU
 // whose result every thread gets, the groups of blocks that roles give statements, and their
 // barriers. Unless said otherwise, every thread of the grid calls these.
@@ -23,7 +23,7 @@
 #endif
 // Two blocks of 256 threads per SM: up to 128 registers. With 4 (64 registers) the persistent
 // kernel spills (its communication and reduction code share the register budget with the point
-// loops); measured on H200, 2026-11-22 (docs/BENCHMARKS.md): 2 is 3-24% faster than 4 on jacobi2d
+// loops); measured on H200: 2 is 3-24% faster than 4 on jacobi2d
 // 4096^2 and heat3d 256^3, 1 and 2 GPUs. NVSHMEM's relocatable device code needs more than 64 too.
 #ifndef STENCILC_MIN_BLOCKS_PER_SM
 #define STENCILC_MIN_BLOCKS_PER_SM 2
@@ -33,7 +33,7 @@
 // a loop's item in two halves (4 of heat3d's 8 16-byte loads, then arithmetic that waits on them,
 // then the rest: two memory round trips an item); at 192 (up to 168 registers) the whole item
 // first. With 4-row items (STENCILC_WIDE_ROWS_3D) heat3d measured 13-22% faster on 1 and 4 H200s
-// and 12% at 512^3 on 2 (docs/BENCHMARKS.md). 2-D kernels, whose items are whole at 128
+// and 12% at 512^3 on 2 (docs/BENCHMARKS.md lists the runs). 2-D kernels, whose items are whole at 128
 // registers, keep 256.
 #ifndef STENCILC_BLOCK_THREADS_3D
 #define STENCILC_BLOCK_THREADS_3D 192
@@ -44,18 +44,18 @@ static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024
 // The highest rank of the loops whose barrier form sets up the walk of each boundary part whose
 // range is a grid's interior once, before the loop, in the block's shared memory (SharedWalk),
 // instead of every step (the CUDA emitter's hoist_boundary_walks): 0 none, 3 every loop. The
-// default, 2, is what was measured faster (session 14, nvidia-h200-x2, same-run A/B, us a step,
+// default, 2, is what was measured faster (2 x H200, same-run A/B, us a step,
 // 1 GPU / 2 GPUs, every step -> hoisted): jacobi2d 1536^2 14.54 / 15.18 -> 12.71 / 12.64, 4096^2
 // 48.94 / 29.20 -> 47.91 / 27.06, 16384^2 704.5 / 363.3 -> 697.5 / 359.6; wave2d 2048^2 20.52 /
 // 20.69 -> 20.72 / 19.28, 8192^2 323.2 / 183.4 -> 322.6 / 188.3; heat3d (3-D) 96^3 8.80 / 29.24
 // -> 9.03 / 19.49, 256^3 91.55 / 56.54 -> 101.65 / 57.55, 512^3 715.5 / 350.8 -> 791.6 / 406.2.
 // heat3d's loss at large sizes is not explained (the streaming loops' SASS has the same
-// instructions either way; docs/BENCHMARKS.md).
+// instructions either way).
 #ifndef STENCILC_HOIST_BOUNDARY_WALK
 #define STENCILC_HOIST_BOUNDARY_WALK 2
 #endif
-// The register-resident form of a 2-D dataflow loop (regs.cuh; CudaEmitter's regs_form, run where
-// compiled::regs_plan finds the band fits): every block holds up to STENCILC_REGS_ROWS rows of
+// The register-resident form of a 2-D dataflow loop (regs.cuh; on the loops select-loop-forms
+// marks, run where compiled::regs_plan finds the band fits): every block holds up to STENCILC_REGS_ROWS rows of
 // STENCILC_REGS_VEC columns a thread in registers across steps. 8 rows fit larger grids on one
 // GPU (jacobi2d 2048^2) but spill and cost 20-30% where blocks hold 4 rows or fewer.
 #ifndef STENCILC_REGS_VEC
@@ -84,9 +84,8 @@ static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024
 #define STENCILC_STRIP_ROWS_3D 4
 #endif
 // The rows of a wide strip (a strip of 16-byte vectors of points along the last dimension, the
-// point loop's form where the layout is aligned: docs/BENCHMARKS.md, session 5), 1 to 4
-// (STENCILC_WIDE_ROWS). Measured on H200 in bench/experiments/pointloop.cu: 2 rows for 2-D fp32
-// Jacobi and 3-D fp64 heat.
+// point loop's form where the layout is aligned), 1 to 4 (STENCILC_WIDE_ROWS). Measured on H200:
+// 2 rows for 2-D fp32 Jacobi and 3-D fp64 heat.
 #ifndef STENCILC_WIDE_ROWS
 #define STENCILC_WIDE_ROWS 2
 #endif
@@ -99,7 +98,7 @@ static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024
 // of the kernel's parameter struct, so the compiler cannot tell they point to global memory and
 // would emit generic loads and stores. Every block's cells are global memory (cudaMalloc, or the
 // NVSHMEM heap), so the views say so: ld.global/st.global in the PTX. Measured on H200 (one
-// GPU, same run; docs/BENCHMARKS.md, session 6): jacobi2d 8192^2 186.8 -> 182.9 us/step, heat3d
+// GPU, same run): jacobi2d 8192^2 186.8 -> 182.9 us/step, heat3d
 // 256^3 120.4 -> 108.7, wave2d 4096^2 104.4 -> 97.5.
 #define STENCILC_GLOBAL_VIEW(p) __builtin_assume(__isGlobal(p))
 
@@ -111,7 +110,7 @@ constexpr int kPointUnroll = STENCILC_POINT_UNROLL;
 /// Whether the dataflow loop's walk of `total` points over `threads` threads takes its points in
 /// batches of kPointUnroll (the emitter's batched_points: every load of a batch in flight
 /// together), or one at a time: a thread with one point would compute kPointUnroll (jacobi2d
-/// 256^2: 0.2-0.3 us more a step; session 11, nvidia-h200-x2). The upper bound is a cautious
+/// 256^2: 0.2-0.3 us more a step on 2 x H200). The upper bound is a cautious
 /// choice, not a measured optimum: heat3d 128^3 on 1 GPU (31 points a thread) read slower
 /// batched once, within that case's run-to-run spread of about 2 us, and a bound of 64 measured
 /// within noise of 16.
@@ -281,13 +280,13 @@ __host__ __device__ inline PartBoxes<N> part_boxes(const SBox<N>& local, const S
 /// A boundary part's boxes as one sequence of points, box after box, each row-major: a group's
 /// threads walk it with one grid-stride loop, so the points a thread has in flight may lie in
 /// different boxes (walked box after box, a boundary of thin slabs waited a load round trip per
-/// box: docs/BENCHMARKS.md, session 4). `total` < 2^31 (the flat index is 32-bit; the caller
+/// box). `total` < 2^31 (the flat index is 32-bit; the caller
 /// checks `fits`).
 /// Only the boxes with points are kept (in order: the same sequence), and only their entries are
 /// written: the barrier form builds its boundary part's walk every step, by every thread of the
 /// group, and a walk of 2N boxes zero-filled with a divisor (a 64-bit division) for each box and
-/// dimension cost 5 us a step of heat3d 96^3 on 1 GPU, where all six boxes are empty (session 13:
-/// 14.4 us a step against 9.1 with the walk built once).
+/// dimension cost 5 us a step of heat3d 96^3 on 1 GPU, where all six boxes are empty (14.4 us a
+/// step against 9.1 with the walk built once).
 template <int N>
 struct BoxWalk {
   int count = 0;                           // boxes with points
@@ -336,8 +335,7 @@ struct BoxWalk {
 /// A walk set up once before a loop, in the block's shared memory (a __shared__ variable has no
 /// constructor: this is its storage). Every thread of a block walks the same boxes, so one copy
 /// a block serves them all and the loop keeps none in registers or local memory (heat3d's
-/// kernel: ptxas' stack 1408 bytes a thread, as without the hoisting; 1704 with a copy a thread,
-/// session 14).
+/// kernel: ptxas' stack 1408 bytes a thread, as without the hoisting; 1704 with a copy a thread).
 template <int N>
 struct SharedWalk {
   alignas(BoxWalk<N>) unsigned char bytes[sizeof(BoxWalk<N>)];
@@ -588,7 +586,7 @@ __device__ inline STENCILC_STEP_FN T team_allreduce(const DevicePe& pe, T value,
 
 /// A reduction and its allreduce in the dataflow loop's step (docs/SCHEDULES.md), with no barrier:
 /// grid_reduce takes three grid barriers and a round trip across the PEs (9.5 us a step of
-/// jacobi2d 256^2 on 2 GPUs, session 9). Each block combines its own rows' values and writes the
+/// jacobi2d 256^2 on 2 GPUs). Each block combines its own rows' values and writes the
 /// result to every PE, this one too, as LL words (4 bytes of the value and the 4-byte tag of the
 /// execution in each 8-byte word, as halo.cuh's LL faces) at [its PE][its block]; then every block
 /// of every PE polls all of them and combines them in one fixed order (thread t the entries t,
@@ -597,7 +595,7 @@ __device__ inline STENCILC_STEP_FN T team_allreduce(const DevicePe& pe, T value,
 /// as a barrier would, but in one exchange of words and no fence. Inside the block an execution
 /// takes two __syncthreads (reduce(): three): the warps stage their values and their shares of
 /// the entries in shared memory, the first warp combines them, sends the block's value and
-/// publishes the result, which every thread reads (session 12: the form before, two
+/// publishes the result, which every thread reads (a form with two
 /// block_combines and a broadcast, six __syncthreads and thread 0 walking the warps' words, cost
 /// 0.9 us more a step of jacobi2d+norm 256^2 on 2 GPUs).
 /// Tags count the executions (base, in the header, counts those of the launches before; finish()

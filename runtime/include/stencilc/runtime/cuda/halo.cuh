@@ -217,7 +217,7 @@ struct DHaloExchange {
   // face_offset) and the contiguous `buffer` (a slot or staging): into the buffer when kPack,
   // out of it otherwise. Every thread of the block. Each thread issues kCopyBatch loads before
   // their stores: a loop of one load and its store per element waits a load's round trip per
-  // element, and the comm group is only a few blocks (docs/BENCHMARKS.md, session 4: ~3.6 us
+  // element, and the comm group is only a few blocks (measured: ~3.6 us
   // per 16 KiB piece on one comm block that way).
   static constexpr int kCopyBatch = 8;
   template <bool kPack>
@@ -346,10 +346,10 @@ struct DHaloExchange {
 // DHaloExchange::channels_of_rows for the rows a dataflow block owns) in shared memory, with the peer's
 // address as a byte distance from this PE's buffer (the buffers are symmetric: the same distance
 // for both of a swapped pair) and the offset of local index 0 in the peer's buffer; store() then
-// reads no plan from global memory. The form before it (store_to, removed in session 14) read
+// reads no plan from global memory. Without it, a face store read
 // each channel's box, peer and steps from the plan in global memory at every point: the face
 // blocks of jacobi2d 256^2 took 0.65-0.9 us longer over their update than the other blocks
-// (session 12's phases), and they set the step's pace. Measured on 2 x H200 (docs/BENCHMARKS.md, session 13): jacobi2d
+// (measured phases), and they set the step's pace. Measured on 2 x H200: jacobi2d
 // 256^2 3.98 -> 3.51 us a step on 2 GPUs, 1024^2 8.32 -> 5.97, heat3d 64^3 12.96 -> 9.89.
 inline constexpr int kMaxFaceChannels = 27;  // a block's face channels at most (3-D: 26 neighbours)
 
@@ -422,9 +422,9 @@ class FaceWriter {
   // written by this block (a __syncthreads between those stores and this): into the neighbours'
   // halos, as store() would have put them one by one. Every thread of the block, a share of each
   // channel's cells, consecutive threads on consecutive cells of the last dimension. The dataflow
-  // loop's face blocks under STENCILC_FLOW_STRIPS: their rows in wide strips first, then this
-  // (session 21: the point walk with a store() a point made those blocks, and so every block
-  // behind them in the flag chain, 2x slower a row than the others).
+  // loop's face blocks that walk in strips: their rows in wide strips first, then this (the point
+  // walk with a store() a point made those blocks, and so every block behind them in the flag
+  // chain, 2x slower a row than the others).
   __device__ void copy(const DBlock<T, N>& block, const int* lo, const int* hi) const {
     int lo3[3] = {0, 0, 0}, hi3[3] = {1, 1, 1};
     for (int d = 0; d < N; ++d) {

@@ -220,8 +220,8 @@ class NvshmemTeam {
   template <class... KArgs>
   int cooperative_blocks(void (*kernel)(KArgs...), void** args, const LaunchConfig& config) {
     // On every GPU (the attribute is the current device's), and below 48 KB too: the kernel's
-    // static shared memory counts against the default 48 KB (session 16: poisson9's row pipe,
-    // 45 KB of rings, could not launch on the second GPU).
+    // static shared memory counts against the default 48 KB (a kernel with 45 KB of
+    // dynamic shared memory could not launch on the second GPU without it).
     if (config.dynamic_smem > 0) {
       STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(config.dynamic_smem)));

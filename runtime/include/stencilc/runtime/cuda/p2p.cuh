@@ -388,7 +388,7 @@ struct P2PDevicePe {
   // signal (bar.sync), and a release is cumulative (PTX memory model: what precedes it in
   // causality order, the other threads' stores included, is visible to whoever acquires the
   // value). st.release.sys carries its own system fence: a __threadfence_system() before it
-  // would be a second one on the signal's path (measured in docs/BENCHMARKS.md).
+  // would be a second one on the signal's path.
   __device__ void signal_after_block(std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
     __syncthreads();
     if (thread_rank() == 0) detail::store_release_sys(remote(sig_sym, pe), value);
@@ -652,8 +652,8 @@ class P2PTeam {
   int cooperative_blocks(int pe, void (*kernel)(KArgs...), const LaunchConfig& config) {
     STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
     // On every GPU (the attribute is the current device's), and below 48 KB too: the kernel's
-    // static shared memory counts against the default 48 KB (session 16: poisson9's row pipe,
-    // 45 KB of rings, could not launch on the second GPU).
+    // static shared memory counts against the default 48 KB (a kernel with 45 KB of
+    // dynamic shared memory could not launch on the second GPU without it).
     if (config.dynamic_smem > 0) {
       STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(config.dynamic_smem)));

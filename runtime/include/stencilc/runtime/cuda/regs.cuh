@@ -1,5 +1,5 @@
-// The register-resident form of a 2-D time loop (docs/STATUS.md, "The register-resident form";
-// measured by hand in bench/experiments/perks.cu): every block keeps its band of a PE's rows of
+// The register-resident form of a 2-D time loop (docs/SCHEDULES.md, "The register-resident
+// form"): every block keeps its band of a PE's rows of
 // the updated grid in registers for the whole loop, so a step reads and writes no global memory
 // but the rows its neighbours need.
 //

@@ -1,5 +1,5 @@
 // Device helpers for the persistent kernels stencilc generates from SC_SPMD_PROGRAM functions
-// (codegen/CudaEmitter.cpp): the program's my_pe()/n_pes(), the layout of a symmetric block on
+// (codegen/Cuda*.cpp): the program's my_pe()/n_pes(), the layout of a symmetric block on
 // another PE, bounds checks of local point loops, and the communication statements (put_signal,
 // signal_wait_until, quiet, swap) on the thread blocks of the statement's role group.
 //
