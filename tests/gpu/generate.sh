@@ -9,7 +9,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${1:-$root/gpu-gen}"
 stencilc="${STENCILC:-$root/build/tools/stencilc/stencilc}"
 mkdir -p "$out"
-for name in jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d spmd_ring spmd_heat2d; do
+for name in jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d jacobi1d cg2d spmd_ring spmd_heat2d; do
   "$stencilc" --target=cuda --emit=cuda "$root/samples/$name.cpp" -o "$out/$name.cu"
   if [[ "$name" != spmd_* ]]; then  # the host-controlled schedule takes global-view programs only
     "$stencilc" --target=cuda --schedule=host-controlled --emit=cuda "$root/samples/$name.cpp" -o "$out/$name.hc.cu"
