@@ -1,9 +1,9 @@
 // Checks of the calls of stencil programs in the user's file: what the program's own lowering
 // cannot see because it happens at the call.
-#include "frontend/Lowering.h"
-
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
+
+#include "frontend/Lowering.h"
 
 namespace stencilc::frontend {
 
@@ -19,7 +19,8 @@ const ValueDecl* named_variable(const Expr* arg) {
 
 class ProgramCallChecker : public RecursiveASTVisitor<ProgramCallChecker> {
  public:
-  ProgramCallChecker(LoweringContext& cx, const std::vector<const FunctionDecl*>& programs) : cx_(cx) {
+  ProgramCallChecker(LoweringContext& cx, const std::vector<const FunctionDecl*>& programs)
+      : cx_(cx) {
     for (const FunctionDecl* fd : programs) programs_.insert(fd->getCanonicalDecl());
   }
 
@@ -33,10 +34,12 @@ class ProgramCallChecker : public RecursiveASTVisitor<ProgramCallChecker> {
     } else if (is_stencilc_function(callee, "spmd") && call->getNumArgs() > 2) {
       // stencilc::spmd(program, split, args...): the arguments of the program's parameters.
       auto* ref = dyn_cast<DeclRefExpr>(strip(call->getArg(0))->IgnoreImpCasts());
-      if (auto* u = dyn_cast<UnaryOperator>(strip(call->getArg(0))->IgnoreImpCasts()); u && u->getOpcode() == UO_AddrOf)
+      if (auto* u = dyn_cast<UnaryOperator>(strip(call->getArg(0))->IgnoreImpCasts());
+          u && u->getOpcode() == UO_AddrOf)
         ref = dyn_cast<DeclRefExpr>(u->getSubExpr()->IgnoreParenImpCasts());
       auto* program = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
-      if (program && programs_.count(program->getCanonicalDecl())) check_arguments(program, call, 2);
+      if (program && programs_.count(program->getCanonicalDecl()))
+        check_arguments(program, call, 2);
     }
     return true;
   }
@@ -56,14 +59,15 @@ class ProgramCallChecker : public RecursiveASTVisitor<ProgramCallChecker> {
         if (named_variable(earlier_arg) != named_variable(arg)) continue;
         if (type->is_const && cx_.grid_type(earlier->getType())->is_const) continue;
         std::string grid = named_variable(arg)->getNameAsString();
-        cx_.error(arg->getExprLoc(),
-                  "grid '" + grid + "' is passed for both '" + earlier->getNameAsString() + "' and '" +
-                      param->getNameAsString() + "' of program '" + program->getNameAsString() +
-                      "'; a grid the program writes must be passed for one parameter only (the compiled "
-                      "program gives each grid parameter its own storage)",
-                  arg->getSourceRange());
-        cx_.note(earlier_arg->getExprLoc(), "'" + grid + "' is first passed here, for '" +
-                                                earlier->getNameAsString() + "'");
+        cx_.error(
+            arg->getExprLoc(),
+            "grid '" + grid + "' is passed for both '" + earlier->getNameAsString() + "' and '" +
+                param->getNameAsString() + "' of program '" + program->getNameAsString() +
+                "'; a grid the program writes must be passed for one parameter only (the compiled "
+                "program gives each grid parameter its own storage)",
+            arg->getSourceRange());
+        cx_.note(earlier_arg->getExprLoc(),
+                 "'" + grid + "' is first passed here, for '" + earlier->getNameAsString() + "'");
         break;
       }
       grids.emplace_back(param, arg);

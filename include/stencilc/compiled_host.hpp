@@ -27,8 +27,10 @@ inline void check_distinct_grids(const char* program, std::initializer_list<Grid
   for (auto a = grids.begin(); a != grids.end(); ++a) {
     for (auto b = a + 1; b != grids.end(); ++b) {
       if (a->grid != b->grid || (a->read_only && b->read_only)) continue;
-      rt::fatal("program '%s' is called with the same grid for parameters '%s' and '%s'; a grid the program "
-                "writes must be passed for one parameter only", program, a->name, b->name);
+      rt::fatal(
+          "program '%s' is called with the same grid for parameters '%s' and '%s'; a grid the "
+          "program writes must be passed for one parameter only",
+          program, a->name, b->name);
     }
   }
 }
@@ -49,13 +51,15 @@ void check_range(const char* program, const GridDesc<N>& shape, const Box<N>& ra
     const int bad = range.lo[k] < 0 ? range.lo[k] : range.hi[k] - 1;
     for (const GridDesc<N>* g : indexed) {
       if (g->bounds[k].kind != Boundary::Kind::Fixed) continue;
-      rt::fatal("%s: program '%s', grid '%s': index %d out of range [0, %d) in dimension %d (fixed boundary): the "
-                "range [%d, %d) reaches outside the grid", where, program, g->name, bad, shape.extent[k], k,
-                range.lo[k], range.hi[k]);
+      rt::fatal(
+          "%s: program '%s', grid '%s': index %d out of range [0, %d) in dimension %d (fixed "
+          "boundary): the range [%d, %d) reaches outside the grid",
+          where, program, g->name, bad, shape.extent[k], k, range.lo[k], range.hi[k]);
     }
-    rt::fatal("%s: program '%s' runs a point update over [%d, %d) in dimension %d, outside the grids' points "
-              "[0, %d): stencilc runs point updates over grid points only (shrink the range)", where, program,
-              range.lo[k], range.hi[k], k, shape.extent[k]);
+    rt::fatal(
+        "%s: program '%s' runs a point update over [%d, %d) in dimension %d, outside the grids' "
+        "points [0, %d): stencilc runs point updates over grid points only (shrink the range)",
+        where, program, range.lo[k], range.hi[k], k, shape.extent[k]);
   }
 }
 
