@@ -20,6 +20,16 @@ using namespace ir;
 
 namespace {
 
+/// The grids a point body stores to.
+struct StoredGrids : IRVisitor {
+  using IRVisitor::visit;
+  std::set<std::string> grids;
+  void visit(const Store* s) override {
+    grids.insert(s->grid);
+    IRVisitor::visit(s);
+  }
+};
+
 /// run_pe: one PE's part of a decomposed global-view program.
 class HostProgramEmitter : public CppEmitter {
  public:
@@ -100,6 +110,17 @@ class HostProgramEmitter : public CppEmitter {
         line(indent, "::stencilc::compiled::check_reads(\"" + program_->name + "\", sc_cx." + grid +
                          "_desc, sc_range, " + int_list(ext.first) + ", " + int_list(ext.second) + ", \"" + where + "\");");
       }
+    }
+    if (!spmd_) {
+      // The range must hold grid points only, as the reference build's index checks require.
+      StoredGrids stores;
+      stores.visit(point_body);
+      std::set<std::string> indexed = stores.grids;
+      for (const auto& read : reads.grids) indexed.insert(read.first);
+      std::vector<std::string> descs;
+      for (const std::string& g : indexed) descs.push_back("&sc_cx." + g + "_desc");
+      line(indent, "::stencilc::compiled::check_range(\"" + program_->name + "\", sc_cx." + first_grid_ +
+                       "_desc, sc_range, {" + join(descs) + "}, \"" + where + "\");");
     }
     // Global-view programs loop over their part of a global range; SPMD ranges are local already.
     line(indent, spmd_ ? "const auto sc_local = sc_range;"
@@ -258,7 +279,7 @@ std::string context_struct(const Program& p, const std::set<std::string>& exchan
 
 std::string launcher(const Program& p, const std::set<std::string>& exchanged,
                      const std::vector<std::array<int, 2>>& swaps) {
-  std::vector<std::string> params, descs, blocks, gathers, cx_init, run_args, ref_in, ref_out;
+  std::vector<std::string> params, descs, blocks, gathers, cx_init, run_args, ref_in, ref_out, grid_args;
   int rank = 0;
   for (const Param& g : p.params) {
     std::string t = cpp_type(g.type);
@@ -266,6 +287,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       rank = g.rank;
       std::string n = std::to_string(g.rank);
       params.push_back(std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + n + ">& " + g.name);
+      grid_args.push_back("{\"" + g.name + "\", &" + g.name + ", " + (g.is_const ? "true" : "false") + "}");
       descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", " + int_list(g.halo_lo) +
                       ", " + int_list(g.halo_hi) + ")");
       blocks.push_back("auto sc_" + g.name + " = ::stencilc::compiled::scatter<" + t + ", " + n + ">(sc_pe, sc_plan.grid, " +
@@ -296,6 +318,9 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   std::string r = std::to_string(rank);
   std::vector<std::string> l;
   l.push_back("inline void " + p.name + "_launch(" + join(params) + ") {");
+  // The reference reads and writes one grid passed for two parameters; the blocks would not.
+  if (grid_args.size() > 1)
+    l.push_back("  ::stencilc::compiled::check_distinct_grids(\"" + p.name + "\", {" + join(grid_args) + "});");
   l.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
   l.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" +
               join(swap_list) + "});");

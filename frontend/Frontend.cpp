@@ -175,6 +175,7 @@ class LowerConsumer : public ASTConsumer {
       cx.reserve_program_name(fd->getNameAsString());
       programs.push_back(fd);
     }
+    check_program_calls(cx, programs);
     for (const FunctionDecl* fd : programs) {
       ProgramLowering lowering(cx, *program_kind(fd));
       auto program = lowering.lower_program(fd);

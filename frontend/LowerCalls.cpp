@@ -53,6 +53,7 @@ std::optional<ir::Range> ProgramLowering::lower_range(const Expr* e) {
       cx_.error(x->getExprLoc(), "a stencilc::Box<N> must be written {{lo...}, {hi...}} with N values each");
       return std::nullopt;
     }
+    if (kind_ == ir::ProgramKind::Global && !check_box_bounds(leaves, *rank)) return std::nullopt;
     std::vector<ir::Expr> lo, hi;
     for (int i = 0; i < 2 * *rank; ++i) {
       ir::Expr v = lower_expr_as(leaves[i], ir::ScalarType::I32);
@@ -66,6 +67,28 @@ std::optional<ir::Range> ProgramLowering::lower_range(const Expr* e) {
                                  : "a range must be g.interior() or a stencilc::Box<N>{{lo...}, {hi...}}",
             x->getSourceRange());
   return std::nullopt;
+}
+
+bool ProgramLowering::check_box_bounds(const std::vector<const Expr*>& leaves, int rank) {
+  bool ok = true;
+  for (int d = 0; d < rank; ++d) {
+    auto lo = constant_int(leaves[d]), hi = constant_int(leaves[rank + d]);
+    if (lo && hi && *hi <= *lo) continue;  // no points in this dimension: nothing is indexed
+    // Global indices: a point below 0 is no grid's (the reference build stops at a fixed
+    // dimension's index there and wraps a periodic one; stencilc runs grid points only).
+    for (const Expr* bound : {leaves[d], leaves[rank + d]}) {
+      auto value = bound == leaves[d] ? lo : hi;
+      if (!value || *value >= 0) continue;
+      cx_.error(bound->getExprLoc(),
+                "the range's " + std::string(bound == leaves[d] ? "lower" : "upper") + " bound in dimension " +
+                    std::to_string(d) + " is " + std::to_string(*value) +
+                    ", below index 0 of every grid; a for_each or reduce runs over grid points only",
+                bound->getSourceRange());
+      ok = false;
+      break;
+    }
+  }
+  return ok;
 }
 
 const LambdaExpr* ProgramLowering::point_lambda(const Expr* e, int rank, const char* what) {

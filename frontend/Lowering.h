@@ -147,6 +147,8 @@ class ProgramLowering {
   ir::Stmt lower_if(const clang::IfStmt* s);
   ir::Stmt lower_for_each(const clang::CallExpr* call);
   std::optional<ir::Range> lower_range(const clang::Expr* e);
+  /// A global-view box's constant bounds below 0 (reports them; false if any).
+  bool check_box_bounds(const std::vector<const clang::Expr*>& leaves, int rank);
   const clang::LambdaExpr* point_lambda(const clang::Expr* e, int rank, const char* what);
   ir::Stmt lower_point_body(const clang::LambdaExpr* lambda, Where where, std::vector<std::string>& indices);
   void check_no_gauss_seidel(const clang::LambdaExpr* lambda, const ir::Stmt& body);
@@ -170,6 +172,10 @@ class ProgramLowering {
   /// An integer constant expression's value, or nullopt.
   std::optional<int64_t> constant_int(const clang::Expr* e) const;
 };
+
+/// Reports the calls of `programs` in the main file that pass one grid for two grid parameters
+/// (ProgramCalls.cpp).
+void check_program_calls(LoweringContext& cx, const std::vector<const clang::FunctionDecl*>& programs);
 
 /// Strips the implicit nodes Clang wraps around temporaries and references.
 const clang::Expr* strip(const clang::Expr* e);

@@ -19,4 +19,6 @@ config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%samples", os.path.join(config.stencilc_src_root, "samples")))
 config.substitutions.append(("%reference", os.path.join(config.stencilc_build_root, "tests", "samples")))
+# The host C++ compiler, for reference builds of test inputs.
+config.substitutions.append(("%cxx", config.cxx))
 config.substitutions.append(("%include", os.path.join(config.stencilc_src_root, "include")))
