@@ -29,15 +29,19 @@ struct RoleModelInputs : ir::IRVisitor {
     std::vector<int> width_lo, width_hi;
     int bytes_per_point;
   };
-  std::vector<Part> inner_parts;   // role(compute) inner parts; their boundary parts are comm's
+  std::vector<Part> inner_parts;     // role(compute) inner parts; their boundary parts are comm's
   std::set<std::string> comm_grids;  // transferred by the comm group
   int pe_barriers = 0, group_barriers = 0;
   bool roles = false;
   bool spmd_transfers = false;  // an SPMD program's role(comm) put_signal/wait_until in a loop
   int signals = 0;              // an SPMD program's signal declarations
 
-  void visit(const ir::For* op) override { in_loop([&] { IRVisitor::visit(op); }); }
-  void visit(const ir::While* op) override { in_loop([&] { IRVisitor::visit(op); }); }
+  void visit(const ir::For* op) override {
+    in_loop([&] { IRVisitor::visit(op); });
+  }
+  void visit(const ir::While* op) override {
+    in_loop([&] { IRVisitor::visit(op); });
+  }
   void visit(const ir::ForEach* op) override {
     roles |= op->role != ir::WorkerRole::All;
     if (loops_ > 0 && op->role == ir::WorkerRole::Compute && op->part == ir::ForEachPart::Inner)
@@ -77,7 +81,8 @@ std::string kernel_args(const ir::Program& p, const std::set<std::string>& excha
 
 /// The host side of global-view program `p` (see CudaLauncher.cpp).
 std::string launcher(const ir::Program& p, const std::set<std::string>& exchanged,
-                     const std::vector<std::array<int, 2>>& swaps, const RoleModelInputs& model, CudaBackend backend);
+                     const std::vector<std::array<int, 2>>& swaps, const RoleModelInputs& model,
+                     CudaBackend backend);
 
 /// The host side of SPMD program `p`, which stencilc::spmd finds and calls.
 std::string spmd_launcher(const ir::Program& p, const RoleModelInputs& model, CudaBackend backend);

@@ -21,26 +21,38 @@ void CudaKernelEmitter::kernel(const std::set<std::string>& exchanged, bool role
   exchanged_ = exchanged;
   line(0, "// program @" + program_->name + ": every GPU runs this whole, on its own blocks");
   line(0, "__global__ void __launch_bounds__(kBlockThreads, STENCILC_MIN_BLOCKS_PER_SM)");
-  line(0, "kernel(const __grid_constant__ " + std::string(kRt) + "DevicePe pe, const __grid_constant__ KernelArgs args) {");
+  line(0, "kernel(const __grid_constant__ " + std::string(kRt) +
+              "DevicePe pe, const __grid_constant__ KernelArgs args) {");
   line(1, "const " + std::string(kRt) + "Workers sc_all{0, static_cast<int>(gridDim.x)};");
   if (roles_) {
-    line(1, "// specialize-blocks' groups: blocks [0, n_comm) communicate and update the boundary parts, the");
+    line(1,
+         "// specialize-blocks' groups: blocks [0, n_comm) communicate and update the boundary "
+         "parts, the");
     line(1, "// others the inner parts; with n_comm == 0 every block does everything.");
-    line(1, "const int sc_n_comm = args.n_comm < static_cast<int>(gridDim.x) ? args.n_comm : 0;  // a compute block remains");
-    line(1, "const " + std::string(kRt) + "Workers sc_comm = sc_n_comm > 0 ? " + kRt + "Workers{0, sc_n_comm} : sc_all;");
+    line(1,
+         "const int sc_n_comm = args.n_comm < static_cast<int>(gridDim.x) ? args.n_comm : 0;  // a "
+         "compute block remains");
+    line(1, "const " + std::string(kRt) + "Workers sc_comm = sc_n_comm > 0 ? " + kRt +
+                "Workers{0, sc_n_comm} : sc_all;");
     line(1, "const " + std::string(kRt) + "Workers sc_compute = sc_n_comm > 0 ? " + kRt +
                 "Workers{sc_n_comm, static_cast<int>(gridDim.x) - sc_n_comm} : sc_all;");
-    line(1, "[[maybe_unused]] unsigned long long sc_comm_barriers = 0, sc_compute_barriers = 0;  // group barriers passed");
+    line(1,
+         "[[maybe_unused]] unsigned long long sc_comm_barriers = 0, sc_compute_barriers = 0;  // "
+         "group barriers passed");
   }
-  if (spmd_) line(1, "[[maybe_unused]] const " + std::string(kRt) + "SpmdContext sc_cx{pe.id, pe.n};  // my_pe(), n_pes()");
+  if (spmd_)
+    line(1, "[[maybe_unused]] const " + std::string(kRt) +
+                "SpmdContext sc_cx{pe.id, pe.n};  // my_pe(), n_pes()");
   for (const Param& p : program_->params) {
     std::string t = cpp_type(p.type);
     if (p.kind == ParamKind::Grid || p.kind == ParamKind::Block)
       line(1, dblock_type(p) + " " + p.name + " = args." + p.name + ";");
-    if (p.kind == ParamKind::Scalar) line(1, "const " + t + " " + p.name + " = args." + p.name + ";");
+    if (p.kind == ParamKind::Scalar)
+      line(1, "const " + t + " " + p.name + " = args." + p.name + ";");
     if (p.kind == ParamKind::ScalarRef) line(1, t + " " + p.name + " = args." + p.name + ";");
   }
-  for (const std::string& g : exchanged) line(1, "std::uint64_t " + g + "_epoch = 0;  // exchanges of %" + g + " so far");
+  for (const std::string& g : exchanged)
+    line(1, "std::uint64_t " + g + "_epoch = 0;  // exchanges of %" + g + " so far");
   find_fused_reductions(program_->body);
   flow_loop_ = spmd_ ? FlowLoop{} : marked_flow_loop(*program_);
   flow_reductions_.clear();
@@ -52,12 +64,14 @@ void CudaKernelEmitter::kernel(const std::set<std::string>& exchanged, bool role
   regs_ = marked_regs_form(*program_, flow_loop_);
   body(program_->body, 1);
   if (spmd_) {
-    line(1, "pe.barrier_all(\"the end of " + program_->name + "\");  // no PE still puts into a block the host copies back");
+    line(1, "pe.barrier_all(\"the end of " + program_->name +
+                "\");  // no PE still puts into a block the host copies back");
   }
   line(1, "// What the host copies back: where each grid ended (after swaps) and the results.");
   line(1, std::string("if (") + kRt + "block_rank() == 0 && " + kRt + "thread_rank() == 0) {");
   for (const Param& p : program_->params) {
-    if (p.kind == ParamKind::Grid || p.kind == ParamKind::Block) line(2, "*args." + p.name + "_final = " + p.name + ";");
+    if (p.kind == ParamKind::Grid || p.kind == ParamKind::Block)
+      line(2, "*args." + p.name + "_final = " + p.name + ";");
     if (p.kind == ParamKind::ScalarRef) line(2, "*args." + p.name + "_out = " + p.name + ";");
   }
   line(1, "}");
@@ -66,16 +80,21 @@ void CudaKernelEmitter::kernel(const std::set<std::string>& exchanged, bool role
 }
 
 std::string CudaKernelEmitter::grid_read(const GridRead* r) {
-  if (regs_mode_ == 1 && r->grid == regs_.in)  // the register-resident form's window: rows i - 1..i + 1, columns c0 - 1..
-    return "sc_w[" + std::to_string(1 + r->offsets[0]) + "][sc_c + " + std::to_string(1 + r->offsets[1]) + "]";
-  if (regs_mode_ == 2) return r->grid == regs_.out ? "sc_new" : "sc_old";  // regs_form: %in or %out at the point
+  if (regs_mode_ == 1 &&
+      r->grid ==
+          regs_.in)  // the register-resident form's window: rows i - 1..i + 1, columns c0 - 1..
+    return "sc_w[" + std::to_string(1 + r->offsets[0]) + "][sc_c + " +
+           std::to_string(1 + r->offsets[1]) + "]";
+  if (regs_mode_ == 2)
+    return r->grid == regs_.out ? "sc_new" : "sc_old";  // regs_form: %in or %out at the point
   if (wide_r_ >= 0) return wide_read(r);
   if (!views_.count(r->grid)) return CppEmitter::grid_read(r);
   size_t n = r->offsets.size();
   std::string offset;
   for (size_t d = 0; d < n; ++d) {
     std::string coord = shifted(loop_vars_[d], r->offsets[d]);
-    if (d + 1 < n) coord += " * sc_" + r->grid + "_s" + std::to_string(d);  // the last dimension is contiguous
+    if (d + 1 < n)
+      coord += " * sc_" + r->grid + "_s" + std::to_string(d);  // the last dimension is contiguous
     offset += (d ? " + " : "") + coord;
   }
   return "sc_" + r->grid + "_data[" + offset + "]";
@@ -92,7 +111,8 @@ void CudaKernelEmitter::open_views(const Stmt& point_body, int indent) {
     }
   } grids;
   grids.visit(point_body);
-  if (folding_ >= 0) grids.visit(flow_reduction_list_[folding_].reduce->body);  // its reads, in the same loop
+  if (folding_ >= 0)
+    grids.visit(flow_reduction_list_[folding_].reduce->body);  // its reads, in the same loop
   for (const std::string& g : grids.names) {
     const Param* q = program_->find_param(g);
     if (!q || (q->kind != ParamKind::Grid && q->kind != ParamKind::Block)) continue;
@@ -100,7 +120,8 @@ void CudaKernelEmitter::open_views(const Stmt& point_body, int indent) {
     line(indent, t + "* __restrict__ const sc_" + g + "_data = " + g + ".data;");
     line(indent, "STENCILC_GLOBAL_VIEW(sc_" + g + "_data);");
     for (int d = 0; d + 1 < q->rank; ++d)
-      line(indent, "const long sc_" + g + "_s" + std::to_string(d) + " = " + g + ".stride[" + std::to_string(d) + "];");
+      line(indent, "const long sc_" + g + "_s" + std::to_string(d) + " = " + g + ".stride[" +
+                       std::to_string(d) + "];");
     views_.insert(g);
   }
 }
@@ -113,21 +134,27 @@ int CudaKernelEmitter::open_role(WorkerRole role, int indent) {
 
 std::string CudaKernelEmitter::grid_query(const GridQuery* q) {
   if (spmd_) return block_query(q);
-  if (q->op == GridQueryOp::Extent) return "args." + q->grid + "_shape.extent[" + std::to_string(q->dim) + "]";
+  if (q->op == GridQueryOp::Extent)
+    return "args." + q->grid + "_shape.extent[" + std::to_string(q->dim) + "]";
   return "?";
 }
 
 std::string CudaKernelEmitter::block_query(const GridQuery* q) {
   std::string d = std::to_string(q->dim);
   switch (q->op) {
-    case GridQueryOp::Extent: return q->grid + ".extent[" + d + "]";
-    case GridQueryOp::Origin: return q->grid + ".origin[" + d + "]";
-    case GridQueryOp::Halo: return q->grid + ".halo_lo[" + d + "]";
-    case GridQueryOp::GlobalExtent: return q->grid + ".global_extent[" + d + "]";
+    case GridQueryOp::Extent:
+      return q->grid + ".extent[" + d + "]";
+    case GridQueryOp::Origin:
+      return q->grid + ".origin[" + d + "]";
+    case GridQueryOp::Halo:
+      return q->grid + ".halo_lo[" + d + "]";
+    case GridQueryOp::GlobalExtent:
+      return q->grid + ".global_extent[" + d + "]";
     case GridQueryOp::ExtentOn:
     case GridQueryOp::OriginOn:
-      return std::string(kRt) + "layout_on(pe, args." + q->grid + "_on, " + expr(q->pe) + ", \"" + program_->name +
-             ": block '" + q->grid + "'\")." + (q->op == GridQueryOp::ExtentOn ? "extent[" : "origin[") + d + "]";
+      return std::string(kRt) + "layout_on(pe, args." + q->grid + "_on, " + expr(q->pe) + ", \"" +
+             program_->name + ": block '" + q->grid + "'\")." +
+             (q->op == GridQueryOp::ExtentOn ? "extent[" : "origin[") + d + "]";
   }
   return "?";
 }
@@ -138,7 +165,8 @@ std::string CudaKernelEmitter::global_range(const Range& r) {
   std::vector<std::string> lo, hi;
   for (const Expr& e : r.lo) lo.push_back(expr(e));
   for (const Expr& e : r.hi) hi.push_back(expr(e));
-  return std::string(kRt) + "SBox<" + std::to_string(r.rank) + ">{{" + join(lo) + "}, {" + join(hi) + "}}";
+  return std::string(kRt) + "SBox<" + std::to_string(r.rank) + ">{{" + join(lo) + "}, {" +
+         join(hi) + "}}";
 }
 
 void CudaKernelEmitter::store(const Store* s, int indent) {
@@ -156,20 +184,26 @@ void CudaKernelEmitter::store(const Store* s, int indent) {
     return store_forwarded(s, indent, put_forwards(s->grid));
   }
   if (wide_r_ >= 0) {
-    line(indent, "sc_st_" + s->grid + "[" + std::to_string(wide_r_) + "][" + std::to_string(wide_v_) + "] = " + expr(s->value) + ";");
+    line(indent, "sc_st_" + s->grid + "[" + std::to_string(wide_r_) + "][" +
+                     std::to_string(wide_v_) + "] = " + expr(s->value) + ";");
     return;
   }
   CppEmitter::store(s, indent);
 }
 
-void CudaKernelEmitter::stage_face_writer(int indent, const std::string& writer, const std::string& channels, const std::string& handle, const std::string& block, const std::string& mask, const std::string& comment) {
+void CudaKernelEmitter::stage_face_writer(int indent, const std::string& writer,
+                                          const std::string& channels, const std::string& handle,
+                                          const std::string& block, const std::string& mask,
+                                          const std::string& comment) {
   const std::string rt = kRt;
   line(indent, "__shared__ " + rt + "FaceChannel " + channels + "[" + rt + "kMaxFaceChannels];");
-  line(indent, "const auto " + writer + " = " + rt + "face_writer(pe, args." + handle + "_halo, " + block + ", " + mask + ", " +
-                   channels + ");  // " + comment);
+  line(indent, "const auto " + writer + " = " + rt + "face_writer(pe, args." + handle + "_halo, " +
+                   block + ", " + mask + ", " + channels + ");  // " + comment);
 }
 
-void CudaKernelEmitter::forward_value(const std::string& grid, const std::string& value, int indent, const std::vector<std::string>& forward, const std::string& before) {
+void CudaKernelEmitter::forward_value(const std::string& grid, const std::string& value, int indent,
+                                      const std::vector<std::string>& forward,
+                                      const std::string& before) {
   GridRead centre(ScalarType::F32, grid, std::vector<int>(loop_vars_.size(), 0));
   line(indent, "{");
   if (!before.empty()) line(indent + 1, before);
@@ -199,7 +233,8 @@ void CudaKernelEmitter::find_fused_reductions(const Stmt& root) {
     std::set<const StmtNode*> reduces, allreduces;
     void visit(const Block* b) override {
       for (size_t i = 0; i + 1 < b->stmts.size(); ++i) {
-        if (b->stmts[i]->kind != StmtKind::Reduce || b->stmts[i + 1]->kind != StmtKind::AllReduce) continue;
+        if (b->stmts[i]->kind != StmtKind::Reduce || b->stmts[i + 1]->kind != StmtKind::AllReduce)
+          continue;
         auto* r = as<Reduce>(b->stmts[i]);
         auto* a = as<AllReduce>(b->stmts[i + 1]);
         if (a->var != r->result || a->op != r->op) continue;
@@ -229,14 +264,17 @@ void CudaKernelEmitter::reduce(const Stmt& self, int indent) {
   // this reduction's allreduce (every reduction of a global-view program has one).
   const auto flow_reduction = flow_ ? flow_reductions_.find(s) : flow_reductions_.end();
   const bool barrier_free = flow_reduction != flow_reductions_.end();
-  if (flow_ && !barrier_free) line(indent, "pe.grid_barrier();  // the dataflow loop: every block's rows of this step are written");
+  if (flow_ && !barrier_free)
+    line(indent,
+         "pe.grid_barrier();  // the dataflow loop: every block's rows of this step are written");
   if (barrier_free && flow_reduction_list_[flow_reduction->second].folded) {
     line(indent, t + " " + s->result + " = sc_fold" + std::to_string(flow_reduction->second) +
                      ";  // this thread's points, added up in the update's walk");
   } else {
     line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
     flow_rows_ = barrier_free;
-    int inner = open_points(self, s->range, s->indices, s->body, indent, barrier_free ? "sc_mine" : "sc_all");
+    int inner = open_points(self, s->range, s->indices, s->body, indent,
+                            barrier_free ? "sc_mine" : "sc_all");
     flow_rows_ = false;
     reduce_point(s, s->result, inner);
     close_points(inner);
@@ -245,20 +283,24 @@ void CudaKernelEmitter::reduce(const Stmt& self, int indent) {
     const std::string r = "sc_red" + std::to_string(flow_reduction->second);
     if (flow_reduction_list_[flow_reduction->second].deferred) {
       line(indent, s->result + " = " + r + ".post(" + s->result + ", " + reduce_op_name(s->op) +
-                       ");  // this execution's value posted (deferred: not read in the loop; complete() after it)");
+                       ");  // this execution's value posted (deferred: not read in the loop; "
+                       "complete() after it)");
     } else {
       line(indent, s->result + " = " + r + ".reduce(" + s->result + ", " + reduce_op_name(s->op) +
-                       ");  // every block of every PE, in one order, with no barrier (the allreduce below)");
+                       ");  // every block of every PE, in one order, with no barrier (the "
+                       "allreduce below)");
     }
     return;
   }
   if (fused_reduces_.count(s)) {
-    line(indent, s->result + " = " + kRt + "grid_reduce(pe, " + s->result + ", " + reduce_op_name(s->op) +
-                     ", args.scratch, true);  // over this GPU, then across the GPUs in PE order (the allreduce below)");
+    line(indent, s->result + " = " + kRt + "grid_reduce(pe, " + s->result + ", " +
+                     reduce_op_name(s->op) +
+                     ", args.scratch, true);  // over this GPU, then across the GPUs in PE order "
+                     "(the allreduce below)");
     return;
   }
-  line(indent, s->result + " = " + kRt + "grid_reduce(pe, " + s->result + ", " + reduce_op_name(s->op) +
-                   ", args.scratch);  // over this GPU");
+  line(indent, s->result + " = " + kRt + "grid_reduce(pe, " + s->result + ", " +
+                   reduce_op_name(s->op) + ", args.scratch);  // over this GPU");
 }
 
 void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
@@ -268,11 +310,14 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
       const std::string& g = h->grid;
       comment(indent, s);
       if (flow_) {
-        line(indent, "// (the dataflow loop: the step before put these halos, or the exchange before the loop)");
+        line(indent,
+             "// (the dataflow loop: the step before put these halos, or the exchange before the "
+             "loop)");
         return;
       }
       line(indent, "++" + g + "_epoch;");
-      transfer(h->role, "args." + g + "_halo.send(pe, " + g + ", " + g + "_epoch", "designated blocks put over NVLink", indent);
+      transfer(h->role, "args." + g + "_halo.send(pe, " + g + ", " + g + "_epoch",
+               "designated blocks put over NVLink", indent);
       return;
     }
     case StmtKind::HaloRecv: {
@@ -280,7 +325,8 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
       const std::string& g = h->grid;
       comment(indent, s);
       if (flow_) return;
-      transfer(h->role, "args." + g + "_halo.recv(pe, " + g + ", " + g + "_epoch", "wait, unpack, acknowledge", indent);
+      transfer(h->role, "args." + g + "_halo.recv(pe, " + g + ", " + g + "_epoch",
+               "wait, unpack, acknowledge", indent);
       conservative_barrier(indent, "the halos are in place before any block reads them");
       return;
     }
@@ -288,14 +334,15 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
       auto* a = as<AllReduce>(s);
       comment(indent, s);
       if (fused_allreduces_.count(a)) {
-        const bool flow_reduction = flow_ && std::any_of(flow_reductions_.begin(), flow_reductions_.end(), [&](const auto& r) {
-                                      return r.first->result == a->var;
-                                    });
-        line(indent, flow_reduction ? "// (done by the reduction above)" : "// (done by the grid_reduce above)");
+        const bool flow_reduction =
+            flow_ && std::any_of(flow_reductions_.begin(), flow_reductions_.end(),
+                                 [&](const auto& r) { return r.first->result == a->var; });
+        line(indent, flow_reduction ? "// (done by the reduction above)"
+                                    : "// (done by the grid_reduce above)");
         return;
       }
-      line(indent, a->var + " = " + kRt + "team_allreduce(pe, " + a->var + ", " + reduce_op_name(a->op) +
-                       ", args.scratch);  // across the GPUs, in PE order");
+      line(indent, a->var + " = " + kRt + "team_allreduce(pe, " + a->var + ", " +
+                       reduce_op_name(a->op) + ", args.scratch);  // across the GPUs, in PE order");
       return;
     }
     case StmtKind::PhaseBarrier: {
@@ -310,12 +357,13 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
       }
       const bool comm = role == WorkerRole::Comm;
       std::string g = group(role), counter = comm ? "args.sync + 0" : "args.sync + 1";
-      line(indent, std::string("// phase_barrier role(") + (comm ? "comm" : "compute") + "): among the group's blocks");
+      line(indent, std::string("// phase_barrier role(") + (comm ? "comm" : "compute") +
+                       "): among the group's blocks");
       line(indent, "if (sc_n_comm == 0) {");
       line(indent + 1, "pe.grid_barrier();");
       line(indent, "} else if (" + g + ".has_me()) {");
-      line(indent + 1, std::string(kRt) + "group_barrier(pe, " + g + ", " + counter + ", " + g + "_barriers, \"the " +
-                           (comm ? "comm" : "compute") + " group\");");
+      line(indent + 1, std::string(kRt) + "group_barrier(pe, " + g + ", " + counter + ", " + g +
+                           "_barriers, \"the " + (comm ? "comm" : "compute") + " group\");");
       line(indent, "}");
       return;
     }
@@ -324,9 +372,10 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
       // (a barrier over every PE, as the reference's Signal constructor).
       auto* d = as<SignalDecl>(s);
       comment(indent, s);
-      line(indent, "std::uint64_t* const " + d->name + " = args.signals + " + std::to_string(signals_++) +
-                       ";  // symmetric, zero at launch");
-      line(indent, "pe.barrier_all(\"the declaration of signal %" + d->name + " at " + where(s) + "\");");
+      line(indent, "std::uint64_t* const " + d->name + " = args.signals + " +
+                       std::to_string(signals_++) + ";  // symmetric, zero at launch");
+      line(indent,
+           "pe.barrier_all(\"the declaration of signal %" + d->name + " at " + where(s) + "\");");
       return;
     }
     case StmtKind::PutSignal:
@@ -335,14 +384,16 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
       auto* w = as<WaitUntil>(s);
       static const char* const names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
       comment(indent, s);
-      line(indent, std::string(kRt) + "wait_until_on(pe, " + group(w->role) + ", " + std::to_string(transfers_++) + ", " +
-                       w->signal + ", ::stencilc::rt::Cmp::" + names[(int)w->cmp] + ", " + expr(w->value) +
-                       ", \"signal %" + w->signal + " at " + where(s) + "\");  // one block of the group waits");
+      line(indent, std::string(kRt) + "wait_until_on(pe, " + group(w->role) + ", " +
+                       std::to_string(transfers_++) + ", " + w->signal + ", ::stencilc::rt::Cmp::" +
+                       names[(int)w->cmp] + ", " + expr(w->value) + ", \"signal %" + w->signal +
+                       " at " + where(s) + "\");  // one block of the group waits");
       return;
     }
     case StmtKind::Quiet:
       comment(indent, s);
-      line(indent, std::string(kRt) + "quiet_all(pe);  // every block: this PE's puts are complete");
+      line(indent,
+           std::string(kRt) + "quiet_all(pe);  // every block: this PE's puts are complete");
       return;
     case StmtKind::BarrierAll:
       if (flow_) {
@@ -353,18 +404,19 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
       line(indent, "pe.barrier_all(\"barrier_all at " + where(s) + "\");");
       return;
     default:
-      return error(s, "the cuda target does not support '" + print(s).substr(0, print(s).find(' ')) + "'");
+      return error(
+          s, "the cuda target does not support '" + print(s).substr(0, print(s).find(' ')) + "'");
   }
 }
 
 void CudaKernelEmitter::swap(const Swap* s, int indent) {
   if (!spmd_) {
-    line(indent, std::string(kRt) + "swap_buffers(" + s->a + ", " + s->b + ");  // swap %" + s->a + ", %" + s->b +
-                     ": the buffers trade places");
+    line(indent, std::string(kRt) + "swap_buffers(" + s->a + ", " + s->b + ");  // swap %" + s->a +
+                     ", %" + s->b + ": the buffers trade places");
     return;
   }
-  line(indent, std::string(kRt) + "check_swap(pe, " + s->a + ", " + s->b + ", \"" + program_->name + ": swap of %" +
-                   s->a + " and %" + s->b + "\");");
+  line(indent, std::string(kRt) + "check_swap(pe, " + s->a + ", " + s->b + ", \"" + program_->name +
+                   ": swap of %" + s->a + " and %" + s->b + "\");");
   CppEmitter::swap(s, indent);
 }
 
@@ -378,22 +430,28 @@ void CudaKernelEmitter::put_signal(const Stmt& s, int indent) {
   auto* p = as<PutSignal>(s);
   comment(indent, s);
   line(indent, "{");
-  line(indent + 1, "const int sc_dlo[] = " + box_list(p->dst.lo) + ", sc_dhi[] = " + box_list(p->dst.hi) + ";");
-  line(indent + 1, "const int sc_slo[] = " + box_list(p->src.lo) + ", sc_shi[] = " + box_list(p->src.hi) + ";");
-  line(indent + 1, std::string(kRt) + "put_signal_region(pe, " + group(p->role) + ", " + std::to_string(transfers_++) + ", " +
-                       p->dst.block + ", args." + p->dst.block + "_on, sc_dlo, sc_dhi, " + p->src.block +
-                       ", sc_slo, sc_shi, " + p->signal + ", " + expr(p->value) + ", " + expr(p->pe) + ", \"" +
-                       program_->name + ": put_signal at " + where(s) + "\");");
+  line(indent + 1,
+       "const int sc_dlo[] = " + box_list(p->dst.lo) + ", sc_dhi[] = " + box_list(p->dst.hi) + ";");
+  line(indent + 1,
+       "const int sc_slo[] = " + box_list(p->src.lo) + ", sc_shi[] = " + box_list(p->src.hi) + ";");
+  line(indent + 1, std::string(kRt) + "put_signal_region(pe, " + group(p->role) + ", " +
+                       std::to_string(transfers_++) + ", " + p->dst.block + ", args." +
+                       p->dst.block + "_on, sc_dlo, sc_dhi, " + p->src.block +
+                       ", sc_slo, sc_shi, " + p->signal + ", " + expr(p->value) + ", " +
+                       expr(p->pe) + ", \"" + program_->name + ": put_signal at " + where(s) +
+                       "\");");
   line(indent, "}");
 }
 
-void CudaKernelEmitter::transfer(WorkerRole role, const std::string& call, const std::string& why, int indent) {
+void CudaKernelEmitter::transfer(WorkerRole role, const std::string& call, const std::string& why,
+                                 int indent) {
   if (group(role) == "sc_all") {
     line(indent, call + ");  // " + why);
     return;
   }
   std::string g = group(role);
-  line(indent, "if (" + g + ".has_me()) " + call + ", " + g + ".first, " + g + ".count);  // " + why);
+  line(indent,
+       "if (" + g + ".has_me()) " + call + ", " + g + ".first, " + g + ".count);  // " + why);
 }
 
 }  // namespace stencilc::codegen::cuda

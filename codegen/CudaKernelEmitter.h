@@ -21,12 +21,12 @@
 namespace stencilc::codegen::cuda {
 
 using namespace ir;
+using passes::flow_reductions;
 using passes::FlowLoop;
 using passes::FlowReduction;
-using passes::RegsForm;
-using passes::flow_reductions;
 using passes::marked_flow_loop;
 using passes::marked_regs_form;
+using passes::RegsForm;
 using passes::stored_grids;
 
 /// The runtime's name of a reduction operator.
@@ -40,6 +40,10 @@ class CudaKernelEmitter : public CppEmitter {
   /// none): its block size follows (generated.cuh's block_threads_for).
   int wide_rank() const { return wide_rank_; }
 
+  /// Writes the program's persistent kernel, `kernel(pe, args)`: its prologue (the groups, the
+  /// parameters, the exchanges' epochs), the body statement by statement, and where each grid
+  /// and result ends up for the host. `exchanged`: the grids with a halo exchange; `roles`: the
+  /// program has role(...) statements.
   void kernel(const std::set<std::string>& exchanged, bool roles);
 
  protected:
@@ -47,29 +51,35 @@ class CudaKernelEmitter : public CppEmitter {
   bool split_ = false;  // the innermost point update is one part of a split foreach
   bool walk_ = false;   // ... its boundary part, walked as one sequence of points (BoxWalk)
   std::set<const StmtNode*> fused_reduces_, fused_allreduces_;  // find_fused_reductions()
-  FlowLoop flow_loop_;    // the loop the IR marks forms(dataflow) (select-loop-forms)
-  bool flow_ = false;     // emitting that loop's dataflow form
-  std::map<const Reduce*, int> flow_reductions_;  // its flow_reductions, by argument index
-  std::vector<FlowReduction> flow_reduction_list_;   // the same, in that order
-  bool flow_rows_ = false;  // open_points: walk this block's rows of the range only (a flow reduction)
-  int folding_ = -1;        // the flow reduction folded into the update being emitted (fold_into_update), or -1
-  bool no_faces_ = false;   // emitting the dataflow walk of a block with no face rows (no face stores)
-  RegsForm regs_;           // its register-resident form (regs_.in empty: none)
-  bool in_regs_ = false;    // emitting that form's loop
-  int regs_mode_ = 0;       // emitting its update (1: reads of %in from the window sc_w, the store into sc_out) or fold (2)
-  std::map<const ForEach*, std::string> hoisted_walks_;  // boundary parts set up before their loop (hoist_boundary_walks)
-  int loop_depth_ = 0;      // loops open around the statement being emitted
-  int walks_hoisted_ = 0;   // hoist_boundary_walks' names so far
-  bool batch_walk_ = false; // open_walk: the loop of a batched walk (batched_points)
+  FlowLoop flow_loop_;  // the loop the IR marks forms(dataflow) (select-loop-forms)
+  bool flow_ = false;   // emitting that loop's dataflow form
+  std::map<const Reduce*, int> flow_reductions_;    // its flow_reductions, by argument index
+  std::vector<FlowReduction> flow_reduction_list_;  // the same, in that order
+  bool flow_rows_ =
+      false;  // open_points: walk this block's rows of the range only (a flow reduction)
+  int folding_ =
+      -1;  // the flow reduction folded into the update being emitted (fold_into_update), or -1
+  bool no_faces_ =
+      false;       // emitting the dataflow walk of a block with no face rows (no face stores)
+  RegsForm regs_;  // its register-resident form (regs_.in empty: none)
+  bool in_regs_ = false;  // emitting that form's loop
+  int regs_mode_ = 0;  // emitting its update (1: reads of %in from the window sc_w, the store into
+                       // sc_out) or fold (2)
+  std::map<const ForEach*, std::string>
+      hoisted_walks_;        // boundary parts set up before their loop (hoist_boundary_walks)
+  int loop_depth_ = 0;       // loops open around the statement being emitted
+  int walks_hoisted_ = 0;    // hoist_boundary_walks' names so far
+  bool batch_walk_ = false;  // open_walk: the loop of a batched walk (batched_points)
   std::string batch_group_;  // ... the workers of the batched walk it opened ("": none)
   bool walk_else_ = false;   // close_points: the walk's plain loop is the else of a batched one
-  bool roles_ = false;  // the program has role(...) statements: the kernel has groups
-  bool spmd_ = false;   // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
+  bool roles_ = false;       // the program has role(...) statements: the kernel has groups
+  bool spmd_ = false;        // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
   bool defer_stores_ = false;        // inside a strip's first loop: stores go to sc_st_<grid>[sc_r]
   std::set<std::string> exchanged_;  // grids with a halo exchange (DHaloExchange args.<grid>_halo)
   std::vector<std::string> indices_;  // the point loop's user index variables
-  int transfers_ = 0;   // SPMD: put_signal/wait_until statements emitted so far (which block runs one)
-  int signals_ = 0;     // SPMD: signal declarations emitted so far (their slot in args.signals)
+  int transfers_ =
+      0;             // SPMD: put_signal/wait_until statements emitted so far (which block runs one)
+  int signals_ = 0;  // SPMD: signal declarations emitted so far (their slot in args.signals)
 
   /// Inside a point loop, grid elements are read and written through `__restrict__` pointers
   /// to the blocks' data (distinct grids are distinct allocations, and a point update reads a
@@ -114,9 +124,11 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// A loop of `group`'s threads over the GPU's part of `range`; returns the body's indent.
   /// `strip` (a point update of two or more dimensions): only the chunk's extents and views;
-  /// strip_points() emits the loops. Otherwise a loop over single points; the caller emits the body.
-  int open_points(const Stmt& s, const Range& range, const std::vector<std::string>& indices, const Stmt& point_body,
-                  int indent, const std::string& group, const ForEach* part = nullptr, bool strip = false);
+  /// strip_points() emits the loops. Otherwise a loop over single points; the caller emits the
+  /// body.
+  int open_points(const Stmt& s, const Range& range, const std::vector<std::string>& indices,
+                  const Stmt& point_body, int indent, const std::string& group,
+                  const ForEach* part = nullptr, bool strip = false);
 
   /// A split foreach's part of sc_local (split-boundary: the points within the widths of the
   /// block's faces, or the others) as sc_parts, the widths kept only at faces where an exchange
@@ -125,12 +137,14 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// `name`: the BoxWalk of sc_parts, checked (open_points' `where`).
   void build_walk(int indent, const std::string& name, const std::string& where) {
-    line(indent, "const " + std::string(kRt) + "BoxWalk<" + std::to_string(indices_.size()) + "> " + name + "(sc_parts);");
+    line(indent, "const " + std::string(kRt) + "BoxWalk<" + std::to_string(indices_.size()) + "> " +
+                     name + "(sc_parts);");
     check_walk(indent, name, where);
   }
   /// The run-time check that walk `name` (of the statement at `where`) fits its 32-bit index.
   void check_walk(int indent, const std::string& name, const std::string& where) {
-    line(indent, std::string(kRt) + "check_walk(pe, " + name + ", \"" + program_->name + " at " + where + "\");");
+    line(indent, std::string(kRt) + "check_walk(pe, " + name + ", \"" + program_->name + " at " +
+                     where + "\");");
   }
   /// A statement's place in the source, for run-time messages: file:line:col.
   std::string where(const SourceLoc& loc) const {
@@ -140,10 +154,11 @@ class CudaKernelEmitter : public CppEmitter {
   /// Before a loop's barrier form (its outermost loop): the walk of each boundary part inside it
   /// whose range is a grid's interior (the same box every step: the buffers the swaps trade have
   /// one shape, the exchanges' faces do not change), set up once where STENCILC_HOIST_BOUNDARY_WALK
-  /// (generated.cuh) reaches the loop's rank: by default 1-D and 2-D (built every step, by every thread of the group, it took 10 us more a step of heat3d 96^3
-  /// on 2 GPUs than built once, but heat3d's large sizes ran 10-16% slower hoisted). The walk
-  /// lives in the block's shared memory (SharedWalk, generated.cuh), not in each thread's
-  /// registers and local memory across the loop. The part's statement then reads it.
+  /// (generated.cuh) reaches the loop's rank: by default 1-D and 2-D (built every step, by every
+  /// thread of the group, it took 10 us more a step of heat3d 96^3 on 2 GPUs than built once, but
+  /// heat3d's large sizes ran 10-16% slower hoisted). The walk lives in the block's shared memory
+  /// (SharedWalk, generated.cuh), not in each thread's registers and local memory across the loop.
+  /// The part's statement then reads it.
   void hoist_boundary_walks(const Stmt& loop, int indent);
 
   /// The preprocessor test that picks a boundary walk of `rank` dimensions set up before its loop
@@ -158,8 +173,8 @@ class CudaKernelEmitter : public CppEmitter {
   /// Returns the body's indent.
   /// `built`: the name of a walk set up (and checked) before, else one of sc_parts here;
   /// `declared`: sc_walk is declared already.
-  int open_walk(int indent, const Stmt& point_body, const std::string& group, const std::string& where,
-                const std::string& built = "", bool declared = false);
+  int open_walk(int indent, const Stmt& point_body, const std::string& group,
+                const std::string& where, const std::string& built = "", bool declared = false);
 
   /// A walk's loop of one point a thread at a time (open_walk's names); returns the body's indent.
   int plain_walk_loop(int indent, const std::string& group);
@@ -194,7 +209,9 @@ class CudaKernelEmitter : public CppEmitter {
   std::string strip_rows() const { return "kStripRows<" + std::to_string(indices_.size()) + ">"; }
 
   /// The rows of the current point loop's wide items (its rank's: generated.cuh's kWideRowsOf).
-  std::string wide_rows() const { return std::string(kRt) + "kWideRowsOf<" + std::to_string(indices_.size()) + ">"; }
+  std::string wide_rows() const {
+    return std::string(kRt) + "kWideRowsOf<" + std::to_string(indices_.size()) + ">";
+  }
 
   /// The most rows of a wide strip the emitter writes out (kWideRowsOf picks up to this many).
   static constexpr int kMaxWideRows = 4;
@@ -216,7 +233,8 @@ class CudaKernelEmitter : public CppEmitter {
     std::string name;
   };
   std::vector<WideRow> wide_rows_;
-  int wide_rank_ = 0;  // the most dimensions of the kernel's wide point loops so far (kBlockThreads)
+  int wide_rank_ =
+      0;  // the most dimensions of the kernel's wide point loops so far (kBlockThreads)
   int wide_r_ = -1, wide_v_ = -1, wide_cells_ = 1;  // the copy of the body being written
 
   WideRow* find_wide_row(const std::string& grid, int d0, const std::vector<int>& mids);
@@ -226,8 +244,8 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// The address of cell `col` (an expression) of a row of grid `g`: strip row `row` (an
   /// expression), the leading dimensions at the loop's indices plus `mids`.
-  std::string wide_address(const std::string& g, const std::string& row, const std::vector<int>& mids,
-                           const std::string& col);
+  std::string wide_address(const std::string& g, const std::string& row,
+                           const std::vector<int>& mids, const std::string& col);
 
   /// Wide strips (the chunk's columns [sc_w0, sc_w1) of the last dimension, open_points' names):
   /// an item is kWideRows rows x v columns; the loads of its rows are issued first, v cells at a
@@ -296,7 +314,9 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// Whether the dataflow loop's update may walk in strips (flow_strips): a 2-D one (3-D strips
   /// spill and measured slower).
-  bool flow_strips_possible() const { return flow_loop_.update && flow_loop_.update->indices.size() == 2; }
+  bool flow_strips_possible() const {
+    return flow_loop_.update && flow_loop_.update->indices.size() == 2;
+  }
 
   /// flow_strips' box and choice: the block's rows of the update (sc_flow_rows; the face copy's
   /// box too) and whether they are walked in strips (sc_flow_strips: at least
@@ -313,8 +333,9 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// A FaceWriter `writer` of the channels `mask` of grid `handle`'s exchange, for stores into
   /// `block`, staged in the shared array `channels` (every thread: a __syncthreads inside).
-  void stage_face_writer(int indent, const std::string& writer, const std::string& channels, const std::string& handle,
-                         const std::string& block, const std::string& mask, const std::string& comment);
+  void stage_face_writer(int indent, const std::string& writer, const std::string& channels,
+                         const std::string& handle, const std::string& block,
+                         const std::string& mask, const std::string& comment);
 
   /// A store of a boundary walk's point (sc_l) whose value also goes elsewhere: the value, into
   /// the cell, then `forward` (a statement that reads it as sc_through).
@@ -323,15 +344,17 @@ class CudaKernelEmitter : public CppEmitter {
   }
   /// The same for a value already computed (`value`, C++), into `grid`'s cell at the point;
   /// `before`: a line to emit first in the block (batched_points: the point's sc_l).
-  void forward_value(const std::string& grid, const std::string& value, int indent, const std::vector<std::string>& forward,
-                     const std::string& before = "");
+  void forward_value(const std::string& grid, const std::string& value, int indent,
+                     const std::vector<std::string>& forward, const std::string& before = "");
   /// Where the dataflow loop's update also stores the written grid's point (sc_through): the
   /// face stores of a block whose rows feed a channel.
   std::vector<std::string> put_forwards(const std::string& grid);
   /// The dataflow loop's face stores of the point's value (sc_through), as store() forwards
   /// them: through the block's FaceWriter (the channels its rows feed, staged before the loop).
   std::string face_stores(const std::string& grid) const {
-    return "sc_face_writer.store(" + grid + ", sc_l, sc_through);  // into the neighbours' halos of this buffer (the staged channels)";
+    return "sc_face_writer.store(" + grid +
+           ", sc_l, sc_through);  // into the neighbours' halos of this buffer (the staged "
+           "channels)";
   }
 
   void close_points(int indent, bool strip = false);
@@ -358,34 +381,40 @@ class CudaKernelEmitter : public CppEmitter {
 
   void for_each(const Stmt& self, int indent) override;
 
-  /// The dataflow walk of a block that holds enough points a thread (flow_strips_pay): the block's rows of the update as the barrier form's inner part walks its box, in strips
-  /// (wide, 16-byte ones where the layout allows) over the block's own threads, instead of point
-  /// by point through the BoxWalk. A face block (`faces`: its rows feed a channel) stores no face
-  /// cell in the strips; after them (a __syncthreads) the FaceWriter copies its rows' face cells
-  /// into the neighbours' halos (halo.cuh, copy()). A step that computes a reduction folded into
-  /// the update takes the walk, which adds up the fold (the strips do not). Else `walk` (the
-  /// points lambda).
+  /// The dataflow walk of a block that holds enough points a thread (flow_strips_pay): the block's
+  /// rows of the update as the barrier form's inner part walks its box, in strips (wide, 16-byte
+  /// ones where the layout allows) over the block's own threads, instead of point by point through
+  /// the BoxWalk. A face block (`faces`: its rows feed a channel) stores no face cell in the
+  /// strips; after them (a __syncthreads) the FaceWriter copies its rows' face cells into the
+  /// neighbours' halos (halo.cuh, copy()). A step that computes a reduction folded into the update
+  /// takes the walk, which adds up the fold (the strips do not). Else `walk` (the points lambda).
   template <class Walk>
   void flow_strips(const Stmt& self, int indent, const Walk& walk, bool faces = false) {
     auto* s = as<ForEach>(self);
-    if (!flow_walk_hoisted()) flow_strips_choice(indent);  // the update's range may change from step to step
+    if (!flow_walk_hoisted())
+      flow_strips_choice(indent);  // the update's range may change from step to step
     const int fold = folding_;
-    const std::string what = faces ? "wide strips of the block's rows, then its face cells" : "wide strips of the block's rows";
-    line(indent, fold >= 0 ? "if (sc_flow_strips && !sc_fold" + std::to_string(fold) + "_on) {  // " + what + " (no fold this step)"
+    const std::string what = faces ? "wide strips of the block's rows, then its face cells"
+                                   : "wide strips of the block's rows";
+    line(indent, fold >= 0 ? "if (sc_flow_strips && !sc_fold" + std::to_string(fold) +
+                                 "_on) {  // " + what + " (no fold this step)"
                            : "if (sc_flow_strips) {  // " + what);
     folding_ = -1;
     flow_rows_ = true;
     const bool no_faces = no_faces_;
     no_faces_ = true;  // no face store in the strips
-    const int inner = open_points(self, s->range, s->indices, s->body, indent + 1, "sc_mine", nullptr, true);
+    const int inner =
+        open_points(self, s->range, s->indices, s->body, indent + 1, "sc_mine", nullptr, true);
     flow_rows_ = false;
     strip_points(s->body, inner, "sc_mine");
     close_points(inner, true);
     no_faces_ = no_faces;
     if (faces) {
-      line(indent + 1, "__syncthreads();  // the block's rows are written before its face cells are read");
+      line(indent + 1,
+           "__syncthreads();  // the block's rows are written before its face cells are read");
       line(indent + 1, "sc_face_writer.copy(" + flow_loop_.put_grid +
-                           ", sc_flow_rows.lo, sc_flow_rows.hi);  // their face cells into the neighbours' halos");
+                           ", sc_flow_rows.lo, sc_flow_rows.hi);  // their face cells into the "
+                           "neighbours' halos");
     }
     folding_ = fold;
     line(indent, "} else");  // if (strips) { strips } else { walk }
@@ -410,8 +439,8 @@ class CudaKernelEmitter : public CppEmitter {
  private:
   std::string where(const Stmt& s) const { return where(s->loc); }
 
+  /// `{e0, e1, ...}` of the expressions `v`.
   std::string box_list(const std::vector<Expr>& v);
-
 
   /// put_signal: one block of the statement's group copies the region and then sets the signal
   /// (spmd.cuh, put_signal_region: a single block, so the signal follows all of the data).

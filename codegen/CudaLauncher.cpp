@@ -14,44 +14,56 @@
 namespace stencilc::codegen::cuda {
 
 using namespace ir;
-using passes::FlowLoop;
-using passes::RegsForm;
 using passes::flow_reductions;
+using passes::FlowLoop;
 using passes::marked_flow_loop;
 using passes::marked_regs_form;
+using passes::RegsForm;
 
 namespace {
 
 /// The launcher's evaluation of the block-role cost model for PE sc_pe (see RoleModelInputs):
 /// `workers` is the expression for the number of blocks the kernel gets.
-std::vector<std::string> role_model(const Program& p, const RoleModelInputs& model, int rank, const std::string& workers) {
+std::vector<std::string> role_model(const Program& p, const RoleModelInputs& model, int rank,
+                                    const std::string& workers) {
   std::string r = std::to_string(rank);
   std::vector<std::string> l;
-  l.push_back("{  // specialize-blocks' cost model on this GPU's block (docs/PASSES.md): how many comm blocks");
-  l.push_back("  const auto sc_layout = ::stencilc::rt::block_layout<" + r + ">(sc_plan.grid, sc_pe, sc_plan.extent);");
+  l.push_back(
+      "{  // specialize-blocks' cost model on this GPU's block (docs/PASSES.md): how many comm "
+      "blocks");
+  l.push_back("  const auto sc_layout = ::stencilc::rt::block_layout<" + r +
+              ">(sc_plan.grid, sc_pe, sc_plan.extent);");
   l.push_back("  ::stencilc::rt::RoleWork sc_work;");
   l.push_back("  double sc_inner = 0, sc_boundary = 0;");
-  std::vector<std::string> sides;  // as the kernel narrows its split updates: faces where exchanges act
+  std::vector<std::string>
+      sides;  // as the kernel narrows its split updates: faces where exchanges act
   for (const std::string& g : model.comm_grids) sides.push_back("sc_" + g + "_halo.faces(sc_pe)");
   for (const auto& part : model.inner_parts) {
     l.push_back("  {");
-    l.push_back("    std::array<int, " + r + "> sc_wlo" + int_list(part.width_lo) + ", sc_whi" + int_list(part.width_hi) + ";");
+    l.push_back("    std::array<int, " + r + "> sc_wlo" + int_list(part.width_lo) + ", sc_whi" +
+                int_list(part.width_hi) + ";");
     if (!sides.empty())
-      l.push_back("    " + std::string(kRt) + "keep_exchanged_faces(sc_wlo.data(), sc_whi.data(), " + r + ", " +
+      l.push_back("    " + std::string(kRt) +
+                  "keep_exchanged_faces(sc_wlo.data(), sc_whi.data(), " + r + ", " +
                   join(sides, " | ") + ");");
-    l.push_back("    ::stencilc::rt::part_points<" + r + ">(sc_layout.extent, sc_wlo, sc_whi, &sc_inner, &sc_boundary);");
+    l.push_back("    ::stencilc::rt::part_points<" + r +
+                ">(sc_layout.extent, sc_wlo, sc_whi, &sc_inner, &sc_boundary);");
     l.push_back("  }");
-    l.push_back("  sc_work.compute_bytes += sc_inner * " + std::to_string(part.bytes_per_point) + ";");
-    l.push_back("  sc_work.comm_bytes += sc_boundary * " + std::to_string(part.bytes_per_point) + ";");
+    l.push_back("  sc_work.compute_bytes += sc_inner * " + std::to_string(part.bytes_per_point) +
+                ";");
+    l.push_back("  sc_work.comm_bytes += sc_boundary * " + std::to_string(part.bytes_per_point) +
+                ";");
   }
   for (const std::string& g : model.comm_grids) {
     const Param* q = p.find_param(g);
-    l.push_back(std::string("  sc_work.comm_bytes += 2.0 * sizeof(") + cpp_type(q->type) + ") * sc_" + g + "_halo.moved_elements(sc_pe);");
+    l.push_back(std::string("  sc_work.comm_bytes += 2.0 * sizeof(") + cpp_type(q->type) +
+                ") * sc_" + g + "_halo.moved_elements(sc_pe);");
     l.push_back("  sc_work.transfers |= sc_" + g + "_halo.moved_elements(sc_pe) > 0;");
     l.push_back("  sc_work.items += sc_" + g + "_halo.blocks_needed(sc_pe);");
   }
   if (model.spmd_transfers) {
-    // The user's puts: their sizes are the program's, not known here; the model counts their latency.
+    // The user's puts: their sizes are the program's, not known here; the model counts their
+    // latency.
     l.push_back("  sc_work.transfers = true;  // the comm group's put_signal/signal_wait_until");
   }
   l.push_back("  sc_work.pe_barriers = " + std::to_string(model.pe_barriers) + ";");
@@ -67,28 +79,42 @@ std::vector<std::string> role_model(const Program& p, const RoleModelInputs& mod
 /// counters; launch the kernel cooperatively (collectively on nvshmem) with `args` (assignments
 /// to sc_args) and, when the kernel has roles, the comm blocks from the cost model; print the
 /// timing line when STENCILC_TIMING is set.
-std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs& model, int rank, bool nvshmem,
-                                         const std::string& heap, const std::string& heap_holds,
-                                         const std::vector<std::string>& setup, std::vector<std::string> args) {
+std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs& model, int rank,
+                                         bool nvshmem, const std::string& heap,
+                                         const std::string& heap_holds,
+                                         const std::vector<std::string>& setup,
+                                         std::vector<std::string> args) {
   const std::string r = std::to_string(rank);
   std::vector<std::string> out;
   if (nvshmem) {
-    out.push_back("  // MPI and NVSHMEM on the first run, its symmetric heap sized for this program's " + heap_holds + ".");
-    out.push_back("  " + std::string(kRt) + "NvshmemTeam& sc_team = " + kRt + "NvshmemTeam::get(" + heap + ");");
-    out.push_back("  " + std::string(kRt) + "NvshmemTeam::Scope sc_scope(sc_team);  // frees this run's symmetric memory at the end");
+    out.push_back(
+        "  // MPI and NVSHMEM on the first run, its symmetric heap sized for this program's " +
+        heap_holds + ".");
+    out.push_back("  " + std::string(kRt) + "NvshmemTeam& sc_team = " + kRt + "NvshmemTeam::get(" +
+                  heap + ");");
+    out.push_back(
+        "  " + std::string(kRt) +
+        "NvshmemTeam::Scope sc_scope(sc_team);  // frees this run's symmetric memory at the end");
   } else {
-    out.push_back("  " + std::string(kRt) + "P2PTeam sc_team(sc_plan.pes, " + heap + ");  // one GPU per PE, peer access between all");
+    out.push_back("  " + std::string(kRt) + "P2PTeam sc_team(sc_plan.pes, " + heap +
+                  ");  // one GPU per PE, peer access between all");
   }
   out.insert(out.end(), setup.begin(), setup.end());
   out.push_back("  auto sc_scratch = sc_team.alloc<std::uint64_t>(1 << 14);");
   if (model.roles) out.push_back("  auto sc_sync = sc_team.alloc<std::uint64_t>(2);");
   out.push_back("  " + std::string(kRt) + "LaunchConfig sc_config;");
   out.push_back("  sc_config.block_threads = sc_" + p.name + "::kBlockThreads;");
-  out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r + ">(sc_plan, sc_config.block_threads);");
+  out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r +
+                ">(sc_plan, sc_config.block_threads);");
   if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
-    out.push_back("  if (sc_flow_plan.on) sc_config.max_blocks = ::stencilc::compiled::flow_blocks(sc_flow_size);  // the dataflow loop: a block per radius of rows at most (no idle blocks)");
+    out.push_back(
+        "  if (sc_flow_plan.on) sc_config.max_blocks = "
+        "::stencilc::compiled::flow_blocks(sc_flow_size);  // the dataflow loop: a block per "
+        "radius of rows at most (no idle blocks)");
     if (!nvshmem && !marked_regs_form(p, flow).in.empty()) {
-      out.push_back("  if (sc_regs.on) {  // its register-resident form: the blocks regs_plan chose, every one resident");
+      out.push_back(
+          "  if (sc_regs.on) {  // its register-resident form: the blocks regs_plan chose, every "
+          "one resident");
       out.push_back("    sc_config.max_blocks = sc_regs.blocks;");
       out.push_back("    sc_config.dynamic_smem = sc_regs.smem;");
       out.push_back("    sc_config.blocks_per_sm = 0;");
@@ -96,8 +122,10 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
     }
   }
   out.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
-  out.push_back(std::string("  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +
-                (nvshmem ? "  // nvshmemx_collective_launch of this PE's kernel" : ""));
+  out.push_back(
+      std::string(
+          "  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +
+      (nvshmem ? "  // nvshmemx_collective_launch of this PE's kernel" : ""));
   out.push_back("      sc_" + p.name + "::kernel,");
   out.push_back("      [&](int sc_pe) {");
   out.push_back("        sc_" + p.name + "::KernelArgs sc_args{};");
@@ -105,8 +133,9 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   out.push_back("        sc_args.scratch = sc_scratch.on(sc_pe);");
   if (model.roles) {
     out.push_back("        sc_args.sync = sc_sync.on(sc_pe);");
-    const std::string workers = nvshmem ? std::string(kRt) + "resident_blocks(sc_" + p.name + "::kernel, sc_config)"
-                                        : "sc_team.cooperative_blocks(sc_pe, sc_" + p.name + "::kernel, sc_config)";
+    const std::string workers =
+        nvshmem ? std::string(kRt) + "resident_blocks(sc_" + p.name + "::kernel, sc_config)"
+                : "sc_team.cooperative_blocks(sc_pe, sc_" + p.name + "::kernel, sc_config)";
     for (const auto& m : role_model(p, model, rank, workers)) out.push_back("        " + m);
     out.push_back("        sc_comm[sc_pe] = sc_args.n_comm;");
   }
@@ -114,14 +143,25 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   out.push_back("      },");
   out.push_back("      sc_config);");
   if (nvshmem) {
-    out.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // this PE's kernel, launch to done (host wall time)");
-    out.push_back("    std::fprintf(stderr, \"stencilc: %s on PE %d of %d (%d blocks of %d threads, %d comm): %.3f ms\\n\", \"" +
-                  p.name + "\", sc_team.my_pe(), sc_team.n(), sc_launched.blocks[sc_team.my_pe()], sc_launched.block_threads, "
-                  "sc_comm[sc_team.my_pe()], sc_launched.wall_ms);");
+    out.push_back(
+        "  if (std::getenv(\"STENCILC_TIMING\")) {  // this PE's kernel, launch to done (host wall "
+        "time)");
+    out.push_back(
+        "    std::fprintf(stderr, \"stencilc: %s on PE %d of %d (%d blocks of %d threads, %d "
+        "comm): %.3f ms\\n\", \"" +
+        p.name +
+        "\", sc_team.my_pe(), sc_team.n(), sc_launched.blocks[sc_team.my_pe()], "
+        "sc_launched.block_threads, "
+        "sc_comm[sc_team.my_pe()], sc_launched.wall_ms);");
   } else {
-    out.push_back("  if (std::getenv(\"STENCILC_TIMING\")) {  // the slowest GPU's kernel (CUDA events)");
-    out.push_back("    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each, %d comm): %.3f ms\\n\", \"" +
-                  p.name + "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_comm[0], sc_launched.kernel_ms);");
+    out.push_back(
+        "  if (std::getenv(\"STENCILC_TIMING\")) {  // the slowest GPU's kernel (CUDA events)");
+    out.push_back(
+        "    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each, %d "
+        "comm): %.3f ms\\n\", \"" +
+        p.name +
+        "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_comm[0], "
+        "sc_launched.kernel_ms);");
   }
   out.push_back("  }");
   return out;
@@ -130,17 +170,23 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
 /// After the launch, the lines that bring grid or block `g` back from the blocks it ended with
 /// (swaps included) on `process_grid`: on nvshmem every PE's block into every process's grid, on
 /// p2p every GPU's block into the one process's grid.
-void copy_back(const Param& g, const std::string& process_grid, bool nvshmem, std::vector<std::string>* after) {
+void copy_back(const Param& g, const std::string& process_grid, bool nvshmem,
+               std::vector<std::string>* after) {
   if (nvshmem) {
-    after->push_back("  // %" + g.name + ": every PE's block it ended with (swaps included), into every process's grid");
-    after->push_back("  ::stencilc::compiled::allgather_grid(sc_team, " + process_grid + ", sc_" + g.name + "_final, " + g.name +
-                     ", \"" + g.name + "\");");
+    after->push_back(
+        "  // %" + g.name +
+        ": every PE's block it ended with (swaps included), into every process's grid");
+    after->push_back("  ::stencilc::compiled::allgather_grid(sc_team, " + process_grid + ", sc_" +
+                     g.name + "_final, " + g.name + ", \"" + g.name + "\");");
     return;
   }
-  after->push_back("  {  // %" + g.name + ": the blocks it ended with (swaps included) back into the grid");
+  after->push_back("  {  // %" + g.name +
+                   ": the blocks it ended with (swaps included) back into the grid");
   after->push_back("    std::vector<" + dblock_type(g) + "> sc_final(sc_team.n());");
-  after->push_back("    for (int sc_pe = 0; sc_pe < sc_team.n(); ++sc_pe) sc_team.download(sc_pe, &sc_final[sc_pe], sc_" + g.name +
-                   "_final.on(sc_pe), 1);");
+  after->push_back(
+      "    for (int sc_pe = 0; sc_pe < sc_team.n(); ++sc_pe) sc_team.download(sc_pe, "
+      "&sc_final[sc_pe], sc_" +
+      g.name + "_final.on(sc_pe), 1);");
   after->push_back("    ::stencilc::compiled::download_grid(sc_team, sc_final, " + g.name + ");");
   after->push_back("  }");
 }
@@ -155,14 +201,18 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
     std::string t = cpp_type(g.type), n = std::to_string(g.rank);
     if (g.kind == ParamKind::Grid || g.kind == ParamKind::Block) {
       l.push_back("  " + dblock_type(g) + " " + g.name + ";  // this GPU's block of %" + g.name);
-      l.push_back("  " + dblock_type(g) + "* " + g.name + "_final;  // where %" + g.name + " ends up");
+      l.push_back("  " + dblock_type(g) + "* " + g.name + "_final;  // where %" + g.name +
+                  " ends up");
     }
     if (g.kind == ParamKind::Grid) {
       l.push_back("  ::stencilc::compiled::DeviceShape<" + n + "> " + g.name + "_shape;");
       l.push_back("  " + std::string(kRt) + "SBox<" + n + "> " + g.name + "_interior;");
-      if (exchanged.count(g.name)) l.push_back("  " + std::string(kRt) + "DHaloExchange<" + t + ", " + n + "> " + g.name + "_halo;");
+      if (exchanged.count(g.name))
+        l.push_back("  " + std::string(kRt) + "DHaloExchange<" + t + ", " + n + "> " + g.name +
+                    "_halo;");
     } else if (g.kind == ParamKind::Block) {
-      l.push_back("  const " + dblock_type(g) + "* " + g.name + "_on;  // every PE's layout of it (extent_on, puts)");
+      l.push_back("  const " + dblock_type(g) + "* " + g.name +
+                  "_on;  // every PE's layout of it (extent_on, puts)");
     } else if (g.kind == ParamKind::Scalar) {
       l.push_back("  " + t + " " + g.name + ";");
     } else if (g.kind == ParamKind::ScalarRef) {
@@ -170,20 +220,27 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
       l.push_back("  " + t + "* " + g.name + "_out;  // out");
     }
   }
-  if (p.kind == ProgramKind::Spmd) l.push_back("  std::uint64_t* signals;  // the program's signals, symmetric, zero at launch");
+  if (p.kind == ProgramKind::Spmd)
+    l.push_back("  std::uint64_t* signals;  // the program's signals, symmetric, zero at launch");
   l.push_back("  std::uint64_t* scratch;  // reductions: one word per block, and the result");
   if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
-    l.push_back("  " + std::string(kRt) + "FlowSignals sc_flow;  // the dataflow loop's flags (flow.cuh)");
-    l.push_back("  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::flow_plan: on, the PEs before and after along dimension 0");
+    l.push_back("  " + std::string(kRt) +
+                "FlowSignals sc_flow;  // the dataflow loop's flags (flow.cuh)");
+    l.push_back(
+        "  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::flow_plan: on, the PEs before "
+        "and after along dimension 0");
     if (const RegsForm regs = marked_regs_form(p, flow); !regs.in.empty())
       l.push_back("  " + std::string(kRt) + "RegsArgs<" + cpp_type(regs.type) +
-                  "> sc_regs;  // compiled::regs_plan: the loop's register-resident form (blocks 0: not planned)");
+                  "> sc_regs;  // compiled::regs_plan: the loop's register-resident form (blocks "
+                  "0: not planned)");
     const size_t reductions = flow_reductions(flow).size();
     for (size_t k = 0; k < reductions; ++k)
-      l.push_back("  std::uint64_t* sc_flow_red" + std::to_string(k) + ";  // its reduction " + std::to_string(k) + "'s words (DFlowReduce)");
+      l.push_back("  std::uint64_t* sc_flow_red" + std::to_string(k) + ";  // its reduction " +
+                  std::to_string(k) + "'s words (DFlowReduce)");
   }
   if (roles) {
-    l.push_back("  int n_comm;  // blocks in the comm group (0: not specialised), from the cost model");
+    l.push_back(
+        "  int n_comm;  // blocks in the comm group (0: not specialised), from the cost model");
     l.push_back("  std::uint64_t* sync;  // the comm and compute groups' barrier counters");
   }
   l.push_back("};");
@@ -195,7 +252,8 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
 /// does it for every GPU. nvshmem: every process (mpirun) does it for its own PE, collectively,
 /// and every process ends with the whole result.
 std::string launcher(const Program& p, const std::set<std::string>& exchanged,
-                     const std::vector<std::array<int, 2>>& swaps, const RoleModelInputs& model, CudaBackend backend) {
+                     const std::vector<std::array<int, 2>>& swaps, const RoleModelInputs& model,
+                     CudaBackend backend) {
   const bool nvshmem = backend == CudaBackend::Nvshmem;
   std::vector<std::string> params, descs, l, args, after, element_bytes, exchanged_flags;
   int rank = 0, k = 0;
@@ -204,24 +262,30 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
     if (g.kind == ParamKind::Grid) {
       rank = g.rank;
       std::string n = std::to_string(g.rank), desc = "sc_descs[" + std::to_string(k++) + "]";
-      params.push_back(std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + n + ">& " + g.name);
-      descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", " + int_list(g.halo_lo) + ", " +
-                      int_list(g.halo_hi) + ")");
+      params.push_back(std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " +
+                       n + ">& " + g.name);
+      descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", " +
+                      int_list(g.halo_lo) + ", " + int_list(g.halo_hi) + ")");
       element_bytes.push_back("sizeof(" + t + ")");
       exchanged_flags.push_back(exchanged.count(g.name) ? "true" : "false");
-      l.push_back("  auto sc_" + g.name + " = ::stencilc::compiled::upload_grid<" + t + ", " + n + ">(sc_team, sc_plan.grid, " +
-                  g.name + ", " + int_list(g.halo_lo) + ", " + int_list(g.halo_hi) + ");");
+      l.push_back("  auto sc_" + g.name + " = ::stencilc::compiled::upload_grid<" + t + ", " + n +
+                  ">(sc_team, sc_plan.grid, " + g.name + ", " + int_list(g.halo_lo) + ", " +
+                  int_list(g.halo_hi) + ");");
       l.push_back("  auto sc_" + g.name + "_final = sc_team.alloc<" + dblock_type(g) + ">(1);");
       if (exchanged.count(g.name)) {
-        l.push_back("  " + std::string(kRt) + "HaloExchange<" + t + ", " + n + "> sc_" + g.name + "_halo(sc_team, sc_plan.grid, sc_" +
-                    g.name + ", ::stencilc::compiled::periodic_dims(" + desc + "), " + (g.halo_corners ? "true" : "false") +
-                    ", \"" + g.name + "\");");
+        l.push_back("  " + std::string(kRt) + "HaloExchange<" + t + ", " + n + "> sc_" + g.name +
+                    "_halo(sc_team, sc_plan.grid, sc_" + g.name +
+                    ", ::stencilc::compiled::periodic_dims(" + desc + "), " +
+                    (g.halo_corners ? "true" : "false") + ", \"" + g.name + "\");");
         args.push_back("sc_args." + g.name + "_halo = sc_" + g.name + "_halo.device(sc_pe);");
       }
       args.push_back("sc_args." + g.name + " = sc_" + g.name + "[sc_pe];");
       args.push_back("sc_args." + g.name + "_final = sc_" + g.name + "_final.on(sc_pe);");
-      args.push_back("sc_args." + g.name + "_shape = ::stencilc::compiled::device_shape(" + desc + ");");
-      args.push_back("sc_args." + g.name + "_interior = ::stencilc::compiled::sbox(::stencilc::compiled::interior(" + desc + "));");
+      args.push_back("sc_args." + g.name + "_shape = ::stencilc::compiled::device_shape(" + desc +
+                     ");");
+      args.push_back("sc_args." + g.name +
+                     "_interior = ::stencilc::compiled::sbox(::stencilc::compiled::interior(" +
+                     desc + "));");
       if (!g.is_const) copy_back(g, "sc_plan.grid", nvshmem, &after);
     } else if (g.kind == ParamKind::Scalar) {
       params.push_back(t + " " + g.name);
@@ -232,10 +296,11 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       args.push_back("sc_args." + g.name + " = " + g.name + ";");
       args.push_back("sc_args." + g.name + "_out = sc_" + g.name + "_out.on(sc_pe);");
       if (nvshmem) {
-        after.push_back("  ::stencilc::compiled::broadcast_result(sc_team, sc_" + g.name + "_out, " + g.name +
-                        ");  // PE 0's (all agree)");
+        after.push_back("  ::stencilc::compiled::broadcast_result(sc_team, sc_" + g.name +
+                        "_out, " + g.name + ");  // PE 0's (all agree)");
       } else {
-        after.push_back("  sc_team.download(0, &" + g.name + ", sc_" + g.name + "_out.on(0), 1);  // PE 0's (all agree)");
+        after.push_back("  sc_team.download(0, &" + g.name + ", sc_" + g.name +
+                        "_out.on(0), 1);  // PE 0's (all agree)");
       }
     }
   }
@@ -246,28 +311,44 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   std::string flow_reductions_bytes;  // the heap the dataflow loop's reductions take
   std::string regs_bytes;             // and its register-resident form's inboxes
   if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
-    const size_t k = std::find(grid_names.begin(), grid_names.end(), flow.put_handle) - grid_names.begin();
-    l.push_back("  const ::stencilc::compiled::FlowSize sc_flow_size = ::stencilc::compiled::flow_size<" + std::to_string(rank) + ">(sc_plan, " +
-                std::to_string(flow.radius) + ", sc_" + p.name + "::kBlockThreads);  // for the cost model");
+    const size_t k =
+        std::find(grid_names.begin(), grid_names.end(), flow.put_handle) - grid_names.begin();
+    l.push_back(
+        "  const ::stencilc::compiled::FlowSize sc_flow_size = ::stencilc::compiled::flow_size<" +
+        std::to_string(rank) + ">(sc_plan, " + std::to_string(flow.radius) + ", sc_" + p.name +
+        "::kBlockThreads);  // for the cost model");
     const RegsForm regs = nvshmem ? RegsForm{} : marked_regs_form(p, flow);
-    l.push_back(std::string("  ") + (regs.in.empty() ? "const " : "") + "::stencilc::compiled::FlowPlan sc_flow_plan = ::stencilc::compiled::flow_plan(\"" + p.name +
-                "\", sc_plan.grid, ::stencilc::compiled::periodic_dims(sc_descs[" + std::to_string(k) + "])[0], " +
-                (nvshmem ? "false" : "true") + ", &sc_flow_size);  // the dataflow loop, or not");
+    l.push_back(std::string("  ") + (regs.in.empty() ? "const " : "") +
+                "::stencilc::compiled::FlowPlan sc_flow_plan = ::stencilc::compiled::flow_plan(\"" +
+                p.name + "\", sc_plan.grid, ::stencilc::compiled::periodic_dims(sc_descs[" +
+                std::to_string(k) + "])[0], " + (nvshmem ? "false" : "true") +
+                ", &sc_flow_size);  // the dataflow loop, or not");
     if (!regs.in.empty()) {
       const std::string rt = kRt, t = cpp_type(regs.type);
-      const std::string kin = std::to_string(std::find(grid_names.begin(), grid_names.end(), regs.in) - grid_names.begin());
-      const std::string kout = std::to_string(std::find(grid_names.begin(), grid_names.end(), regs.out) - grid_names.begin());
-      l.push_back("  const ::stencilc::compiled::RegsPlan sc_regs = ::stencilc::compiled::regs_plan<" + t + ">(sc_" + p.name + "::kernel, \"" +
-                  p.name + "\", sc_flow_plan, sc_flow_size, sc_plan.extent[1], ::stencilc::compiled::periodic_dims(sc_descs[" + kin +
-                  "])[1], sc_team);  // the loop's register-resident form where its band fits");
+      const std::string kin = std::to_string(
+          std::find(grid_names.begin(), grid_names.end(), regs.in) - grid_names.begin());
+      const std::string kout = std::to_string(
+          std::find(grid_names.begin(), grid_names.end(), regs.out) - grid_names.begin());
+      l.push_back(
+          "  const ::stencilc::compiled::RegsPlan sc_regs = ::stencilc::compiled::regs_plan<" + t +
+          ">(sc_" + p.name + "::kernel, \"" + p.name +
+          "\", sc_flow_plan, sc_flow_size, sc_plan.extent[1], "
+          "::stencilc::compiled::periodic_dims(sc_descs[" +
+          kin + "])[1], sc_team);  // the loop's register-resident form where its band fits");
       l.push_back("  if (sc_regs.on) sc_flow_plan.on = true;  // that form is the dataflow loop's");
-      l.push_back("  auto sc_regs_inbox = sc_team.alloc<" + t + ">(sc_regs.on ? " + rt + "regs_inbox_elements(sc_regs.blocks, " + rt +
-                  "regs_pitch(sc_plan.extent[1], " + rt + "kRegsVec, sizeof(" + t + "))) : 1);  // its inboxes");
-      l.push_back("  auto sc_regs_flags = sc_team.alloc<std::uint64_t>(sc_regs.on ? " + rt + "regs_flag_words(sc_regs.blocks) : 1);  // and flags");
-      l.push_back("  const auto sc_regs_box = ::stencilc::compiled::interior(sc_descs[" + kout + "]);  // the cells its update writes");
-      args.push_back("if (sc_regs.on) sc_args.sc_regs = " + rt + "regs_args<" + rt + "kRegsVec>(sc_regs_inbox.on(sc_pe), sc_regs_flags.on(sc_pe), sc_pe, sc_team.n(), sc_regs.blocks, sc_" +
-                     regs.in + "[sc_pe], ::stencilc::compiled::periodic_dims(sc_descs[" + kin +
-                     "])[0], sc_regs_box.lo[0], sc_regs_box.hi[0], sc_regs_box.lo[1], sc_regs_box.hi[1]);");
+      l.push_back("  auto sc_regs_inbox = sc_team.alloc<" + t + ">(sc_regs.on ? " + rt +
+                  "regs_inbox_elements(sc_regs.blocks, " + rt + "regs_pitch(sc_plan.extent[1], " +
+                  rt + "kRegsVec, sizeof(" + t + "))) : 1);  // its inboxes");
+      l.push_back("  auto sc_regs_flags = sc_team.alloc<std::uint64_t>(sc_regs.on ? " + rt +
+                  "regs_flag_words(sc_regs.blocks) : 1);  // and flags");
+      l.push_back("  const auto sc_regs_box = ::stencilc::compiled::interior(sc_descs[" + kout +
+                  "]);  // the cells its update writes");
+      args.push_back(
+          "if (sc_regs.on) sc_args.sc_regs = " + rt + "regs_args<" + rt +
+          "kRegsVec>(sc_regs_inbox.on(sc_pe), sc_regs_flags.on(sc_pe), sc_pe, sc_team.n(), "
+          "sc_regs.blocks, sc_" +
+          regs.in + "[sc_pe], ::stencilc::compiled::periodic_dims(sc_descs[" + kin +
+          "])[0], sc_regs_box.lo[0], sc_regs_box.hi[0], sc_regs_box.lo[1], sc_regs_box.hi[1]);");
       regs_bytes = " + ::stencilc::compiled::regs_heap_bytes(sc_plan.extent[1], sizeof(" + t + "))";
     }
     l.push_back("  const " + std::string(kRt) + "FlowAlloc sc_flow_alloc(sc_team);  // its flags");
@@ -276,41 +357,52 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
     args.push_back("sc_args.sc_flow_up = sc_flow_plan.up(sc_pe);");
     args.push_back("sc_args.sc_flow_down = sc_flow_plan.down(sc_pe);");
     if (const size_t reductions = flow_reductions(flow).size(); reductions > 0) {
-      flow_reductions_bytes = " + " + std::string(kRt) + "FlowReduceAlloc::bytes(" + std::to_string(reductions) + ")";
-      l.push_back("  const " + std::string(kRt) + "FlowReduceAlloc sc_flow_red_alloc(sc_team, " + std::to_string(reductions) +
-                  ");  // its reductions' words");
+      flow_reductions_bytes =
+          " + " + std::string(kRt) + "FlowReduceAlloc::bytes(" + std::to_string(reductions) + ")";
+      l.push_back("  const " + std::string(kRt) + "FlowReduceAlloc sc_flow_red_alloc(sc_team, " +
+                  std::to_string(reductions) + ");  // its reductions' words");
       for (size_t k = 0; k < reductions; ++k)
-        args.push_back("sc_args.sc_flow_red" + std::to_string(k) + " = sc_flow_red_alloc.on(sc_pe, " + std::to_string(k) + ");");
+        args.push_back("sc_args.sc_flow_red" + std::to_string(k) +
+                       " = sc_flow_red_alloc.on(sc_pe, " + std::to_string(k) + ");");
     }
   }
   for (const auto& s : swaps) {
     swap_list.push_back("{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "}");
     const std::string& a = grid_names[s[0]];
     const std::string& b = grid_names[s[1]];
-    l.push_back("  ::stencilc::compiled::check_swap_layouts(sc_" + a + ", sc_" + b + ", \"" + p.name + "\", \"" + a +
-                "\", \"" + b + "\");  // the kernel swaps only their buffers");
+    l.push_back("  ::stencilc::compiled::check_swap_layouts(sc_" + a + ", sc_" + b + ", \"" +
+                p.name + "\", \"" + a + "\", \"" + b +
+                "\");  // the kernel swaps only their buffers");
   }
   std::string r = std::to_string(rank);
   std::vector<std::string> out;
   out.push_back("inline void " + p.name + "_launch(" + join(params) + ") {");
   if (nvshmem) {
-    out.push_back("  // Every process (mpirun -np N, one per GPU) runs this with the whole grids and does its own PE's part.");
-    out.push_back("  const int sc_pes = ::stencilc::compiled::nvshmem_pes(\"" + p.name + "\");  // the MPI world's size");
+    out.push_back(
+        "  // Every process (mpirun -np N, one per GPU) runs this with the whole grids and does "
+        "its own PE's part.");
+    out.push_back("  const int sc_pes = ::stencilc::compiled::nvshmem_pes(\"" + p.name +
+                  "\");  // the MPI world's size");
   }
-  out.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
-  std::string plan = "::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" + join(swap_list) + "}" +
-                     (nvshmem ? ", sc_pes" : "") + ")";
+  out.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" +
+                join(descs) + "};");
+  std::string plan = "::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" +
+                     join(swap_list) + "}" + (nvshmem ? ", sc_pes" : "") + ")";
   if (const FlowLoop flow = marked_flow_loop(p); flow.loop && !nvshmem) {
     // The dataflow form needs a process grid that cuts dimension 0 only (compiled::flow_grid).
-    plan = "::stencilc::compiled::flow_grid<" + r + ">(" + plan + ", " + std::to_string(flow.radius) +
-           ", sc_" + p.name + "::kBlockThreads);  // the dataflow form's grid where it would run";
+    plan = "::stencilc::compiled::flow_grid<" + r + ">(" + plan + ", " +
+           std::to_string(flow.radius) + ", sc_" + p.name +
+           "::kBlockThreads);  // the dataflow form's grid where it would run";
   } else {
     plan += ";";
   }
   out.push_back("  const auto sc_plan = " + plan);
-  const std::string heap = "::stencilc::compiled::symmetric_bytes<" + r + ">(sc_plan, sc_descs, {" + join(element_bytes) +
-                           "}, {" + join(exchanged_flags) + "})" + flow_reductions_bytes + regs_bytes;
-  for (const auto& line : team_and_launch(p, model, rank, nvshmem, heap, "blocks and exchanges", l, args)) out.push_back(line);
+  const std::string heap = "::stencilc::compiled::symmetric_bytes<" + r + ">(sc_plan, sc_descs, {" +
+                           join(element_bytes) + "}, {" + join(exchanged_flags) + "})" +
+                           flow_reductions_bytes + regs_bytes;
+  for (const auto& line :
+       team_and_launch(p, model, rank, nvshmem, heap, "blocks and exchanges", l, args))
+    out.push_back(line);
   out.insert(out.end(), after.begin(), after.end());
   out.push_back("}");
   return join(out, "\n") + "\n";
@@ -324,7 +416,8 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
 std::string spmd_launcher(const Program& p, const RoleModelInputs& model, CudaBackend backend) {
   const bool nvshmem = backend == CudaBackend::Nvshmem;
   std::vector<std::string> l, descs, blocks, args, after, element_bytes, unexchanged;
-  l.push_back("inline void " + p.name + "_spmd_launch(::stencilc::Split sc_split, void* const* sc_args) {");
+  l.push_back("inline void " + p.name +
+              "_spmd_launch(::stencilc::Split sc_split, void* const* sc_args) {");
   int rank = 0;
   for (size_t k = 0; k < p.params.size(); ++k) {
     const Param& g = p.params[k];
@@ -335,10 +428,12 @@ std::string spmd_launcher(const Program& p, const RoleModelInputs& model, CudaBa
       std::string n = std::to_string(g.rank);
       element_bytes.push_back("sizeof(" + t + ")");
       unexchanged.push_back("false");
-      blocks.push_back("  auto sc_" + g.name + " = ::stencilc::compiled::upload_grid<" + t + ", " + n + ">(sc_team, sc_grid, " +
-                       g.name + ", sc_halo, sc_halo, " + t + "(0));");
-      blocks.push_back("  auto sc_" + g.name + "_final = sc_team.alloc<" + dblock_type(g) + ">(1);");
-      blocks.push_back("  auto sc_" + g.name + "_on = ::stencilc::compiled::upload_layouts(sc_team, sc_" + g.name + ");");
+      blocks.push_back("  auto sc_" + g.name + " = ::stencilc::compiled::upload_grid<" + t + ", " +
+                       n + ">(sc_team, sc_grid, " + g.name + ", sc_halo, sc_halo, " + t + "(0));");
+      blocks.push_back("  auto sc_" + g.name + "_final = sc_team.alloc<" + dblock_type(g) +
+                       ">(1);");
+      blocks.push_back("  auto sc_" + g.name +
+                       "_on = ::stencilc::compiled::upload_layouts(sc_team, sc_" + g.name + ");");
       args.push_back("sc_args." + g.name + " = sc_" + g.name + "[sc_pe];");
       args.push_back("sc_args." + g.name + "_final = sc_" + g.name + "_final.on(sc_pe);");
       args.push_back("sc_args." + g.name + "_on = sc_" + g.name + "_on.on(sc_pe);");
@@ -350,31 +445,40 @@ std::string spmd_launcher(const Program& p, const RoleModelInputs& model, CudaBa
       args.push_back("sc_args." + g.name + " = " + g.name + ";");
       args.push_back("sc_args." + g.name + "_out = sc_" + g.name + "_out.on(sc_pe);");
       if (nvshmem) {
-        after.push_back("  ::stencilc::compiled::broadcast_result(sc_team, sc_" + g.name + "_out, " + g.name +
-                        ");  // PE 0's, as in the reference");
+        after.push_back("  ::stencilc::compiled::broadcast_result(sc_team, sc_" + g.name +
+                        "_out, " + g.name + ");  // PE 0's, as in the reference");
       } else {
-        after.push_back("  sc_team.download(0, &" + g.name + ", sc_" + g.name + "_out.on(0), 1);  // PE 0's, as in the reference");
+        after.push_back("  sc_team.download(0, &" + g.name + ", sc_" + g.name +
+                        "_out.on(0), 1);  // PE 0's, as in the reference");
       }
     }
   }
   std::string r = std::to_string(rank);
   if (nvshmem) {
-    l.push_back("  // Every process (mpirun -np N, one per GPU) runs this with the whole grids and does its own PE's part.");
-    l.push_back("  const int sc_pes = ::stencilc::compiled::nvshmem_pes(\"" + p.name + "\");  // the MPI world's size");
+    l.push_back(
+        "  // Every process (mpirun -np N, one per GPU) runs this with the whole grids and does "
+        "its own PE's part.");
+    l.push_back("  const int sc_pes = ::stencilc::compiled::nvshmem_pes(\"" + p.name +
+                "\");  // the MPI world's size");
   }
   l.push_back("  const auto sc_halo = ::stencilc::compiled::split_halo<" + r + ">(sc_split);");
-  l.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
-  l.push_back("  const ::stencilc::rt::ProcessGrid sc_grid = ::stencilc::compiled::spmd_grid<" + r + ">(\"" + p.name +
-              "\", sc_split, sc_descs" + (nvshmem ? ", sc_pes" : "") + ");");
-  l.push_back("  const ::stencilc::compiled::Plan<" + r + "> sc_plan{sc_grid.size(), sc_grid, sc_descs.front().extent};");
-  const std::string heap = "::stencilc::compiled::symmetric_bytes<" + r + ">(sc_plan, sc_descs, {" + join(element_bytes) +
-                           "}, {" + join(unexchanged) + "})";
+  l.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" +
+              join(descs) + "};");
+  l.push_back("  const ::stencilc::rt::ProcessGrid sc_grid = ::stencilc::compiled::spmd_grid<" + r +
+              ">(\"" + p.name + "\", sc_split, sc_descs" + (nvshmem ? ", sc_pes" : "") + ");");
+  l.push_back("  const ::stencilc::compiled::Plan<" + r +
+              "> sc_plan{sc_grid.size(), sc_grid, sc_descs.front().extent};");
+  const std::string heap = "::stencilc::compiled::symmetric_bytes<" + r + ">(sc_plan, sc_descs, {" +
+                           join(element_bytes) + "}, {" + join(unexchanged) + "})";
   std::vector<std::string> setup(blocks);
-  setup.push_back("  auto sc_signals = sc_team.alloc<std::uint64_t>(" + std::to_string(std::max(model.signals, 1)) +
+  setup.push_back("  auto sc_signals = sc_team.alloc<std::uint64_t>(" +
+                  std::to_string(std::max(model.signals, 1)) +
                   ");  // the program's signals, zeroed");
   std::vector<std::string> launch_args(args);
   launch_args.push_back("sc_args.signals = sc_signals.on(sc_pe);");
-  for (const auto& line : team_and_launch(p, model, rank, nvshmem, heap, "blocks", setup, launch_args)) l.push_back(line);
+  for (const auto& line :
+       team_and_launch(p, model, rank, nvshmem, heap, "blocks", setup, launch_args))
+    l.push_back(line);
   l.insert(l.end(), after.begin(), after.end());
   l.push_back("}");
   return join(l, "\n") + "\n";

@@ -1,9 +1,8 @@
 // The forms of a time loop in the CUDA kernel (CudaKernelEmitter.h): the barrier form, the
 // dataflow form and the register-resident form, as the IR records them (select-loop-forms).
-#include "codegen/CudaKernelEmitter.h"
-
 #include <algorithm>
 
+#include "codegen/CudaKernelEmitter.h"
 #include "ir/IRPrinter.h"
 
 namespace stencilc::codegen::cuda {
@@ -14,7 +13,8 @@ void CudaKernelEmitter::hoist_boundary_walks(const Stmt& loop, int indent) {
     using IRVisitor::visit;
     std::vector<const ForEach*> found;
     void visit(const ForEach* f) override {
-      if (f->part == ForEachPart::Boundary && f->range.kind == Range::Kind::Interior) found.push_back(f);
+      if (f->part == ForEachPart::Boundary && f->range.kind == Range::Kind::Interior)
+        found.push_back(f);
       IRVisitor::visit(f);
     }
   } parts;
@@ -26,10 +26,12 @@ void CudaKernelEmitter::hoist_boundary_walks(const Stmt& loop, int indent) {
     hoisted_walks_[f] = name;
     line(0, hoist_condition(f->indices.size()));
     const std::string n = std::to_string(f->indices.size());
-    line(indent, "__shared__ " + rt + "SharedWalk<" + n + "> " + name + "_mem;  // the boundary part at " + at +
-                     ", the same every step");
-    line(indent, "const " + rt + "BoxWalk<" + n + ">& " + name + " = " + rt + "build_shared_walk(" + name + "_mem, [&] {");
-    line(indent + 1, "const auto sc_local = " + rt + "clip(" + global_range(f->range) + ", " + first_grid_ + ");");
+    line(indent, "__shared__ " + rt + "SharedWalk<" + n + "> " + name +
+                     "_mem;  // the boundary part at " + at + ", the same every step");
+    line(indent, "const " + rt + "BoxWalk<" + n + ">& " + name + " = " + rt + "build_shared_walk(" +
+                     name + "_mem, [&] {");
+    line(indent + 1, "const auto sc_local = " + rt + "clip(" + global_range(f->range) + ", " +
+                         first_grid_ + ");");
     split_parts(indent + 1, *f, f->body);
     line(indent + 1, "return sc_parts;");
     line(indent, "}());");
@@ -41,9 +43,12 @@ void CudaKernelEmitter::hoist_boundary_walks(const Stmt& loop, int indent) {
 void CudaKernelEmitter::loop(const Stmt& s, int indent) {
   if (s.get() != flow_loop_.loop) return barrier_loop(s, indent);
   const std::string rt = kRt;
-  line(indent, "{  // the dataflow schedule where the launcher turned it on (flow.cuh), else barrier_all each step");
-  line(indent + 1, "const " + rt + "DFlow<" + rt + "DevicePe> sc_flow(pe, args.sc_flow, " + first_grid_ + ".extent[0], " +
-                       std::to_string(flow_loop_.radius) + ", args.sc_flow_up, args.sc_flow_down);");
+  line(indent,
+       "{  // the dataflow schedule where the launcher turned it on (flow.cuh), else barrier_all "
+       "each step");
+  line(indent + 1, "const " + rt + "DFlow<" + rt + "DevicePe> sc_flow(pe, args.sc_flow, " +
+                       first_grid_ + ".extent[0], " + std::to_string(flow_loop_.radius) +
+                       ", args.sc_flow_up, args.sc_flow_down);");
   line(indent + 1, "if (args.sc_flow_on) {");
   if (const std::string& x = flow_loop_.exchanged; !x.empty()) {
     // The halos of the first step; after it each step's face stores bring the next step's.
@@ -51,32 +56,43 @@ void CudaKernelEmitter::loop(const Stmt& s, int indent) {
     line(indent + 2, "++" + x + "_epoch;");
     line(indent + 2, "args." + x + "_halo.send(pe, " + x + ", " + x + "_epoch);");
     line(indent + 2, "args." + x + "_halo.recv(pe, " + x + ", " + x + "_epoch);");
-    line(indent + 2, "pe.barrier_all(\"the dataflow loop's first halos\");  // and no PE puts into a halo its recv still unpacks");
+    line(indent + 2,
+         "pe.barrier_all(\"the dataflow loop's first halos\");  // and no PE puts into a halo its "
+         "recv still unpacks");
   }
-  line(indent + 2, "const " + rt + "Workers sc_mine{static_cast<int>(blockIdx.x), 1};  // a block walks its own rows");
+  line(indent + 2,
+       "const " + rt +
+           "Workers sc_mine{static_cast<int>(blockIdx.x), 1};  // a block walks its own rows");
   line(indent + 2, "const unsigned sc_faces = args." + flow_loop_.put_handle +
-                       "_halo.channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // the channels its rows feed (none: no face rows)");
+                       "_halo.channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // the "
+                       "channels its rows feed (none: no face rows)");
   if (!flow_loop_.put_grid.empty()) {
     // Those channels staged in shared memory once (FaceWriter, halo.cuh): the walk's face
     // stores read no plan from global memory.
-    stage_face_writer(indent + 2, "sc_face_writer", "sc_face_channels", flow_loop_.put_handle, flow_loop_.put_grid,
-                      "sc_faces", "sc_faces' channels, staged");
+    stage_face_writer(indent + 2, "sc_face_writer", "sc_face_channels", flow_loop_.put_handle,
+                      flow_loop_.put_grid, "sc_faces", "sc_faces' channels, staged");
   }
-  if (flow_strips_possible() && flow_walk_hoisted()) flow_strips_choice(indent + 2);  // the same every step
+  if (flow_strips_possible() && flow_walk_hoisted())
+    flow_strips_choice(indent + 2);  // the same every step
   if (flow_walk_hoisted()) {
     const ForEach* u = flow_loop_.update;
-    line(indent + 2, "const " + rt + "BoxWalk<" + std::to_string(u->indices.size()) + "> sc_flow_walk(" + rt + "flow_rows(" + rt +
-                         "clip(" + global_range(u->range) + ", " + first_grid_ + "), sc_flow));  // its rows of the update, the same every step");
+    line(indent + 2, "const " + rt + "BoxWalk<" + std::to_string(u->indices.size()) +
+                         "> sc_flow_walk(" + rt + "flow_rows(" + rt + "clip(" +
+                         global_range(u->range) + ", " + first_grid_ +
+                         "), sc_flow));  // its rows of the update, the same every step");
     check_walk(indent + 2, "sc_flow_walk", where(u->loc));
   }
   if (!flow_reductions_.empty()) {
     // The reductions of the step, with no barrier (DFlowReduce): each PE's block count first.
     for (size_t k = 0; k < flow_reductions_.size(); ++k) {
       const std::string r = "sc_red" + std::to_string(k);
-      line(indent + 2, rt + "DFlowReduce<" + rt + "DevicePe> " + r + "(pe, args.sc_flow_red" + std::to_string(k) + ");");
+      line(indent + 2, rt + "DFlowReduce<" + rt + "DevicePe> " + r + "(pe, args.sc_flow_red" +
+                           std::to_string(k) + ");");
       line(indent + 2, r + ".setup();");
     }
-    line(indent + 2, "pe.barrier_all(\"the dataflow loop's reductions\");  // every PE's block count is in place");
+    line(indent + 2,
+         "pe.barrier_all(\"the dataflow loop's reductions\");  // every PE's block count is in "
+         "place");
   }
   line(indent + 2, "std::uint64_t sc_step = 0;  // steps done");
   const bool regs = !regs_.in.empty();
@@ -86,8 +102,9 @@ void CudaKernelEmitter::loop(const Stmt& s, int indent) {
     line(at, "if (!sc_regs_done) {  // the loop from global memory");
     ++at;
   }
-  const std::vector<std::string> prologue{"if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the step before",
-                                          "++sc_step;"};
+  const std::vector<std::string> prologue{
+      "if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the step before",
+      "++sc_step;"};
   flow_ = true;
   ++loop_depth_;
   CppEmitter::loop(s, at, prologue);
@@ -99,13 +116,16 @@ void CudaKernelEmitter::loop(const Stmt& s, int indent) {
     const FlowReduction& d = flow_reduction_list_[k];
     if (!d.deferred) continue;
     const std::string r = "sc_red" + std::to_string(k), t = cpp_type(d.reduce->type);
-    line(indent + 2, "if (" + r + ".pending()) {  // the last execution of %" + d.reduce->result + ", and what follows it in the loop");
-    line(indent + 3, t + " " + d.reduce->result + " = " + r + ".complete<" + t + ">(" + reduce_op_name(d.reduce->op) + ");");
+    line(indent + 2, "if (" + r + ".pending()) {  // the last execution of %" + d.reduce->result +
+                         ", and what follows it in the loop");
+    line(indent + 3, t + " " + d.reduce->result + " = " + r + ".complete<" + t + ">(" +
+                         reduce_op_name(d.reduce->op) + ");");
     for (const Stmt& a : d.tail) body(a, indent + 3);
     line(indent + 2, "}");
   }
   line(indent + 2, "sc_flow.finish(sc_step);  // barrier_all: every block of every PE is done");
-  for (size_t k = 0; k < flow_reductions_.size(); ++k) line(indent + 2, "sc_red" + std::to_string(k) + ".finish();");
+  for (size_t k = 0; k < flow_reductions_.size(); ++k)
+    line(indent + 2, "sc_red" + std::to_string(k) + ".finish();");
   line(indent + 1, "} else {");
   barrier_loop(s, indent + 2);
   line(indent + 1, "}");
@@ -116,17 +136,32 @@ void CudaKernelEmitter::regs_loop(const Stmt& s, int indent) {
   const std::string rt = kRt, t = cpp_type(regs_.type);
   const auto* f = as<For>(s);  // regs_form: a for
   line(indent, "bool sc_regs_done = false;  // the register-resident form ran the loop");
-  line(indent, "if (args.sc_regs.blocks > 0) {  // the register-resident form (regs.cuh), where the launcher planned it");
-  line(indent + 1, "extern __shared__ __align__(16) unsigned char sc_regs_smem[];  // its side columns and fixed rows (compiled::regs_plan sized it)");
-  line(indent + 1, rt + "RegsBand<" + rt + "kRegsVec, " + rt + "kRegsRows, " + t + ", " + rt + "DevicePe> sc_band(pe, args.sc_regs, " +
-                       regs_.in + ", " + regs_.out + ", sc_regs_smem, \"" + program_->name + " at " + where(s) + "\");  // this block's rows of %" +
-                       regs_.in + " in registers");
-  line(indent + 1, "// The form's contract on every block of every PE (the cells the update does not write the same in both grids), else the loop from global memory.");
-  line(indent + 1, "if (" + rt + "grid_reduce(pe, sc_band.contract_holds() ? 0 : 1, ::stencilc::rt::ReduceOp::Max, args.scratch, true) == 0) {");
-  line(indent + 2, "const int sc_o0 = " + regs_.in + ".origin[0], sc_o1 = " + regs_.in + ".origin[1];  // local (0, 0)'s global index (both grids')");
-  line(indent + 2, "[[maybe_unused]] int sc_regs_no_fold = 0;  // the accumulator of a step with no folded reduction");
-  const std::vector<std::string> prologue{"++sc_step;", "const bool sc_regs_last = " + f->var + " + " + std::to_string(f->step) + " >= sc_end_" +
-                                                            f->var + ";  // the loop's last step: the band's values before it go to the grid it reads"};
+  line(indent,
+       "if (args.sc_regs.blocks > 0) {  // the register-resident form (regs.cuh), where the "
+       "launcher planned it");
+  line(indent + 1,
+       "extern __shared__ __align__(16) unsigned char sc_regs_smem[];  // its side columns and "
+       "fixed rows (compiled::regs_plan sized it)");
+  line(indent + 1, rt + "RegsBand<" + rt + "kRegsVec, " + rt + "kRegsRows, " + t + ", " + rt +
+                       "DevicePe> sc_band(pe, args.sc_regs, " + regs_.in + ", " + regs_.out +
+                       ", sc_regs_smem, \"" + program_->name + " at " + where(s) +
+                       "\");  // this block's rows of %" + regs_.in + " in registers");
+  line(indent + 1,
+       "// The form's contract on every block of every PE (the cells the update does not write the "
+       "same in both grids), else the loop from global memory.");
+  line(indent + 1, "if (" + rt +
+                       "grid_reduce(pe, sc_band.contract_holds() ? 0 : 1, "
+                       "::stencilc::rt::ReduceOp::Max, args.scratch, true) == 0) {");
+  line(indent + 2, "const int sc_o0 = " + regs_.in + ".origin[0], sc_o1 = " + regs_.in +
+                       ".origin[1];  // local (0, 0)'s global index (both grids')");
+  line(indent + 2,
+       "[[maybe_unused]] int sc_regs_no_fold = 0;  // the accumulator of a step with no folded "
+       "reduction");
+  const std::vector<std::string> prologue{
+      "++sc_step;",
+      "const bool sc_regs_last = " + f->var + " + " + std::to_string(f->step) + " >= sc_end_" +
+          f->var +
+          ";  // the loop's last step: the band's values before it go to the grid it reads"};
   in_regs_ = true;
   flow_ = true;
   ++loop_depth_;
@@ -134,11 +169,16 @@ void CudaKernelEmitter::regs_loop(const Stmt& s, int indent) {
   --loop_depth_;
   flow_ = false;
   in_regs_ = false;
-  line(indent + 2, "sc_band.finish(" + regs_.in + ");  // the last step's values: each step's swap made %" + regs_.in + " the grid it wrote");
+  line(indent + 2, "sc_band.finish(" + regs_.in +
+                       ");  // the last step's values: each step's swap made %" + regs_.in +
+                       " the grid it wrote");
   line(indent + 2, "sc_regs_done = true;");
   line(indent + 1, "} else if (pe.id == 0 && blockIdx.x == 0 && threadIdx.x == 0) {");
-  line(indent + 2, "printf(\"stencilc: " + program_->name + ": the register-resident form's contract does not hold (cells the update does not "
-                       "write differ between %%" + regs_.in + " and %%" + regs_.out + "): the loop runs from global memory\\n\");");
+  line(indent + 2,
+       "printf(\"stencilc: " + program_->name +
+           ": the register-resident form's contract does not hold (cells the update does not "
+           "write differ between %%" +
+           regs_.in + " and %%" + regs_.out + "): the loop runs from global memory\\n\");");
   line(indent + 1, "}");
   line(indent, "}");
 }
@@ -146,8 +186,11 @@ void CudaKernelEmitter::regs_loop(const Stmt& s, int indent) {
 void CudaKernelEmitter::regs_step(const ForEach& u, int indent) {
   const std::string rt = kRt, t = cpp_type(regs_.type);
   const std::string i = u.indices[0], j = u.indices[1];
-  line(indent, "sc_band.step(  // the band's edge rows to its neighbours, theirs in, the update in registers");
-  line(indent + 1, "[&](const " + t + " (&sc_w)[3][" + rt + "kRegsVec + 2], int sc_c, int sc_li, int sc_lj) -> " + t + " {");
+  line(indent,
+       "sc_band.step(  // the band's edge rows to its neighbours, theirs in, the update in "
+       "registers");
+  line(indent + 1, "[&](const " + t + " (&sc_w)[3][" + rt +
+                       "kRegsVec + 2], int sc_c, int sc_li, int sc_lj) -> " + t + " {");
   line(indent + 2, "const int " + i + " = sc_o0 + sc_li, " + j + " = sc_o1 + sc_lj;");
   line(indent + 2, "(void)" + i + ", (void)" + j + ", (void)sc_c;");
   line(indent + 2, t + " sc_out{};  // what the update stores at the point");
@@ -162,9 +205,10 @@ void CudaKernelEmitter::regs_step(const ForEach& u, int indent) {
   }
   const Reduce* r = flow_reduction_list_[folding_].reduce;
   const std::string k = std::to_string(folding_);
-  line(indent + 1, std::string("[&](") + cpp_type(r->type) + "& sc_acc, " + t + " sc_new, " + t + " sc_old, int sc_li, int sc_lj) {  // %" + r->result +
-                       " at the point");
-  line(indent + 2, "const int " + r->indices[0] + " = sc_o0 + sc_li, " + r->indices[1] + " = sc_o1 + sc_lj;");
+  line(indent + 1, std::string("[&](") + cpp_type(r->type) + "& sc_acc, " + t + " sc_new, " + t +
+                       " sc_old, int sc_li, int sc_lj) {  // %" + r->result + " at the point");
+  line(indent + 2,
+       "const int " + r->indices[0] + " = sc_o0 + sc_li, " + r->indices[1] + " = sc_o1 + sc_lj;");
   line(indent + 2, "(void)" + r->indices[0] + ", (void)" + r->indices[1] + ";");
   regs_mode_ = 2;
   reduce_point(r, "sc_acc", indent + 2);
@@ -182,9 +226,11 @@ void CudaKernelEmitter::barrier_loop(const Stmt& s, int indent) {
 
 void CudaKernelEmitter::flow_strips_choice(int indent) {
   const std::string rt = kRt;
-  line(indent, "const auto sc_flow_rows = " + rt + "flow_rows(" + rt + "clip(" + global_range(flow_loop_.update->range) + ", " +
-                   first_grid_ + "), sc_flow).box[0];  // the block's rows of the update");
-  line(indent, "const bool sc_flow_strips = " + rt + "flow_strips_pay(sc_flow_rows);  // its rows in strips");
+  line(indent, "const auto sc_flow_rows = " + rt + "flow_rows(" + rt + "clip(" +
+                   global_range(flow_loop_.update->range) + ", " + first_grid_ +
+                   "), sc_flow).box[0];  // the block's rows of the update");
+  line(indent, "const bool sc_flow_strips = " + rt +
+                   "flow_strips_pay(sc_flow_rows);  // its rows in strips");
 }
 
 }  // namespace stencilc::codegen::cuda

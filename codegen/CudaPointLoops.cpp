@@ -1,14 +1,16 @@
 // Point loops of the CUDA kernel (CudaKernelEmitter.h): strips and wide items of the inner parts,
 // boundary walks, the dataflow form's batches and strips, folded reductions.
-#include "codegen/CudaKernelEmitter.h"
-
 #include <algorithm>
 
+#include "codegen/CudaKernelEmitter.h"
 #include "ir/IRPrinter.h"
 
 namespace stencilc::codegen::cuda {
 
-int CudaKernelEmitter::open_points(const Stmt& s, const Range& range, const std::vector<std::string>& indices, const Stmt& point_body, int indent, const std::string& group, const ForEach* part, bool strip) {
+int CudaKernelEmitter::open_points(const Stmt& s, const Range& range,
+                                   const std::vector<std::string>& indices, const Stmt& point_body,
+                                   int indent, const std::string& group, const ForEach* part,
+                                   bool strip) {
   indices_ = indices;
   line(indent, "{");
   ++indent;
@@ -20,30 +22,35 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range, const std:
     bool offsets = std::any_of(ext.first.begin(), ext.first.end(), [](int o) { return o != 0; }) ||
                    std::any_of(ext.second.begin(), ext.second.end(), [](int o) { return o != 0; });
     if (spmd_) {
-      // Local indices: every read must stay inside the block and its halos (as the reference checks).
+      // Local indices: every read must stay inside the block and its halos (as the reference
+      // checks).
       line(indent, "{");
-      line(indent + 1, "const int sc_lo[] = " + int_list(ext.first) + ", sc_hi[] = " + int_list(ext.second) + ";");
-      line(indent + 1, std::string(kRt) + "check_local_reads(pe, sc_range, " + grid + ", sc_lo, sc_hi, \"" +
-                           program_->name + " at " + where + " reading block '" + grid + "'\");");
+      line(indent + 1, "const int sc_lo[] = " + int_list(ext.first) +
+                           ", sc_hi[] = " + int_list(ext.second) + ";");
+      line(indent + 1, std::string(kRt) + "check_local_reads(pe, sc_range, " + grid +
+                           ", sc_lo, sc_hi, \"" + program_->name + " at " + where +
+                           " reading block '" + grid + "'\");");
       line(indent, "}");
       continue;
     }
     if (!offsets) continue;
     line(indent, "{");
-    line(indent + 1, "const int sc_lo[] = " + int_list(ext.first) + ", sc_hi[] = " + int_list(ext.second) + ";");
-    line(indent + 1, std::string(kRt) + "check_reads(pe, sc_range, args." + grid + "_shape.extent, args." + grid +
-                         "_shape.periodic, sc_lo, sc_hi, \"" + program_->name + " at " + where + " reading '" + grid +
-                         "'\");");
+    line(indent + 1, "const int sc_lo[] = " + int_list(ext.first) +
+                         ", sc_hi[] = " + int_list(ext.second) + ";");
+    line(indent + 1, std::string(kRt) + "check_reads(pe, sc_range, args." + grid +
+                         "_shape.extent, args." + grid + "_shape.periodic, sc_lo, sc_hi, \"" +
+                         program_->name + " at " + where + " reading '" + grid + "'\");");
     line(indent, "}");
   }
   if (spmd_) {
     // SPMD ranges are local already; every point a store writes must be a cell of the block.
     for (const std::string& b : stored_grids(point_body)) {
       line(indent, "{");
-      line(indent + 1, "const int sc_lo[] = " + int_list(std::vector<int>(indices.size(), 0)) + ", sc_hi[] = " +
-                           int_list(std::vector<int>(indices.size(), 0)) + ";");
-      line(indent + 1, std::string(kRt) + "check_local_reads(pe, sc_range, " + b + ", sc_lo, sc_hi, \"" +
-                           program_->name + " at " + where + " writing block '" + b + "'\");");
+      line(indent + 1, "const int sc_lo[] = " + int_list(std::vector<int>(indices.size(), 0)) +
+                           ", sc_hi[] = " + int_list(std::vector<int>(indices.size(), 0)) + ";");
+      line(indent + 1, std::string(kRt) + "check_local_reads(pe, sc_range, " + b +
+                           ", sc_lo, sc_hi, \"" + program_->name + " at " + where +
+                           " writing block '" + b + "'\");");
       line(indent, "}");
     }
     line(indent, "const auto sc_local = sc_range;");
@@ -54,7 +61,8 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range, const std:
     line(indent, "(void)sc_range;");
     return open_walk(indent, point_body, "sc_mine", where, "sc_flow_walk");
   } else {
-    line(indent, "const auto sc_local = " + std::string(kRt) + "clip(sc_range, " + first_grid_ + ");");
+    line(indent,
+         "const auto sc_local = " + std::string(kRt) + "clip(sc_range, " + first_grid_ + ");");
   }
   size_t n = indices.size();
   split_ = part && part->part != ForEachPart::All;
@@ -86,13 +94,14 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range, const std:
     ++indent;
     line(indent, "const auto& sc_box = sc_parts.box[sc_b];");
   } else {
-    line(indent, flow_rows_ ? "const auto sc_box = " + std::string(kRt) + "flow_rows(sc_local, sc_flow).box[0];  // this block's rows"
+    line(indent, flow_rows_ ? "const auto sc_box = " + std::string(kRt) +
+                                  "flow_rows(sc_local, sc_flow).box[0];  // this block's rows"
                             : "const auto& sc_box = sc_local;");
   }
   // Chunks of whole slices along dimension 0 keep the flat index below 2^31 (one chunk unless
   // the block is huge); in a chunk, point p of the group's threads is row-major.
-  line(indent, "const int sc_rows = " + std::string(kRt) + "rows_per_chunk(pe, sc_box, \"" + program_->name + " at " +
-                   where + "\");");
+  line(indent, "const int sc_rows = " + std::string(kRt) + "rows_per_chunk(pe, sc_box, \"" +
+                   program_->name + " at " + where + "\");");
   line(indent, "for (int sc_c0 = sc_box.lo[0]; sc_c0 < sc_box.hi[0]; sc_c0 += sc_rows) {");
   ++indent;
   std::vector<std::string> extents{"min(sc_rows, sc_box.hi[0] - sc_c0)"};
@@ -103,7 +112,8 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range, const std:
     line(indent, "const " + std::string(kRt) + "FastDiv sc_div" + dd + "(sc_n" + dd + ");");
   }
   std::vector<std::string> sizes;
-  for (size_t d = 0; d < n; ++d) sizes.push_back("static_cast<unsigned>(sc_n" + std::to_string(d) + ")");
+  for (size_t d = 0; d < n; ++d)
+    sizes.push_back("static_cast<unsigned>(sc_n" + std::to_string(d) + ")");
   line(indent, "const unsigned sc_points = " + join(sizes, " * ") + ";");
   open_views(point_body, indent);
   loop_vars_.assign(n, "");
@@ -116,23 +126,29 @@ void CudaKernelEmitter::split_parts(int indent, const ForEach& part, const Stmt&
   ReadExtents reads;
   reads.visit(point_body);
   const std::string faces = spmd_ ? split_reference_block(part) : first_grid_;
-  std::set<std::string> touched = stored_grids(point_body);  // the widths' two reasons: sends and receives
+  std::set<std::string> touched =
+      stored_grids(point_body);  // the widths' two reasons: sends and receives
   for (const auto& [grid, ext] : reads.grids) touched.insert(grid);
   std::vector<std::string> sides;
   for (const std::string& g : touched)
     if (!spmd_ && exchanged_.count(g)) sides.push_back("args." + g + "_halo.faces");
   if (sides.empty()) {
-    line(indent, "const int sc_wlo[] = " + int_list(part.width_lo) + ", sc_whi[] = " + int_list(part.width_hi) + ";");
+    line(indent, "const int sc_wlo[] = " + int_list(part.width_lo) +
+                     ", sc_whi[] = " + int_list(part.width_hi) + ";");
   } else {  // faces where no exchange acts need no boundary part
-    line(indent, "int sc_wlo[] = " + int_list(part.width_lo) + ", sc_whi[] = " + int_list(part.width_hi) + ";");
-    line(indent, std::string(kRt) + "keep_exchanged_faces(sc_wlo, sc_whi, " + std::to_string(part.indices.size()) + ", " +
-                     join(sides, " | ") + ");");
+    line(indent, "int sc_wlo[] = " + int_list(part.width_lo) +
+                     ", sc_whi[] = " + int_list(part.width_hi) + ";");
+    line(indent, std::string(kRt) + "keep_exchanged_faces(sc_wlo, sc_whi, " +
+                     std::to_string(part.indices.size()) + ", " + join(sides, " | ") + ");");
   }
-  line(indent, "const auto sc_parts = " + std::string(kRt) + "part_boxes(sc_local, " + kRt + "inner_part(sc_local, " +
-                   faces + ", sc_wlo, sc_whi), " + (part.part == ForEachPart::Boundary ? "true" : "false") + ");");
+  line(indent, "const auto sc_parts = " + std::string(kRt) + "part_boxes(sc_local, " + kRt +
+                   "inner_part(sc_local, " + faces + ", sc_wlo, sc_whi), " +
+                   (part.part == ForEachPart::Boundary ? "true" : "false") + ");");
 }
 
-int CudaKernelEmitter::open_walk(int indent, const Stmt& point_body, const std::string& group, const std::string& where, const std::string& built, bool declared) {
+int CudaKernelEmitter::open_walk(int indent, const Stmt& point_body, const std::string& group,
+                                 const std::string& where, const std::string& built,
+                                 bool declared) {
   const size_t n = indices_.size();
   walk_ = true;
   if (!built.empty()) {
@@ -151,13 +167,14 @@ int CudaKernelEmitter::open_walk(int indent, const Stmt& point_body, const std::
     batch_group_ = group;
     line(indent, "if (" + r + "batch_walk(sc_walk.total, " + group + ".threads())) {");
     ++indent;
-    line(indent, "for (unsigned sc_q = " + group + ".thread(); sc_q < sc_walk.total; sc_q += " + r + "kPointUnroll * " + group +
-                     ".threads()) {");
+    line(indent, "for (unsigned sc_q = " + group + ".thread(); sc_q < sc_walk.total; sc_q += " + r +
+                     "kPointUnroll * " + group + ".threads()) {");
     ++indent;
     line(indent, "int sc_lk[" + r + "kPointUnroll][" + nn + "];  // the batch's points");
     line(indent, "#pragma unroll");
     line(indent, "for (int sc_r = 0; sc_r < " + r + "kPointUnroll; ++sc_r) {");
-    line(indent + 1, "sc_walk.locate(min(sc_q + sc_r * " + group + ".threads(), sc_walk.total - 1u), sc_lk[sc_r]);");
+    line(indent + 1, "sc_walk.locate(min(sc_q + sc_r * " + group +
+                         ".threads(), sc_walk.total - 1u), sc_lk[sc_r]);");
     line(indent, "}");
     return indent;
   }
@@ -167,11 +184,13 @@ int CudaKernelEmitter::open_walk(int indent, const Stmt& point_body, const std::
 int CudaKernelEmitter::plain_walk_loop(int indent, const std::string& group) {
   const size_t n = indices_.size();
   line(indent, std::string("#pragma unroll ") + kRt + "kPointUnroll");
-  line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_walk.total; sc_p += " + group + ".threads()) {");
+  line(indent, "for (unsigned sc_p = " + group +
+                   ".thread(); sc_p < sc_walk.total; sc_p += " + group + ".threads()) {");
   ++indent;
   line(indent, "int sc_l[" + std::to_string(n) + "];");
   line(indent, "sc_walk.locate(sc_p, sc_l);");
-  for (size_t d = 0; d < n; ++d) line(indent, "const int sc_l" + std::to_string(d) + " = sc_l[" + std::to_string(d) + "];");
+  for (size_t d = 0; d < n; ++d)
+    line(indent, "const int sc_l" + std::to_string(d) + " = sc_l[" + std::to_string(d) + "];");
   for (size_t d = 0; d < n; ++d) index_var(d, indent);
   return indent;
 }
@@ -179,18 +198,23 @@ int CudaKernelEmitter::plain_walk_loop(int indent, const std::string& group) {
 int CudaKernelEmitter::open_point_loop(int indent, const std::string& group, bool strip) {
   const size_t n = indices_.size();
   if (strip) {
-    line(indent, std::string("const unsigned sc_items = static_cast<unsigned>((sc_n0 + ") + kRt + strip_rows() + " - 1) / " +
-                     kRt + strip_rows() + ") * (sc_points / static_cast<unsigned>(sc_n0));");
-    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items; sc_p += " + group + ".threads()) {");
+    line(indent, std::string("const unsigned sc_items = static_cast<unsigned>((sc_n0 + ") + kRt +
+                     strip_rows() + " - 1) / " + kRt + strip_rows() +
+                     ") * (sc_points / static_cast<unsigned>(sc_n0));");
+    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items; sc_p += " + group +
+                     ".threads()) {");
   } else {
     line(indent, std::string("#pragma unroll ") + kRt + "kPointUnroll");
-    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_points; sc_p += " + group + ".threads()) {");
+    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_points; sc_p += " + group +
+                     ".threads()) {");
   }
   ++indent;
   const std::string rest = split_dims("sc_p", n, indent);
   if (strip) {
-    line(indent, "const int sc_s0 = sc_c0 + static_cast<int>(" + rest + ") * " + kRt + strip_rows() + ";");
-    line(indent, std::string("const int sc_e0 = min(sc_s0 + ") + kRt + strip_rows() + ", sc_c0 + sc_n0);");
+    line(indent,
+         "const int sc_s0 = sc_c0 + static_cast<int>(" + rest + ") * " + kRt + strip_rows() + ";");
+    line(indent,
+         std::string("const int sc_e0 = min(sc_s0 + ") + kRt + strip_rows() + ", sc_c0 + sc_n0);");
   } else {
     line(indent, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
   }
@@ -202,7 +226,8 @@ std::string CudaKernelEmitter::split_dims(std::string rest, size_t end, int inde
   for (size_t k = end; k-- > 1;) {
     const std::string d = std::to_string(k);
     line(indent, "const unsigned sc_q" + d + " = sc_div" + d + ".div(" + rest + ");");
-    line(indent, "const int sc_l" + d + " = sc_box.lo[" + d + "] + static_cast<int>(" + rest + " - sc_q" + d + " * sc_n" + d + ");");
+    line(indent, "const int sc_l" + d + " = sc_box.lo[" + d + "] + static_cast<int>(" + rest +
+                     " - sc_q" + d + " * sc_n" + d + ");");
     rest = "sc_q" + d;
   }
   return rest;
@@ -214,14 +239,16 @@ void CudaKernelEmitter::strip_points(const Stmt& point_body, int indent, const s
   const int v = wide_cells(point_body);
   if (v > 1) {
     const std::string last = std::to_string(indices_.size() - 1);
-    line(at, "// wide strips: columns [sc_w0, sc_w1) of the last dimension, " + std::to_string(v) + " cells at a time");
-    line(at, "const int sc_w0 = " + std::string(kRt) + "round_up(sc_box.lo[" + last + "], " + std::to_string(v) + "), sc_w1 = " +
-                 kRt + "round_down(sc_box.hi[" + last + "], " + std::to_string(v) + ");");
+    line(at, "// wide strips: columns [sc_w0, sc_w1) of the last dimension, " + std::to_string(v) +
+                 " cells at a time");
+    line(at, "const int sc_w0 = " + std::string(kRt) + "round_up(sc_box.lo[" + last + "], " +
+                 std::to_string(v) + "), sc_w1 = " + kRt + "round_down(sc_box.hi[" + last + "], " +
+                 std::to_string(v) + ");");
     std::vector<std::string> ok{"sc_w1 - sc_w0 >= " + std::to_string(v)};
     for (const std::string& g : views_) {
       const Param* q = program_->find_param(g);
-      ok.push_back(std::string(kRt) + "wide_ok<" + std::to_string(v) + ">(sc_" + g + "_data, sc_" + g + "_s" +
-                   std::to_string(q->rank - 2) + ")");
+      ok.push_back(std::string(kRt) + "wide_ok<" + std::to_string(v) + ">(sc_" + g + "_data, sc_" +
+                   g + "_s" + std::to_string(q->rank - 2) + ")");
     }
     line(at, "if (" + join(ok, " && ") + ") {");
     wide_points(point_body, at + 1, group, v);
@@ -244,7 +271,8 @@ void CudaKernelEmitter::index_var(size_t d, int indent) {
   if (spmd_) {
     line(indent, "const int " + indices_[d] + " = sc_l" + dd + ";");
   } else {
-    line(indent, "const int " + indices_[d] + " = " + first_grid_ + ".origin[" + dd + "] + sc_l" + dd + ";");
+    line(indent, "const int " + indices_[d] + " = " + first_grid_ + ".origin[" + dd + "] + sc_l" +
+                     dd + ";");
   }
   line(indent, "(void)" + indices_[d] + ";");
 }
@@ -256,7 +284,8 @@ void CudaKernelEmitter::strip_body(const Stmt& point_body, int indent) {
   if (defer) {
     for (const std::string& g : stored_grids(point_body)) {
       const Param* q = program_->find_param(g);
-      line(indent + 1, std::string(cpp_type(q->type)) + " sc_st_" + g + "[" + kRt + strip_rows() + "];  // the strip's values");
+      line(indent + 1, std::string(cpp_type(q->type)) + " sc_st_" + g + "[" + kRt + strip_rows() +
+                           "];  // the strip's values");
       stored.push_back(g);
     }
   }
@@ -270,7 +299,8 @@ void CudaKernelEmitter::strip_body(const Stmt& point_body, int indent) {
   line(indent + 1, "}");
   if (defer) {
     line(indent + 1, "#pragma unroll");
-    line(indent + 1, std::string("for (int sc_r = 0; sc_r < ") + kRt + strip_rows() + "; ++sc_r) {");
+    line(indent + 1,
+         std::string("for (int sc_r = 0; sc_r < ") + kRt + strip_rows() + "; ++sc_r) {");
     line(indent + 2, "const int sc_l0 = sc_s0 + sc_r;");
     for (const std::string& g : stored) {
       GridRead centre(ScalarType::F32, g, std::vector<int>(loop_vars_.size(), 0));
@@ -295,10 +325,12 @@ int CudaKernelEmitter::wide_cells(const Stmt& point_body) const {
     if (q->rank != static_cast<int>(n)) return 1;
     bytes = std::max(bytes, byte_size(q->type));
   }
-  return bytes >= 4 && 16 % bytes == 0 ? 16 / bytes : 1;  // narrower cells: too many copies of the body
+  return bytes >= 4 && 16 % bytes == 0 ? 16 / bytes
+                                       : 1;  // narrower cells: too many copies of the body
 }
 
-auto CudaKernelEmitter::find_wide_row(const std::string& grid, int d0, const std::vector<int>& mids) -> WideRow* {
+auto CudaKernelEmitter::find_wide_row(const std::string& grid, int d0, const std::vector<int>& mids)
+    -> WideRow* {
   for (WideRow& w : wide_rows_)
     if (w.grid == grid && w.d0 == d0 && w.mids == mids) return &w;
   return nullptr;
@@ -313,7 +345,8 @@ std::string CudaKernelEmitter::wide_read(const GridRead* r) {
   return w->name + (pos < 0 ? "_m" + std::to_string(-pos) : "_p" + std::to_string(pos));
 }
 
-std::string CudaKernelEmitter::wide_address(const std::string& g, const std::string& row, const std::vector<int>& mids, const std::string& col) {
+std::string CudaKernelEmitter::wide_address(const std::string& g, const std::string& row,
+                                            const std::vector<int>& mids, const std::string& col) {
   std::string a = "sc_" + g + "_data + " + row + " * sc_" + g + "_s0";
   for (size_t k = 0; k < mids.size(); ++k) {
     const std::string d = std::to_string(k + 1);
@@ -322,16 +355,19 @@ std::string CudaKernelEmitter::wide_address(const std::string& g, const std::str
   return a + " + " + col;
 }
 
-void CudaKernelEmitter::wide_points(const Stmt& point_body, int indent, const std::string& group, int v) {
+void CudaKernelEmitter::wide_points(const Stmt& point_body, int indent, const std::string& group,
+                                    int v) {
   const std::string L = std::to_string(indices_.size() - 1), V = std::to_string(v), R = wide_rows();
   wide_rank_ = std::max(wide_rank_, static_cast<int>(indices_.size()));
   collect_wide_rows(point_body);
   line(indent, "const unsigned sc_nv = static_cast<unsigned>((sc_w1 - sc_w0) / " + V + ");");
   line(indent, "const " + std::string(kRt) + "FastDiv sc_divv(sc_nv);");
   line(indent, "const unsigned sc_items = static_cast<unsigned>((sc_n0 + " + R + " - 1) / " + R +
-                   ") * (sc_points / static_cast<unsigned>(sc_n0) / static_cast<unsigned>(sc_n" + L + ")) * sc_nv;");
+                   ") * (sc_points / static_cast<unsigned>(sc_n0) / static_cast<unsigned>(sc_n" +
+                   L + ")) * sc_nv;");
   side_setup(indent);
-  line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items; sc_p += " + group + ".threads()) {");
+  line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items; sc_p += " + group +
+                   ".threads()) {");
   const int in = indent + 1;
   line(in, "const unsigned sc_qv = sc_divv.div(sc_p);");
   line(in, "const int sc_wl = sc_w0 + static_cast<int>(sc_p - sc_qv * sc_nv) * " + V + ";");
@@ -355,7 +391,8 @@ void CudaKernelEmitter::wide_points(const Stmt& point_body, int indent, const st
   line(in + 1, "}");
   line(in, "}");
   line(indent, "}");
-  line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_side_points; sc_p += " + group + ".threads()) {  // the side points");
+  line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_side_points; sc_p += " +
+                   group + ".threads()) {  // the side points");
   side_point(point_body, indent + 1, "sc_p");
   line(indent, "}");
 }
@@ -373,8 +410,8 @@ void CudaKernelEmitter::collect_wide_rows(const Stmt& point_body, int rows) {
       std::vector<int> mids(g->offsets.begin() + 1, g->offsets.end() - 1);
       WideRow* w = find_wide_row(g->grid, g->offsets[0] + r, mids);
       if (!w) {
-        wide_rows_.push_back(WideRow{g->grid, g->offsets[0] + r, mids, {}, r,
-                                     "sc_v" + std::to_string(wide_rows_.size())});
+        wide_rows_.push_back(WideRow{
+            g->grid, g->offsets[0] + r, mids, {}, r, "sc_v" + std::to_string(wide_rows_.size())});
         w = &wide_rows_.back();
       }
       w->last.insert(g->offsets.back());
@@ -386,12 +423,15 @@ void CudaKernelEmitter::wide_loads(int indent, int v) {
   const std::string V = std::to_string(v), R = wide_rows();
   for (const WideRow& w : wide_rows_) {
     const std::string t = cpp_type(program_->find_param(w.grid)->type);
-    const std::string at = wide_address(w.grid, "(sc_s0 + " + std::to_string(w.d0) + ")", w.mids, "sc_wl");
+    const std::string at =
+        wide_address(w.grid, "(sc_s0 + " + std::to_string(w.d0) + ")", w.mids, "sc_wl");
     const std::string when = R + " > " + std::to_string(w.first_r);
-    line(indent, "const " + std::string(kRt) + "Vec<" + t + ", " + V + "> " + w.name + " = " + when + " ? " + kRt +
-                     "load_vec<" + V + ">(" + at + ") : " + kRt + "Vec<" + t + ", " + V + ">{};");
+    line(indent, "const " + std::string(kRt) + "Vec<" + t + ", " + V + "> " + w.name + " = " +
+                     when + " ? " + kRt + "load_vec<" + V + ">(" + at + ") : " + kRt + "Vec<" + t +
+                     ", " + V + ">{};");
     for (const auto& [pos, name] : wide_sides(w, v))
-      line(indent, "const " + t + " " + name + " = " + when + " ? (" + at + ")[" + std::to_string(pos) + "] : " + t + "{};");
+      line(indent, "const " + t + " " + name + " = " + when + " ? (" + at + ")[" +
+                       std::to_string(pos) + "] : " + t + "{};");
   }
 }
 
@@ -401,7 +441,9 @@ std::vector<std::pair<int, std::string>> CudaKernelEmitter::wide_sides(const Wid
     for (int c = 0; c < v; ++c)
       if (c + o < 0 || c + o >= v) sides.insert(c + o);
   std::vector<std::pair<int, std::string>> out;
-  for (int pos : sides) out.emplace_back(pos, w.name + (pos < 0 ? "_m" + std::to_string(-pos) : "_p" + std::to_string(pos)));
+  for (int pos : sides)
+    out.emplace_back(pos,
+                     w.name + (pos < 0 ? "_m" + std::to_string(-pos) : "_p" + std::to_string(pos)));
   return out;
 }
 
@@ -430,12 +472,15 @@ void CudaKernelEmitter::wide_item(const Stmt& point_body, int indent, int v) {
     }
     for (const std::string& g : stored) {
       std::vector<std::string> cells;
-      for (int c = 0; c < v; ++c) cells.push_back("sc_st_" + g + "[" + std::to_string(r) + "][" + std::to_string(c) + "]");
+      for (int c = 0; c < v; ++c)
+        cells.push_back("sc_st_" + g + "[" + std::to_string(r) + "][" + std::to_string(c) + "]");
       const std::string row = "(sc_s0 + " + std::to_string(r) + ")";
-      const std::string value = std::string(kRt) + "Vec<" + cpp_type(program_->find_param(g)->type) + ", " + V + ">{{" +
+      const std::string value = std::string(kRt) + "Vec<" +
+                                cpp_type(program_->find_param(g)->type) + ", " + V + ">{{" +
                                 join(cells) + "}}";
-      line(indent + 1, std::string(kRt) + "store_vec<" + V + ">(" + wide_address(g, row, std::vector<int>(n - 2, 0), "sc_wl") +
-                           ", " + value + ");");
+      line(indent + 1, std::string(kRt) + "store_vec<" + V + ">(" +
+                           wide_address(g, row, std::vector<int>(n - 2, 0), "sc_wl") + ", " +
+                           value + ");");
     }
     line(indent, "}");
   }
@@ -445,10 +490,13 @@ void CudaKernelEmitter::wide_item(const Stmt& point_body, int indent, int v) {
 void CudaKernelEmitter::side_setup(int indent) {
   const size_t n = indices_.size();
   const std::string L = std::to_string(n - 1);
-  line(indent, "const int sc_side_lo = sc_w0 - sc_box.lo[" + L + "], sc_sides = sc_side_lo + (sc_box.hi[" + L + "] - sc_w1);");
-  line(indent, "const " + std::string(kRt) + "FastDiv sc_divs(static_cast<unsigned>(sc_sides > 0 ? sc_sides : 1));");
-  line(indent, "const unsigned sc_side_points = sc_sides > 0 ? sc_points / static_cast<unsigned>(sc_n" + L +
-                   ") * static_cast<unsigned>(sc_sides) : 0u;");
+  line(indent, "const int sc_side_lo = sc_w0 - sc_box.lo[" + L +
+                   "], sc_sides = sc_side_lo + (sc_box.hi[" + L + "] - sc_w1);");
+  line(indent, "const " + std::string(kRt) +
+                   "FastDiv sc_divs(static_cast<unsigned>(sc_sides > 0 ? sc_sides : 1));");
+  line(indent,
+       "const unsigned sc_side_points = sc_sides > 0 ? sc_points / static_cast<unsigned>(sc_n" + L +
+           ") * static_cast<unsigned>(sc_sides) : 0u;");
 }
 
 void CudaKernelEmitter::side_point(const Stmt& point_body, int indent, const std::string& index) {
@@ -456,8 +504,10 @@ void CudaKernelEmitter::side_point(const Stmt& point_body, int indent, const std
   const std::string L = std::to_string(n - 1);
   line(indent, "const unsigned sc_ps = " + index + ";");
   line(indent, "const unsigned sc_qs = sc_divs.div(sc_ps);");
-  line(indent, "const int sc_side = static_cast<int>(sc_ps - sc_qs * static_cast<unsigned>(sc_sides));");
-  line(indent, "const int sc_l" + L + " = sc_side < sc_side_lo ? sc_box.lo[" + L + "] + sc_side : sc_w1 + (sc_side - sc_side_lo);");
+  line(indent,
+       "const int sc_side = static_cast<int>(sc_ps - sc_qs * static_cast<unsigned>(sc_sides));");
+  line(indent, "const int sc_l" + L + " = sc_side < sc_side_lo ? sc_box.lo[" + L +
+                   "] + sc_side : sc_w1 + (sc_side - sc_side_lo);");
   const std::string rest = split_dims("sc_qs", n - 1, indent);
   line(indent, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
   for (size_t d = 0; d < n; ++d) index_var(d, indent);
@@ -485,14 +535,15 @@ bool CudaKernelEmitter::deferrable_stores(const Stmt& point_body) {
     }
   } uses;
   uses.visit(point_body);
-  if (uses.stores != static_cast<int>(top.size())) return false;  // a store under a condition or loop
+  if (uses.stores != static_cast<int>(top.size()))
+    return false;  // a store under a condition or loop
   for (const std::string& g : top)
     if (uses.read.count(g)) return false;
   return true;
 }
 
 void CudaKernelEmitter::close_points(int indent, bool strip) {
-  if (!strip) line(--indent, "}");  // points (strip_points closes its own)
+  if (!strip) line(--indent, "}");      // points (strip_points closes its own)
   if (walk_else_) line(--indent, "}");  // a batched walk's plain loop's else
   walk_else_ = false;
   if (!walk_) {
@@ -513,11 +564,13 @@ int CudaKernelEmitter::batched_points(const ForEach& u, int indent) {
   std::vector<std::string> stored;
   for (const std::string& g : stored_grids(u.body)) {
     const Param* q = program_->find_param(g);
-    line(indent, std::string(cpp_type(q->type)) + " sc_st_" + g + "[" + r + "kPointUnroll];  // the batch's values");
+    line(indent, std::string(cpp_type(q->type)) + " sc_st_" + g + "[" + r +
+                     "kPointUnroll];  // the batch's values");
     stored.push_back(g);
   }
   auto point = [&](int at) {
-    for (size_t d = 0; d < n; ++d) line(at, "const int sc_l" + std::to_string(d) + " = sc_lk[sc_r][" + std::to_string(d) + "];");
+    for (size_t d = 0; d < n; ++d)
+      line(at, "const int sc_l" + std::to_string(d) + " = sc_lk[sc_r][" + std::to_string(d) + "];");
     for (size_t d = 0; d < n; ++d) index_var(d, at);
   };
   line(indent, "#pragma unroll");
@@ -556,9 +609,11 @@ int CudaKernelEmitter::batched_points(const ForEach& u, int indent) {
 void CudaKernelEmitter::open_fold(int indent) {
   const FlowReduction& f = flow_reduction_list_[folding_];
   const std::string k = std::to_string(folding_), t = cpp_type(f.reduce->type);
-  line(indent, t + " sc_fold" + k + " = " + reduce_identity(f.reduce->op, f.reduce->type) + ";  // %" + f.reduce->result +
+  line(indent, t + " sc_fold" + k + " = " + reduce_identity(f.reduce->op, f.reduce->type) +
+                   ";  // %" + f.reduce->result +
                    ", folded into the update's walk: this thread's points");
-  line(indent, "const bool sc_fold" + k + "_on = " + (f.when ? expr(f.when) : std::string("true")) + ";  // this step computes it");
+  line(indent, "const bool sc_fold" + k + "_on = " + (f.when ? expr(f.when) : std::string("true")) +
+                   ";  // this step computes it");
 }
 
 void CudaKernelEmitter::fold_point(const ForEach& u, int indent) {
@@ -567,7 +622,8 @@ void CudaKernelEmitter::fold_point(const ForEach& u, int indent) {
   const std::string k = std::to_string(folding_);
   line(indent, "if (sc_fold" + k + "_on) {  // %" + r->result + " at this point");
   for (size_t d = 0; d < r->indices.size(); ++d)
-    if (r->indices[d] != u.indices[d]) line(indent + 1, "const int " + r->indices[d] + " = " + u.indices[d] + ";");
+    if (r->indices[d] != u.indices[d])
+      line(indent + 1, "const int " + r->indices[d] + " = " + u.indices[d] + ";");
   reduce_point(r, "sc_fold" + k, indent + 1);
   line(indent, "}");
 }
@@ -580,7 +636,8 @@ void CudaKernelEmitter::for_each(const Stmt& self, int indent) {
     return;
   }
   int in_role = flow_ ? indent : open_role(s->role, indent);  // the dataflow loop has no groups
-  const bool strip = s->indices.size() >= 2 && s->part != ForEachPart::Boundary;  // boundaries: one walk
+  const bool strip =
+      s->indices.size() >= 2 && s->part != ForEachPart::Boundary;  // boundaries: one walk
   folding_ = -1;
   for (size_t k = 0; flow_ && s == flow_loop_.update && k < flow_reduction_list_.size(); ++k)
     if (flow_reduction_list_[k].folded) folding_ = static_cast<int>(k);
@@ -610,7 +667,9 @@ void CudaKernelEmitter::for_each(const Stmt& self, int indent) {
     // The dataflow loop's walk, twice: its face stores (FaceWriter) go through a pointer that may
     // alias the grids, so where they are emitted the compiler keeps each point's loads behind
     // the point before's stores (one round trip a point). Most blocks have no face rows.
-    line(in_role, "if (sc_faces == 0) {  // no face rows: no face stores, so a point's loads may pass the stores before");
+    line(in_role,
+         "if (sc_faces == 0) {  // no face rows: no face stores, so a point's loads may pass the "
+         "stores before");
     no_faces_ = true;
     if (s == flow_loop_.update && flow_strips_possible()) {
       flow_strips(self, in_role + 1, points);
@@ -633,10 +692,12 @@ void CudaKernelEmitter::for_each(const Stmt& self, int indent) {
   if (flow_) {
     // The dataflow loop: the block's rows, and its face cells in the neighbours' halos (store()),
     // are written.
-    line(indent, "sc_flow.publish(sc_step);  // in place of the barriers: this block's rows are done");
+    line(indent,
+         "sc_flow.publish(sc_step);  // in place of the barriers: this block's rows are done");
   }
   if (!flow_) close_role(s->role, indent);
-  if (!flow_) conservative_barrier(indent, "the update is complete before anything reads or overwrites it");
+  if (!flow_)
+    conservative_barrier(indent, "the update is complete before anything reads or overwrites it");
 }
 
 }  // namespace stencilc::codegen::cuda

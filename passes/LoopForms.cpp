@@ -142,7 +142,8 @@ FlowLoop marked_flow_loop(const Program& p, std::string* error) {
   for (const Stmt& s : top->stmts) {
     if (!(loop_forms(s) & kFormDataflow)) continue;
     FlowLoop found = flow_loop_at(p, s);
-    if (!found.loop && error) *error = "a loop marked forms(dataflow) has no dataflow form (see select-loop-forms)";
+    if (!found.loop && error)
+      *error = "a loop marked forms(dataflow) has no dataflow form (see select-loop-forms)";
     return found;
   }
   return FlowLoop{};
@@ -159,7 +160,8 @@ struct VarReads : IRVisitor {
 
 /// Whether nothing in `loop` but the assignments of `tail` reads `names` or assigns them (the
 /// reduction's result and what the tail makes of it).
-bool unread_in_loop(const Stmt& loop, const std::vector<Stmt>& tail, const std::set<std::string>& names) {
+bool unread_in_loop(const Stmt& loop, const std::vector<Stmt>& tail,
+                    const std::set<std::string>& names) {
   struct Uses : IRVisitor {
     using IRVisitor::visit;
     const std::set<const StmtNode*>* skip = nullptr;
@@ -210,11 +212,14 @@ void fold_into_update(const FlowLoop& f, std::vector<FlowReduction>& reductions)
     if (then && !then->stmts.empty()) r = as<Reduce>(then->stmts[0]);
     when = i->cond;
   }
-  if (!r || r->range.kind != Range::Kind::Interior || r->range.grid != u->range.grid || r->indices.size() != u->indices.size())
+  if (!r || r->range.kind != Range::Kind::Interior || r->range.grid != u->range.grid ||
+      r->indices.size() != u->indices.size())
     return;
   const std::set<std::string> names(u->indices.begin(), u->indices.end());
   const bool same = r->indices == u->indices;
-  if (!same && std::any_of(r->indices.begin(), r->indices.end(), [&](const std::string& n) { return names.count(n); })) return;
+  if (!same && std::any_of(r->indices.begin(), r->indices.end(),
+                           [&](const std::string& n) { return names.count(n); }))
+    return;
   struct AtPoint : IRVisitor {
     using IRVisitor::visit;
     bool ok = true;
@@ -269,12 +274,15 @@ std::vector<FlowReduction> flow_reductions(const FlowLoop& f) {
         if (!reads.own_rows) continue;
         FlowReduction found_one{r, false, {}, false, nullptr};
         std::set<std::string> names{r->result};
-        for (size_t k = i + 2; k < b->stmts.size(); ++k) {  // the assignments right after it that read only it
+        for (size_t k = i + 2; k < b->stmts.size();
+             ++k) {  // the assignments right after it that read only it
           auto* assign = as<Assign>(b->stmts[k]);
           if (!assign) break;
           VarReads value;
           value.visit(assign->value);
-          if (std::any_of(value.names.begin(), value.names.end(), [&](const std::string& n) { return n != r->result; })) break;
+          if (std::any_of(value.names.begin(), value.names.end(),
+                          [&](const std::string& n) { return n != r->result; }))
+            break;
           names.insert(assign->name);
           found_one.tail.push_back(b->stmts[k]);
         }
@@ -299,7 +307,8 @@ std::vector<FlowReduction> flow_reductions(const FlowLoop& f) {
 /// once and nothing else. The band then holds every cell a step reads or writes but the rows past
 /// it (the neighbour blocks' pushes) and the fixed cells around it (the same in both grids: the
 /// kernel checks that contract before it takes the form).
-RegsForm regs_form(const Program& p, const FlowLoop& f, const std::vector<FlowReduction>& reductions) {
+RegsForm regs_form(const Program& p, const FlowLoop& f,
+                   const std::vector<FlowReduction>& reductions) {
   RegsForm none, found;
   if (!f.loop || !f.update || f.exchanged.empty() || !f.body || f.loop->kind != StmtKind::For ||
       f.update->range.kind != Range::Kind::Interior || f.update->indices.size() != 2)
@@ -329,7 +338,8 @@ RegsForm regs_form(const Program& p, const FlowLoop& f, const std::vector<FlowRe
     bool near = true;
     void visit(const GridRead* g) override {
       grids.insert(g->grid);
-      near = near && std::all_of(g->offsets.begin(), g->offsets.end(), [](int o) { return o >= -1 && o <= 1; });
+      near = near && std::all_of(g->offsets.begin(), g->offsets.end(),
+                                 [](int o) { return o >= -1 && o <= 1; });
     }
   } reads;
   reads.visit(f.update->body);
@@ -346,7 +356,8 @@ RegsForm regs_form(const Program& p, const FlowLoop& f, const std::vector<FlowRe
     int swaps = 0;
     bool inside = false, ok = true;
     void visit(const ForEach* e) override {
-      if (e->part == ForEachPart::Inner) return;  // the update's other part: a comment in the dataflow form
+      if (e->part == ForEachPart::Inner)
+        return;  // the update's other part: a comment in the dataflow form
       ok = ok && e == update;
     }
     void visit(const Reduce* r) override {
@@ -361,7 +372,8 @@ RegsForm regs_form(const Program& p, const FlowLoop& f, const std::vector<FlowRe
     void visit(const Store*) override { ok = false; }
     void visit(const Swap* w) override {
       ++swaps;
-      ok = ok && ((w->a == form->in && w->b == form->out) || (w->a == form->out && w->b == form->in));
+      ok = ok &&
+           ((w->a == form->in && w->b == form->out) || (w->a == form->out && w->b == form->in));
     }
     void visit(const Assign* a) override {
       ok = ok && a->name != var;
@@ -376,18 +388,19 @@ RegsForm regs_form(const Program& p, const FlowLoop& f, const std::vector<FlowRe
   if (!step.ok || step.swaps != 1) return none;
   const Param* in = p.find_param(found.in);
   const Param* out = p.find_param(found.out);
-  if (!in || !out || in->kind != ParamKind::Grid || out->kind != ParamKind::Grid || in->rank != 2 || out->rank != 2 ||
-      in->type != out->type || (in->type != ScalarType::F32 && in->type != ScalarType::F64))
+  if (!in || !out || in->kind != ParamKind::Grid || out->kind != ParamKind::Grid || in->rank != 2 ||
+      out->rank != 2 || in->type != out->type ||
+      (in->type != ScalarType::F32 && in->type != ScalarType::F64))
     return none;
   found.type = in->type;
   return found;
 }
 
-
 RegsForm marked_regs_form(const Program& p, const FlowLoop& f, std::string* error) {
   if (!f.loop || !(loop_forms(f.stmt) & kFormRegs)) return RegsForm{};
   RegsForm regs = regs_form(p, f, flow_reductions(f));
-  if (regs.in.empty() && error) *error = "a loop marked forms(regs) has no register-resident form (see select-loop-forms)";
+  if (regs.in.empty() && error)
+    *error = "a loop marked forms(regs) has no register-resident form (see select-loop-forms)";
   return regs;
 }
 

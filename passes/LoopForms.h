@@ -27,13 +27,16 @@ namespace stencilc::passes {
 /// `radius`: the widest halo along dimension 0.
 struct FlowLoop {
   const ir::StmtNode* loop = nullptr;
-  const ir::ForEach* update = nullptr;  // the step's boundary part (the dataflow form walks all of the block's rows with it)
-  std::string put_handle;  // whose exchange's send channels the face stores follow (args.<put_handle>_halo)
-  std::string put_grid;    // the grid each step writes, stored into the neighbours' halos as it is written
-  std::string exchanged;   // the grid exchanged at the top of each step
+  const ir::ForEach* update = nullptr;  // the step's boundary part (the dataflow form walks all of
+                                        // the block's rows with it)
+  std::string
+      put_handle;  // whose exchange's send channels the face stores follow (args.<put_handle>_halo)
+  std::string
+      put_grid;  // the grid each step writes, stored into the neighbours' halos as it is written
+  std::string exchanged;  // the grid exchanged at the top of each step
   int radius = 1;
-  ir::Stmt body;               // the loop's body
-  ir::Stmt stmt;               // the loop itself (a While's condition with it)
+  ir::Stmt body;  // the loop's body
+  ir::Stmt stmt;  // the loop itself (a While's condition with it)
 };
 
 /// The program's first loop at the top of its body that has a dataflow form, or none.
@@ -73,7 +76,8 @@ struct RegsForm {
 };
 
 /// `f`'s register-resident form, or none (see the definition for the conditions).
-RegsForm regs_form(const ir::Program& p, const FlowLoop& f, const std::vector<FlowReduction>& reductions);
+RegsForm regs_form(const ir::Program& p, const FlowLoop& f,
+                   const std::vector<FlowReduction>& reductions);
 
 /// The register-resident form of `f` where select-loop-forms marked its loop forms(regs), else
 /// none; `error` says so where the marked loop has no such form (hand-written IR).
