@@ -29,6 +29,11 @@ PROGRAMS = {
     "jacobi2d+norm": (16, 2, lambda n, s, r, n0: f"{n} {n0} {s} 1 {r}", None),
     "heat3d": (16, 3, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["40 10 2", "19 9 1", "13 7 1 27"]),
     "wave2d": (16, 2, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["200 20 2", "61 23 1", "40 9 1 83"]),
+    # Two updates a step, each reading one fp64 grid and writing the other.
+    "jacobi1d": (32, 1, lambda n, s, r, n0: f"{n0} {s} {r}", ["4096 40 2", "997 41 1"]),
+    # A step is an iteration; the bytes the fused iteration must move (ap = A p with p.ap: p read,
+    # ap written; x, r and r.r: x, p, r, ap read, x and r written; p: r and p read, p written).
+    "cg2d": (88, 2, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["130 20 2", "61 25 1", "40 9 1 83"]),
 }
 TIMING = re.compile(r"^stencilc: .*: ([0-9.]+) ms$")
 
