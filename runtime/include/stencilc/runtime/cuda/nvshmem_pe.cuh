@@ -7,8 +7,15 @@
 #endif
 
 #include <cuda_runtime.h>
+// NVSHMEM's device headers declare `namespace cg = cooperative_groups;` at global scope, which
+// would take the name from a user's program or function called `cg` (a conjugate-gradient
+// solver). Inside them `cg` is spelled stencilc_nvshmem_cg; a user's `cg` after them is free.
+#pragma push_macro("cg")
+#define cg stencilc_nvshmem_cg
 #include <nvshmem.h>
 #include <nvshmemx.h>
+#undef cg
+#pragma pop_macro("cg")
 
 #include <cstddef>
 #include <cstdint>
