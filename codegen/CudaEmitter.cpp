@@ -48,10 +48,8 @@ std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::s
                         "' reached the CUDA emitter undecomposed");
       continue;
     }
-    std::string marked;  // a loop marked with a form it does not have (hand-written IR)
-    passes::marked_regs_form(p, passes::marked_flow_loop(p, &marked), &marked);
-    if (!marked.empty()) {
-      errors->push_back(module.source + ": error: program '" + p.name + "': " + marked);
+    if (const std::string wrong = passes::loop_forms_mismatch(p); !wrong.empty()) {
+      errors->push_back(module.source + ": error: program '" + p.name + "': " + wrong);
       continue;
     }
     ExchangedGrids ex;

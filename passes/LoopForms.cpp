@@ -136,15 +136,11 @@ FlowLoop find_flow_loop(const Program& p) {
   return FlowLoop{};
 }
 
-FlowLoop marked_flow_loop(const Program& p, std::string* error) {
+FlowLoop marked_flow_loop(const Program& p) {
   auto* top = as<Block>(p.body);
   if (!top || p.kind != ProgramKind::Global || !p.decomposed) return FlowLoop{};
   for (const Stmt& s : top->stmts) {
-    if (!(loop_forms(s) & kFormDataflow)) continue;
-    FlowLoop found = flow_loop_at(p, s);
-    if (!found.loop && error)
-      *error = "a loop marked forms(dataflow) has no dataflow form (see select-loop-forms)";
-    return found;
+    if (loop_forms(s) & kFormDataflow) return flow_loop_at(p, s);
   }
   return FlowLoop{};
 }
@@ -396,12 +392,22 @@ RegsForm regs_form(const Program& p, const FlowLoop& f,
   return found;
 }
 
-RegsForm marked_regs_form(const Program& p, const FlowLoop& f, std::string* error) {
+RegsForm marked_regs_form(const Program& p, const FlowLoop& f) {
   if (!f.loop || !(loop_forms(f.stmt) & kFormRegs)) return RegsForm{};
-  RegsForm regs = regs_form(p, f, flow_reductions(f));
-  if (regs.in.empty() && error)
-    *error = "a loop marked forms(regs) has no register-resident form (see select-loop-forms)";
-  return regs;
+  return regs_form(p, f, flow_reductions(f));
+}
+
+std::string loop_forms_mismatch(const Program& p) {
+  const FlowLoop f = marked_flow_loop(p);
+  auto* top = as<Block>(p.body);
+  const bool marked = top && std::any_of(top->stmts.begin(), top->stmts.end(), [](const Stmt& s) {
+                        return loop_forms(s) & kFormDataflow;
+                      });
+  if (marked && !f.loop)
+    return "a loop marked forms(dataflow) has no dataflow form (see select-loop-forms)";
+  if (f.loop && (loop_forms(f.stmt) & kFormRegs) && marked_regs_form(p, f).in.empty())
+    return "a loop marked forms(regs) has no register-resident form (see select-loop-forms)";
+  return "";
 }
 
 Module select_loop_forms(const Module& m) {
@@ -409,28 +415,18 @@ Module select_loop_forms(const Module& m) {
   for (Program& p : out.programs) {
     auto* top = as<Block>(p.body);
     if (!top) continue;
+    // One dataflow loop a program (the kernel's flags and reductions are sized for one).
+    const FlowLoop f = find_flow_loop(p);
+    unsigned found = 0;
+    if (f.loop)
+      found = kFormDataflow | (regs_form(p, f, flow_reductions(f)).in.empty() ? 0u : kFormRegs);
     std::vector<Stmt> stmts = top->stmts;
     bool changed = false;
     for (Stmt& s : stmts) {
-      unsigned forms = 0;
-      if (p.kind == ProgramKind::Global && p.decomposed) {
-        const FlowLoop f = flow_loop_at(p, s);
-        if (f.loop) {
-          forms |= kFormDataflow;
-          if (!regs_form(p, f, flow_reductions(f)).in.empty()) forms |= kFormRegs;
-        }
-      }
-      if (forms != loop_forms(s)) {
-        s = with_forms(s, forms);
-        changed = true;
-      }
-      if (forms & kFormDataflow) {
-        // One dataflow loop a program (the kernel's flags and reductions are sized for one).
-        for (Stmt& rest : stmts) {
-          if (&rest != &s && loop_forms(rest) != 0) rest = with_forms(rest, 0), changed = true;
-        }
-        break;
-      }
+      const unsigned forms = s.get() == f.loop ? found : 0;
+      if (forms == loop_forms(s)) continue;
+      s = with_forms(s, forms);
+      changed = true;
     }
     if (changed) p.body = make_block(std::move(stmts), top->loc);
   }

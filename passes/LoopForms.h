@@ -42,9 +42,8 @@ struct FlowLoop {
 /// The program's first loop at the top of its body that has a dataflow form, or none.
 FlowLoop find_flow_loop(const ir::Program& p);
 
-/// The loop of `p` that select-loop-forms marked forms(dataflow), or none; `error` says so where
-/// the marked loop has no dataflow form (hand-written IR).
-FlowLoop marked_flow_loop(const ir::Program& p, std::string* error = nullptr);
+/// The loop of `p` that select-loop-forms marked forms(dataflow), or none.
+FlowLoop marked_flow_loop(const ir::Program& p);
 
 /// A reduction of the dataflow loop's step that its dataflow form combines with no barrier
 /// (flow.cuh and generated.cuh's DFlowReduce). `deferred`: nothing in the loop reads its result
@@ -80,8 +79,12 @@ RegsForm regs_form(const ir::Program& p, const FlowLoop& f,
                    const std::vector<FlowReduction>& reductions);
 
 /// The register-resident form of `f` where select-loop-forms marked its loop forms(regs), else
-/// none; `error` says so where the marked loop has no such form (hand-written IR).
-RegsForm marked_regs_form(const ir::Program& p, const FlowLoop& f, std::string* error = nullptr);
+/// none.
+RegsForm marked_regs_form(const ir::Program& p, const FlowLoop& f);
+
+/// What is wrong with `p`'s marks where a loop is marked with a form it does not have
+/// (hand-written IR), else "".
+std::string loop_forms_mismatch(const ir::Program& p);
 
 /// The select-loop-forms pass: records on each loop at the top of a decomposed global-view
 /// program the forms it may take (For/While::forms).
