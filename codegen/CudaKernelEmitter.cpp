@@ -89,6 +89,12 @@ std::string CudaKernelEmitter::grid_read(const GridRead* r) {
     return r->grid == regs_.out ? "sc_new" : "sc_old";  // regs_form: %in or %out at the point
   if (wide_r_ >= 0) return wide_read(r);
   if (!views_.count(r->grid)) return CppEmitter::grid_read(r);
+  const std::string text = view_read(r);
+  const auto held = prefetched_.find(text);  // batched_plain_points: the batch's reads
+  return held == prefetched_.end() ? text : held->second;
+}
+
+std::string CudaKernelEmitter::view_read(const GridRead* r) {
   size_t n = r->offsets.size();
   std::string offset;
   for (size_t d = 0; d < n; ++d) {

@@ -72,6 +72,9 @@ class CudaKernelEmitter : public CppEmitter {
   bool batch_walk_ = false;  // open_walk: the loop of a batched walk (batched_points)
   std::string batch_group_;  // ... the workers of the batched walk it opened ("": none)
   bool walk_else_ = false;   // close_points: the walk's plain loop is the else of a batched one
+  int batch_plain_ = 0;  // open_point_loop: a batched point loop's points a thread, or 0
+  std::map<std::string, std::string>
+      prefetched_;  // batched_plain_points: a read (grid_read's text) -> the register holding it
   bool roles_ = false;       // the program has role(...) statements: the kernel has groups
   bool spmd_ = false;        // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
   bool defer_stores_ = false;        // inside a strip's first loop: stores go to sc_st_<grid>[sc_r]
@@ -88,6 +91,8 @@ class CudaKernelEmitter : public CppEmitter {
   std::set<std::string> views_;
 
   std::string grid_read(const GridRead* r) override;
+  /// A read through the loop's views (open_views): sc_<grid>_data[...] at the point's offset.
+  std::string view_read(const GridRead* r);
 
   /// A loop coordinate moved by a read's offset: `l`, `(l + 2)`, `(l - 1)`.
   static std::string shifted(const std::string& l, int o) {
@@ -279,8 +284,9 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// Whether a point body's stores can wait until the end of its strip: each store is a
   /// statement of the body itself (none under a condition or in a loop), no grid is stored
-  /// twice, and the body reads no grid it stores (a read of the point just stored would see the
-  /// old value).
+  /// twice, and a grid the body stores is read only at the point itself (all offsets 0) and only
+  /// up to its own store (`x(i) = x(i) + a * p(i)`): a read after the store would see the old
+  /// value, a read of another point a value the item has not stored yet.
   static bool deferrable_stores(const Stmt& point_body);
 
   using CppEmitter::loop;
@@ -367,6 +373,26 @@ class CudaKernelEmitter : public CppEmitter {
   /// each unrolled iteration may leave the loop). Then the plain loop, for the walks batch_walk()
   /// leaves to it. Needs deferrable_stores. Returns the plain loop body's indent (close_points).
   int batched_points(const ForEach& u, int indent);
+
+  /// The body of a batched point loop (open_point_loop with batch_plain_, the barrier form's
+  /// loops of one point a thread: 1-D updates, thin boxes), in three unrolled phases over the
+  /// batch's points: every distinct grid read of every point into registers, then
+  /// the values, then the stores of the points before the chunk's end (batch_points a thread). The loads of the whole
+  /// batch are in flight together even where computing a value branches (a double division's
+  /// slow path), which would keep the next point's loads behind it; with a point at a time, a
+  /// thread at the persistent kernel's occupancy waited a load round trip per point. Needs
+  /// batch_points() > 0 (every read of the batch sees the values before its stores; the
+  /// registers it takes). Returns `indent` (close_points closes the loop).
+  int batched_plain_points(const ForEach& u, int indent, const std::string& group);
+
+  /// The points a thread of a batched point loop (batched_plain_points) takes at once: kBatchBytes
+  /// of its widest read in flight, 2 to kMaxBatchPoints, fewer where its distinct reads would
+  /// take more than kMaxPrefetched registers' worth of values; 0: the body is not batched (its
+  /// stores cannot wait: deferrable_stores, or too many distinct reads).
+  int batch_points(const Stmt& point_body) const;
+  static constexpr int kBatchBytes = 64;
+  static constexpr int kMaxBatchPoints = 16;
+  static constexpr int kMaxPrefetched = 48;
 
   /// A reduction's value at the point (its body), combined into `acc`.
   void reduce_point(const Reduce* r, const std::string& acc, int indent);

@@ -203,6 +203,10 @@ int CudaKernelEmitter::open_point_loop(int indent, const std::string& group, boo
                      ") * (sc_points / static_cast<unsigned>(sc_n0));");
     line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items; sc_p += " + group +
                      ".threads()) {");
+  } else if (batch_plain_ > 0) {  // batched_plain_points emits the batch's points
+    line(indent, "for (unsigned sc_q = " + group + ".thread(); sc_q < sc_points; sc_q += " +
+                     std::to_string(batch_plain_) + "u * " + group + ".threads()) {");
+    return indent + 1;
   } else {
     line(indent, std::string("#pragma unroll ") + kRt + "kPointUnroll");
     line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_points; sc_p += " + group +
@@ -515,31 +519,43 @@ void CudaKernelEmitter::side_point(const Stmt& point_body, int indent, const std
 }
 
 bool CudaKernelEmitter::deferrable_stores(const Stmt& point_body) {
-  auto* block = point_body->kind == StmtKind::Block ? as<Block>(point_body) : nullptr;
-  std::set<std::string> top;
-  if (block) {
-    for (const Stmt& st : block->stmts) {
-      if (st->kind == StmtKind::Store && !top.insert(as<Store>(st)->grid).second) return false;
-    }
-  } else if (point_body->kind == StmtKind::Store) {
-    top.insert(as<Store>(point_body)->grid);
+  // The body's top-level statements in order; a lone store is a body of one statement.
+  std::vector<Stmt> stmts;
+  if (point_body->kind == StmtKind::Block) {
+    stmts = as<Block>(point_body)->stmts;
+  } else {
+    stmts.push_back(point_body);
   }
+  std::set<std::string> top;
+  for (const Stmt& st : stmts)
+    if (st->kind == StmtKind::Store && !top.insert(as<Store>(st)->grid).second) return false;
   struct Uses : IRVisitor {
     using IRVisitor::visit;
-    std::set<std::string> read;
+    std::vector<const GridRead*> reads;
     int stores = 0;
-    void visit(const GridRead* r) override { read.insert(r->grid); }
+    void visit(const GridRead* r) override { reads.push_back(r); }
     void visit(const Store* s) override {
       ++stores;
       IRVisitor::visit(s);
     }
-  } uses;
-  uses.visit(point_body);
-  if (uses.stores != static_cast<int>(top.size()))
-    return false;  // a store under a condition or loop
-  for (const std::string& g : top)
-    if (uses.read.count(g)) return false;
-  return true;
+  };
+  int stores = 0;
+  std::set<std::string> stored_before;  // grids a statement before this one stored
+  for (const Stmt& st : stmts) {
+    Uses uses;
+    uses.visit(st);
+    stores += uses.stores;
+    for (const GridRead* r : uses.reads) {
+      if (!top.count(r->grid)) continue;
+      // A stored grid is read only at the point itself, and not after its store: that read sees
+      // the value before the store whether the store comes at once or after the whole item.
+      if (stored_before.count(r->grid)) return false;
+      if (std::any_of(r->offsets.begin(), r->offsets.end(), [](int o) { return o != 0; }))
+        return false;
+    }
+    if (st->kind == StmtKind::Store) stored_before.insert(as<Store>(st)->grid);
+  }
+  return stores == static_cast<int>(top.size());  // else a store under a condition or loop
 }
 
 void CudaKernelEmitter::close_points(int indent, bool strip) {
@@ -606,6 +622,101 @@ int CudaKernelEmitter::batched_points(const ForEach& u, int indent) {
   return inner;
 }
 
+namespace {
+/// The distinct grid reads of a body, in order of first appearance.
+std::vector<const GridRead*> distinct_reads(const Stmt& body) {
+  struct Reads : IRVisitor {
+    using IRVisitor::visit;
+    std::vector<const GridRead*> reads;
+    void visit(const GridRead* r) override {
+      for (const GridRead* seen : reads)
+        if (seen->grid == r->grid && seen->offsets == r->offsets) return;
+      reads.push_back(r);
+    }
+  } reads;
+  reads.visit(body);
+  return reads.reads;
+}
+}  // namespace
+
+int CudaKernelEmitter::batch_points(const Stmt& point_body) const {
+  if (!deferrable_stores(point_body)) return 0;
+  // 64 bytes of each read in flight a thread: at the persistent kernel's 512 threads a SM, about
+  // the 32 KiB a SM that keeps an H100's or H200's memory busy (Little's law, ~1 us under load).
+  int bytes = 0;
+  const std::vector<const GridRead*> reads = distinct_reads(point_body);
+  for (const GridRead* g : reads) bytes = std::max(bytes, byte_size(program_->find_param(g->grid)->type));
+  int points = std::clamp(bytes > 0 ? kBatchBytes / bytes : kMaxBatchPoints, 2, kMaxBatchPoints);
+  while (points > 2 && static_cast<int>(reads.size()) * points > kMaxPrefetched) points /= 2;
+  return static_cast<int>(reads.size()) * points <= kMaxPrefetched ? points : 0;
+}
+
+int CudaKernelEmitter::batched_plain_points(const ForEach& u, int indent,
+                                            const std::string& group) {
+  const size_t n = indices_.size();
+  const std::string k = "sc_batch", nn = std::to_string(n);
+  auto coordinates = [&](int at) {
+    for (size_t d = 0; d < n; ++d)
+      line(at, "const int sc_l" + std::to_string(d) + " = sc_lk[sc_r][" + std::to_string(d) + "];");
+  };
+  // The batch's points (past the chunk's end: its last point again, loaded but not stored).
+  line(indent, "constexpr int sc_batch = " + std::to_string(batch_points(u.body)) +
+                   ";  // points a thread in flight (batch_points)");
+  line(indent, "int sc_lk[" + k + "][" + nn + "];  // the batch's points");
+  line(indent, "#pragma unroll");
+  line(indent, "for (int sc_r = 0; sc_r < " + k + "; ++sc_r) {");
+  line(indent + 1, "const unsigned sc_pk = min(sc_q + sc_r * " + group +
+                       ".threads(), sc_points - 1u);");
+  const std::string rest = split_dims("sc_pk", n, indent + 1);
+  line(indent + 1, "sc_lk[sc_r][0] = sc_c0 + static_cast<int>(" + rest + ");");
+  for (size_t d = 1; d < n; ++d)
+    line(indent + 1, "sc_lk[sc_r][" + std::to_string(d) + "] = sc_l" + std::to_string(d) + ";");
+  line(indent, "}");
+  // Every distinct read of the batch, first.
+  const std::vector<const GridRead*> reads = distinct_reads(u.body);
+  std::vector<std::pair<std::string, std::string>> loads;  // register, read
+  for (const GridRead* g : reads) {
+    if (!views_.count(g->grid)) continue;
+    const std::string reg = "sc_in" + std::to_string(loads.size());
+    line(indent, std::string(cpp_type(program_->find_param(g->grid)->type)) + " " + reg + "[" + k +
+                     "];  // " + g->grid + int_list(g->offsets));
+    loads.emplace_back(reg, view_read(g));
+  }
+  line(indent, "#pragma unroll");
+  line(indent, "for (int sc_r = 0; sc_r < " + k + "; ++sc_r) {");
+  coordinates(indent + 1);
+  for (const auto& [reg, read] : loads) line(indent + 1, reg + "[sc_r] = " + read + ";");
+  line(indent, "}");
+  // The values, from the registers.
+  std::vector<std::string> stored;
+  for (const std::string& g : stored_grids(u.body)) {
+    line(indent, std::string(cpp_type(program_->find_param(g)->type)) + " sc_st_" + g + "[" + k +
+                     "];  // the batch's values");
+    stored.push_back(g);
+  }
+  line(indent, "#pragma unroll");
+  line(indent, "for (int sc_r = 0; sc_r < " + k + "; ++sc_r) {");
+  coordinates(indent + 1);
+  for (size_t d = 0; d < n; ++d) index_var(d, indent + 1);
+  for (const auto& [reg, read] : loads) prefetched_[read] = reg + "[sc_r]";
+  defer_stores_ = true;
+  body(u.body, indent + 1);
+  defer_stores_ = false;
+  prefetched_.clear();
+  line(indent, "}");
+  // The stores of the points before the chunk's end.
+  line(indent, "#pragma unroll");
+  line(indent, "for (int sc_r = 0; sc_r < " + k + "; ++sc_r) {");
+  line(indent + 1, "if (sc_q + sc_r * " + group + ".threads() >= sc_points) break;");
+  coordinates(indent + 1);
+  for (const std::string& g : stored) {
+    GridRead centre(ScalarType::F32, g, std::vector<int>(n, 0));
+    line(indent + 1, grid_read(&centre) + " = sc_st_" + g + "[sc_r];");
+  }
+  line(indent, "}");
+  return indent;
+}
+
 void CudaKernelEmitter::open_fold(int indent) {
   const FlowReduction& f = flow_reduction_list_[folding_];
   const std::string k = std::to_string(folding_), t = cpp_type(f.reduce->type);
@@ -647,16 +758,25 @@ void CudaKernelEmitter::for_each(const Stmt& self, int indent) {
     folding_ = -1;
     return;
   }
-  // The dataflow loop's walk in batches of points (batched_points) where its stores allow.
+  // The dataflow loop's walk in batches of points (batched_points) where its stores allow; the
+  // barrier form's loops of a point a thread in batches too (batched_plain_points).
   const bool batched = flow_ && !strip && deferrable_stores(s->body);
+  const int plain_batched = !flow_ && !strip && folding_ < 0 && !in_regs_ &&
+                                   s->part != ForEachPart::Boundary
+                               ? batch_points(s->body)
+                               : 0;
   auto points = [&](int at) {
     batch_walk_ = batched;
+    batch_plain_ = plain_batched;
     int inner = open_points(self, s->range, s->indices, s->body, at, group(s->role), s, strip);
     batch_walk_ = false;
+    batch_plain_ = 0;
     if (strip) {
       strip_points(s->body, inner, group(s->role));
     } else if (!batch_group_.empty()) {  // open_walk opened a batched walk
       inner = batched_points(*s, inner);
+    } else if (plain_batched > 0 && !walk_) {
+      inner = batched_plain_points(*s, inner, group(s->role));
     } else {
       body(s->body, inner);
       if (folding_ >= 0) fold_point(*s, inner);

@@ -78,7 +78,7 @@ check() {
   shift 3
   local log="$out/$label.log"
   python3 "$root/tests/e2e/run_host.py" --exe "$exe" --reference "$out/$name.ref" \
-      --sample "$root/samples/$name.cpp" --workdir "$out/$label.runs" --pes "$counts" "${args[@]}" "$@" > "$log" 2>&1
+      --sample "$(source_of "$name")" --workdir "$out/$label.runs" --pes "$counts" "${args[@]}" "$@" > "$log" 2>&1
   grep -E "^(ok|FAIL)" "$log" | sed "s/^/  [$label] /"
   local p f
   p=$(tail -1 "$log" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
@@ -93,8 +93,10 @@ declare -A sizes=(
   [poisson9]="64 1e-6|29 1e-5" [advect2d]="96 40|45 31" [multiwrite2d]="96 40|43 17"
   [fdtd2d]="96 80 30|37 45 21" [box27]="32 24 40 10|13 11 17 7" [convergence2d]="64 1e-6|27 1e-5"
   [jacobi1d]="4096 60|997 41" [cg2d]="130 40|61 25"
-  [spmd_ring]="96 40|97 51" [spmd_heat2d]="48 20 30|37 23 41")
-samples="${SAMPLES:-jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d jacobi1d cg2d spmd_ring spmd_heat2d}"
+  [spmd_ring]="96 40|97 51" [spmd_heat2d]="48 20 30|37 23 41" [user_names]="40 10|37 7" [point_batches]="64 5|37 3")
+samples="${SAMPLES:-jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d jacobi1d cg2d spmd_ring spmd_heat2d user_names point_batches}"
+# A sample's source: samples/, else the e2e tests' inputs (user_names, point_batches).
+source_of() { if [ -f "$root/samples/$1.cpp" ]; then echo "$root/samples/$1.cpp"; else echo "$root/tests/e2e/inputs/$1.cpp"; fi; }
 has() { [[ " $variants " == *" $1 "* ]]; }
 # The host-controlled schedule of a sample: not for SPMD programs (stencilc rejects them there).
 has_hc() { has host-controlled && [[ "$1" != spmd_* ]]; }
@@ -121,7 +123,7 @@ for name in $samples; do
     build "$out/$name.nvshmem.nvcc.log" "$out/$name.nvshmem" "${common[@]}" "${nvshmem_compile[@]}" "$gen/$name.nvshmem.cu" \
         "${nvshmem_link[@]}"
   fi
-  g++ -std=c++17 -O2 -I "$root/include" "$root/samples/$name.cpp" -o "$out/$name.ref" -pthread &
+  g++ -std=c++17 -O2 -I "$root/include" "$(source_of "$name")" -o "$out/$name.ref" -pthread &
 done
 wait
 echo "built in $(( $(date +%s) - t0 )) s"
