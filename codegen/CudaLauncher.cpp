@@ -377,6 +377,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   std::string r = std::to_string(rank);
   std::vector<std::string> out;
   out.push_back("inline void " + p.name + "_launch(" + join(params) + ") {");
+  if (const std::string check = distinct_grids_check(p); !check.empty()) out.push_back(check);
   if (nvshmem) {
     out.push_back(
         "  // Every process (mpirun -np N, one per GPU) runs this with the whole grids and does "

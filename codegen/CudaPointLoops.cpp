@@ -42,6 +42,23 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range,
                          program_->name + " at " + where + " reading '" + grid + "'\");");
     line(indent, "}");
   }
+  if (!spmd_ && range.kind != Range::Kind::Interior && range.kind != Range::Kind::Owned) {
+    // A range of the user's bounds holds grid points only (the host target's check_range).
+    std::set<std::string> indexed = stored_grids(point_body);
+    for (const auto& read : reads.grids) indexed.insert(read.first);
+    std::vector<std::string> periodic, names;
+    for (const std::string& g : indexed) {
+      periodic.push_back("args." + g + "_shape.periodic");
+      names.push_back("\"" + g + "\"");
+    }
+    line(indent, "{");
+    line(indent + 1, "const bool* const sc_periodic[] = {" + join(periodic) + "};");
+    line(indent + 1, "const char* const sc_grids[] = {" + join(names) + "};");
+    line(indent + 1, std::string(kRt) + "check_range(pe, sc_range, args." + first_grid_ +
+                         "_shape.extent, sc_periodic, sc_grids, " + std::to_string(indexed.size()) +
+                         ", \"" + program_->name + "\", \"" + where + "\");");
+    line(indent, "}");
+  }
   if (spmd_) {
     // SPMD ranges are local already; every point a store writes must be a cell of the block.
     for (const std::string& b : stored_grids(point_body)) {
@@ -682,11 +699,13 @@ int CudaKernelEmitter::batched_plain_points(const ForEach& u, int indent,
                      "];  // " + g->grid + int_list(g->offsets));
     loads.emplace_back(reg, view_read(g));
   }
-  line(indent, "#pragma unroll");
-  line(indent, "for (int sc_r = 0; sc_r < " + k + "; ++sc_r) {");
-  coordinates(indent + 1);
-  for (const auto& [reg, read] : loads) line(indent + 1, reg + "[sc_r] = " + read + ";");
-  line(indent, "}");
+  if (!loads.empty()) {
+    line(indent, "#pragma unroll");
+    line(indent, "for (int sc_r = 0; sc_r < " + k + "; ++sc_r) {");
+    coordinates(indent + 1);
+    for (const auto& [reg, read] : loads) line(indent + 1, reg + "[sc_r] = " + read + ";");
+    line(indent, "}");
+  }
   // The values, from the registers.
   std::vector<std::string> stored;
   for (const std::string& g : stored_grids(u.body)) {

@@ -32,6 +32,19 @@ inline std::string block_type(const Param& p) {
   return std::string("::stencilc::rt::Block<") + cpp_type(p.type) + ", " + std::to_string(p.rank) + ">";
 }
 
+/// A launcher's check that no grid is passed for two of the program's grid parameters
+/// (compiled::check_distinct_grids: the reference reads and writes one grid through both names,
+/// the compiled program would give each its own storage); "" for fewer than two grid parameters.
+/// `prefix`: the launcher's parameter names are the grids' with it in front.
+inline std::string distinct_grids_check(const Program& p, const std::string& prefix = "") {
+  std::vector<std::string> grids;
+  for (const Param& g : p.params)
+    if (g.kind == ParamKind::Grid)
+      grids.push_back("{\"" + g.name + "\", &" + prefix + g.name + ", " + (g.is_const ? "true" : "false") + "}");
+  if (grids.size() < 2) return "";
+  return "  ::stencilc::compiled::check_distinct_grids(\"" + p.name + "\", {" + join(grids) + "});";
+}
+
 /// An SPMD launcher's line taking its type-erased argument `k` as the program's parameter `g`
 /// (a block parameter arrives as its stencilc::Grid), for both targets; a block's GridDesc (halos
 /// from the split) goes into `descs`.

@@ -14,6 +14,7 @@
 #include "codegen/CppEmitter.h"
 #include "codegen/EmitUtil.h"
 #include "ir/IRPrinter.h"
+#include "passes/LoopForms.h"
 
 namespace stencilc::codegen {
 
@@ -213,6 +214,16 @@ class HostControlledEmitter : public CppEmitter {
     reads.visit(point_body);
     std::string where =
         module_->source + ":" + std::to_string(s->loc.line) + ":" + std::to_string(s->loc.col);
+    if (r.kind != Range::Kind::Interior) {
+      // The range holds grid points only, as the reference build's index checks require.
+      std::set<std::string> indexed = passes::stored_grids(point_body);
+      for (const auto& read : reads.grids) indexed.insert(read.first);
+      std::vector<std::string> descs;
+      for (const std::string& g : indexed)
+        descs.push_back("&sc_descs[" + std::to_string(grid_ids_[g]) + "]");
+      line(indent, "::stencilc::compiled::check_range(\"" + program_->name + "\", sc_descs[0], sc_range, {" +
+                       join(descs) + "}, \"" + where + "\");");
+    }
     for (const auto& [grid, ext] : reads.grids) {
       bool offsets =
           std::any_of(ext.first.begin(), ext.first.end(), [](int o) { return o != 0; }) ||
@@ -382,6 +393,8 @@ std::string launcher(const Program& p, const std::string& host_body,
   out.push_back("// program @" + p.name +
                 " on the host: its statements in order, each point update a kernel launch per GPU");
   out.push_back("inline void " + p.name + "_launch(" + join(params) + ") {");
+  if (const std::string check = distinct_grids_check(p, "sc_grid_"); !check.empty())
+    out.push_back(check);
   out.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" +
                 join(descs) + "};");
   out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name +

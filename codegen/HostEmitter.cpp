@@ -279,7 +279,7 @@ std::string context_struct(const Program& p, const std::set<std::string>& exchan
 
 std::string launcher(const Program& p, const std::set<std::string>& exchanged,
                      const std::vector<std::array<int, 2>>& swaps) {
-  std::vector<std::string> params, descs, blocks, gathers, cx_init, run_args, ref_in, ref_out, grid_args;
+  std::vector<std::string> params, descs, blocks, gathers, cx_init, run_args, ref_in, ref_out;
   int rank = 0;
   for (const Param& g : p.params) {
     std::string t = cpp_type(g.type);
@@ -287,7 +287,6 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       rank = g.rank;
       std::string n = std::to_string(g.rank);
       params.push_back(std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + n + ">& " + g.name);
-      grid_args.push_back("{\"" + g.name + "\", &" + g.name + ", " + (g.is_const ? "true" : "false") + "}");
       descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", " + int_list(g.halo_lo) +
                       ", " + int_list(g.halo_hi) + ")");
       blocks.push_back("auto sc_" + g.name + " = ::stencilc::compiled::scatter<" + t + ", " + n + ">(sc_pe, sc_plan.grid, " +
@@ -318,9 +317,7 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   std::string r = std::to_string(rank);
   std::vector<std::string> l;
   l.push_back("inline void " + p.name + "_launch(" + join(params) + ") {");
-  // The reference reads and writes one grid passed for two parameters; the blocks would not.
-  if (grid_args.size() > 1)
-    l.push_back("  ::stencilc::compiled::check_distinct_grids(\"" + p.name + "\", {" + join(grid_args) + "});");
+  if (const std::string check = distinct_grids_check(p); !check.empty()) l.push_back(check);
   l.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" + join(descs) + "};");
   l.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" +
               join(swap_list) + "});");

@@ -22,4 +22,8 @@ for name in jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 c
 done
 # Inputs of the GPU-only checks: tests/gpu/regs-contract.sh.
 "$stencilc" --target=cuda --emit=cuda "$root/tests/gpu/inputs/regs_contract.cpp" -o "$out/regs_contract.cu"
+# ... and tests/gpu/runtime-checks.sh.
+"$stencilc" --target=cuda --emit=cuda "$root/tests/codegen/host-runtime-checks.cpp" -o "$out/runtime_checks.cu"
+"$stencilc" --target=cuda --schedule=host-controlled --emit=cuda "$root/tests/codegen/host-runtime-checks.cpp" \
+  -o "$out/runtime_checks.hc.cu"
 echo "generated $(ls "$out"/*.cu | wc -l) files in $out"

@@ -480,6 +480,38 @@ __device__ inline STENCILC_STEP_FN void check_reads(const DevicePe& pe, const SB
   }
 }
 
+/// A global-view point update's range holds grid points only, as on the host target
+/// (compiled::check_range, the same messages): a range that reaches outside [0, extent) indexes
+/// a grid outside its fixed boundary (the reference build stops there), or wraps a periodic one,
+/// which stencilc does not run. `grids` names the `count` grids the update reads or writes,
+/// `periodic` their periodic flags; `where` is "file:line:col".
+template <int N>
+__device__ inline STENCILC_STEP_FN void check_range(const DevicePe& pe, const SBox<N>& range, const int* extent,
+                                                  const bool* const* periodic, const char* const* grids, int count,
+                                                  const char* program, const char* where) {
+  for (int d = 0; d < N; ++d)
+    if (range.hi[d] <= range.lo[d]) return;  // no points: nothing is indexed
+  for (int d = 0; d < N; ++d) {
+    if (range.lo[d] >= 0 && range.hi[d] <= extent[d]) continue;
+    int fixed = -1;
+    for (int g = count - 1; g >= 0; --g)
+      if (!periodic[g][d]) fixed = g;
+    const int bad = range.lo[d] < 0 ? range.lo[d] : range.hi[d] - 1;
+    pe.fatal_with([&](detail::Message& m) {
+      m.str(where).str(": program '").str(program);
+      if (fixed >= 0) {
+        m.str("', grid '").str(grids[fixed]).str("': index ").num(bad).str(" out of range [0, ").num(extent[d]);
+        m.str(") in dimension ").num(d).str(" (fixed boundary): the range [").num(range.lo[d]).str(", ");
+        m.num(range.hi[d]).str(") reaches outside the grid");
+      } else {
+        m.str("' runs a point update over [").num(range.lo[d]).str(", ").num(range.hi[d]).str(") in dimension ");
+        m.num(d).str(", outside the grids' points [0, ").num(extent[d]);
+        m.str("): stencilc runs point updates over grid points only (shrink the range)");
+      }
+    });
+  }
+}
+
 template <class T>
 __device__ inline T combine(T a, T b, ReduceOp op) {
   if (op == ReduceOp::Sum) return static_cast<T>(a + b);
