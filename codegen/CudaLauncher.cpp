@@ -222,11 +222,12 @@ std::vector<std::string> form_choice(const Program& p, const std::string& source
   }
   const RegsForm regs = flow.loop && !nvshmem ? marked_regs_form(p, flow) : RegsForm{};
   std::vector<std::string> l;
-  l.push_back(!flow.loop ? "  // The time loop's form for this run: the IR records no other than the "
-                           "barrier form."
-                         : std::string("  // The time loop's form for this run, among those the "
-                                       "IR records on it: forms(dataflow") +
-                               (regs.in.empty() ? "" : ", regs") + ").");
+  l.push_back(!flow.loop
+                  ? "  // The time loop's form for this run: the IR records no other than the "
+                    "barrier form."
+                  : std::string("  // The time loop's form for this run, among those the "
+                                "IR records on it: forms(dataflow") +
+                        (regs.in.empty() ? "" : ", regs") + ").");
   l.push_back("  " + c + "FormQuery sc_query;");
   l.push_back("  sc_query.program = \"" + p.name + "\";");
   if (loop) l.push_back("  sc_query.loop = \"" + loop_location(*loop, source) + "\";");
@@ -238,8 +239,8 @@ std::vector<std::string> form_choice(const Program& p, const std::string& source
   if (!regs.in.empty()) l.push_back("  sc_query.regs = true;");
   if (nvshmem) l.push_back("  sc_query.p2p = false;");
   l.push_back("  sc_query.grid = sc_plan.grid;");
-  l.push_back("  sc_query.periodic0 = " + c + "periodic_dims(sc_descs[" + index_of(flow.put_handle) +
-              "])[0];");
+  l.push_back("  sc_query.periodic0 = " + c + "periodic_dims(sc_descs[" +
+              index_of(flow.put_handle) + "])[0];");
   if (!regs.in.empty()) {
     l.push_back("  sc_query.periodic1 = " + c + "periodic_dims(sc_descs[" + index_of(regs.in) +
                 "])[1];");
@@ -386,7 +387,8 @@ std::string launcher(const Program& p, const std::string& source,
           std::find(grid_names.begin(), grid_names.end(), regs.out) - grid_names.begin());
       l.push_back("  auto sc_regs_inbox = sc_team.alloc<" + t + ">(sc_form.regs_on() ? " + rt +
                   "regs_inbox_elements(sc_form.blocks, " + rt + "regs_pitch(sc_plan.extent[1], " +
-                  rt + "kRegsVec, sizeof(" + t + "))) : 1);  // the register-resident form's inboxes");
+                  rt + "kRegsVec, sizeof(" + t +
+                  "))) : 1);  // the register-resident form's inboxes");
       l.push_back("  auto sc_regs_flags = sc_team.alloc<std::uint64_t>(sc_form.regs_on() ? " + rt +
                   "regs_flag_words(sc_form.blocks) : 1);  // and flags");
       l.push_back("  const auto sc_regs_box = ::stencilc::compiled::interior(sc_descs[" + kout +
