@@ -81,7 +81,7 @@ std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::s
     code += emitter.take();
     code += "\n}  // namespace sc_" + p.name + "\n\n";
     code += spmd ? cuda::spmd_launcher(p, model, backend)
-                 : cuda::launcher(p, ex.grids, ex.swaps, model, backend);
+                 : cuda::launcher(p, module.source, ex.grids, ex.swaps, model, backend);
     code += "}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
     out.push_back(generated_program(p, std::move(code)));
   }

@@ -79,8 +79,10 @@ struct RoleModelInputs : ir::IRVisitor {
 /// The kernel's argument struct (`struct KernelArgs`) of program `p`.
 std::string kernel_args(const ir::Program& p, const std::set<std::string>& exchanged, bool roles);
 
-/// The host side of global-view program `p` (see CudaLauncher.cpp).
-std::string launcher(const ir::Program& p, const std::set<std::string>& exchanged,
+/// The host side of global-view program `p` (see CudaLauncher.cpp); `source`: the file it came
+/// from (the module's), where STENCILC_TIMING says its time loop is.
+std::string launcher(const ir::Program& p, const std::string& source,
+                     const std::set<std::string>& exchanged,
                      const std::vector<std::array<int, 2>>& swaps, const RoleModelInputs& model,
                      CudaBackend backend);
 

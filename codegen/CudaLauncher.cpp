@@ -1,6 +1,6 @@
 // The CUDA target's host launcher (CudaInternal.h): for a global-view program, plan the
 // decomposition, make the team, move the grids into the GPUs' symmetric memory, choose the time
-// loop's form for the run among those the IR records (compiled::flow_plan, regs_plan), launch the
+// loop's form for the run among those the IR records (compiled::choose_form), launch the
 // persistent kernel and bring the results back; for an SPMD program, the launcher stencilc::spmd
 // dispatches to. p2p: one process does it for every GPU; nvshmem: every process for its own PE.
 #include <algorithm>
@@ -77,8 +77,9 @@ std::vector<std::string> role_model(const Program& p, const RoleModelInputs& mod
 /// symmetric bytes it needs, an expression) is known: make the team; run `setup` (the grids'
 /// uploads and the other allocations); allocate the reduction scratch and the groups' barrier
 /// counters; launch the kernel cooperatively (collectively on nvshmem) with `args` (assignments
-/// to sc_args) and, when the kernel has roles, the comm blocks from the cost model; print the
-/// timing line when STENCILC_TIMING is set.
+/// to sc_args) and, when the kernel has roles, the comm blocks from the cost model; print, when
+/// STENCILC_TIMING is set, the time loop's form and why (global-view programs: sc_form) and the
+/// timing line.
 std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs& model, int rank,
                                          bool nvshmem, const std::string& heap,
                                          const std::string& heap_holds,
@@ -108,15 +109,13 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
                 ">(sc_plan, sc_config.block_threads);");
   if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
     out.push_back(
-        "  if (sc_flow_plan.on) sc_config.max_blocks = "
-        "::stencilc::compiled::flow_blocks(sc_flow_size);  // the dataflow loop: a block per "
-        "radius of rows at most (no idle blocks)");
+        "  if (sc_form.flow_on()) sc_config.max_blocks = sc_form.blocks;  // the dataflow loop: a "
+        "block per radius of rows at most (no idle blocks), or the register-resident form's");
     if (!nvshmem && !marked_regs_form(p, flow).in.empty()) {
       out.push_back(
-          "  if (sc_regs.on) {  // its register-resident form: the blocks regs_plan chose, every "
-          "one resident");
-      out.push_back("    sc_config.max_blocks = sc_regs.blocks;");
-      out.push_back("    sc_config.dynamic_smem = sc_regs.smem;");
+          "  if (sc_form.regs_on()) {  // the register-resident form: every block resident, with "
+          "its side columns");
+      out.push_back("    sc_config.dynamic_smem = sc_form.smem;");
       out.push_back("    sc_config.blocks_per_sm = 0;");
       out.push_back("  }");
     }
@@ -142,10 +141,14 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   out.push_back("        return std::make_tuple(sc_team.device_pe(sc_pe), sc_args);");
   out.push_back("      },");
   out.push_back("      sc_config);");
+  const std::string form_line =
+      "    std::fprintf(stderr, \"stencilc: %s: %s\\n\", \"" + p.name +
+      "\", sc_form.summary().c_str());  // which form the time loop took and why";
   if (nvshmem) {
     out.push_back(
         "  if (std::getenv(\"STENCILC_TIMING\")) {  // this PE's kernel, launch to done (host wall "
         "time)");
+    if (p.kind == ProgramKind::Global) out.push_back(form_line);
     out.push_back(
         "    std::fprintf(stderr, \"stencilc: %s on PE %d of %d (%d blocks of %d threads, %d "
         "comm): %.3f ms\\n\", \"" +
@@ -156,6 +159,7 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   } else {
     out.push_back(
         "  if (std::getenv(\"STENCILC_TIMING\")) {  // the slowest GPU's kernel (CUDA events)");
+    if (p.kind == ProgramKind::Global) out.push_back(form_line);
     out.push_back(
         "    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each, %d "
         "comm): %.3f ms\\n\", \"" +
@@ -189,6 +193,67 @@ void copy_back(const Param& g, const std::string& process_grid, bool nvshmem,
       g.name + "_final.on(sc_pe), 1);");
   after->push_back("    ::stencilc::compiled::download_grid(sc_team, sc_final, " + g.name + ");");
   after->push_back("  }");
+}
+
+/// Where `loop` is in the user's source, "file.cpp:line" (the file's name without its folders:
+/// `source`, the module's, unless the loop came from another file), or "" where not known.
+std::string loop_location(const StmtNode& loop, const std::string& source) {
+  if (!loop.loc.valid()) return "";
+  const std::string& file = loop.loc.file.empty() ? source : loop.loc.file;
+  return file.substr(file.find_last_of('/') + 1) + ":" + std::to_string(loop.loc.line);
+}
+
+/// The launcher's lines that choose the time loop's form for the run among those the IR records
+/// on it (compiled::choose_form, docs/SCHEDULES.md), from the run's process grid and sizes, into
+/// `sc_form`. The loop: the one select-loop-forms marked, else the program's first at its top.
+std::vector<std::string> form_choice(const Program& p, const std::string& source,
+                                     const std::vector<std::string>& grid_names, int rank,
+                                     bool nvshmem) {
+  const std::string c = "::stencilc::compiled::";
+  auto index_of = [&](const std::string& grid) {
+    return std::to_string(std::find(grid_names.begin(), grid_names.end(), grid) -
+                          grid_names.begin());
+  };
+  const FlowLoop flow = marked_flow_loop(p);
+  const StmtNode* loop = flow.loop;
+  if (const Block* body = as<Block>(p.body); body && !loop) {
+    for (const Stmt& s : body->stmts)
+      if (!loop && (s->kind == StmtKind::For || s->kind == StmtKind::While)) loop = s.get();
+  }
+  const RegsForm regs = flow.loop && !nvshmem ? marked_regs_form(p, flow) : RegsForm{};
+  std::vector<std::string> l;
+  l.push_back(!flow.loop
+                  ? "  // The time loop's form for this run: the IR records no other than the "
+                    "barrier form."
+                  : std::string("  // The time loop's form for this run, among those the "
+                                "IR records on it: forms(dataflow") +
+                        (regs.in.empty() ? "" : ", regs") + ").");
+  l.push_back("  " + c + "FormQuery sc_query;");
+  l.push_back("  sc_query.program = \"" + p.name + "\";");
+  if (loop) l.push_back("  sc_query.loop = \"" + loop_location(*loop, source) + "\";");
+  if (!flow.loop) {
+    l.push_back("  const " + c + "FormChoice sc_form = " + c + "choose_form(sc_query);");
+    return l;
+  }
+  l.push_back("  sc_query.dataflow = true;");
+  if (!regs.in.empty()) l.push_back("  sc_query.regs = true;");
+  if (nvshmem) l.push_back("  sc_query.p2p = false;");
+  l.push_back("  sc_query.grid = sc_plan.grid;");
+  l.push_back("  sc_query.periodic0 = " + c + "periodic_dims(sc_descs[" +
+              index_of(flow.put_handle) + "])[0];");
+  if (!regs.in.empty()) {
+    l.push_back("  sc_query.periodic1 = " + c + "periodic_dims(sc_descs[" + index_of(regs.in) +
+                "])[1];");
+    l.push_back("  sc_query.cols = sc_plan.extent[1];");
+  }
+  l.push_back("  sc_query.size = " + c + "flow_size<" + std::to_string(rank) + ">(sc_plan, " +
+              std::to_string(flow.radius) + ", sc_" + p.name + "::kBlockThreads);");
+  l.push_back("  const " + c + "FormChoice sc_form = " + c + "choose_form(sc_query" +
+              (regs.in.empty() ? std::string()
+                               : ", " + c + "regs_device<" + cpp_type(regs.type) + ">(sc_" +
+                                     p.name + "::kernel, sc_team)") +
+              ");");
+  return l;
 }
 
 }  // namespace
@@ -227,12 +292,12 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
     l.push_back("  " + std::string(kRt) +
                 "FlowSignals sc_flow;  // the dataflow loop's flags (flow.cuh)");
     l.push_back(
-        "  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::flow_plan: on, the PEs before "
+        "  int sc_flow_on, sc_flow_up, sc_flow_down;  // compiled::choose_form: on, the PEs before "
         "and after along dimension 0");
     if (const RegsForm regs = marked_regs_form(p, flow); !regs.in.empty())
       l.push_back("  " + std::string(kRt) + "RegsArgs<" + cpp_type(regs.type) +
-                  "> sc_regs;  // compiled::regs_plan: the loop's register-resident form (blocks "
-                  "0: not planned)");
+                  "> sc_regs;  // compiled::choose_form: the loop's register-resident form (blocks "
+                  "0: not chosen)");
     const size_t reductions = flow_reductions(flow).size();
     for (size_t k = 0; k < reductions; ++k)
       l.push_back("  std::uint64_t* sc_flow_red" + std::to_string(k) + ";  // its reduction " +
@@ -251,7 +316,8 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
 /// GPUs' symmetric memory, launch the persistent kernel, bring the results back. p2p: one process
 /// does it for every GPU. nvshmem: every process (mpirun) does it for its own PE, collectively,
 /// and every process ends with the whole result.
-std::string launcher(const Program& p, const std::set<std::string>& exchanged,
+std::string launcher(const Program& p, const std::string& source,
+                     const std::set<std::string>& exchanged,
                      const std::vector<std::array<int, 2>>& swaps, const RoleModelInputs& model,
                      CudaBackend backend) {
   const bool nvshmem = backend == CudaBackend::Nvshmem;
@@ -310,52 +376,36 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   }
   std::string flow_reductions_bytes;  // the heap the dataflow loop's reductions take
   std::string regs_bytes;             // and its register-resident form's inboxes
+  for (const auto& line : form_choice(p, source, grid_names, rank, nvshmem)) l.push_back(line);
   if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
-    const size_t k =
-        std::find(grid_names.begin(), grid_names.end(), flow.put_handle) - grid_names.begin();
-    l.push_back(
-        "  const ::stencilc::compiled::FlowSize sc_flow_size = ::stencilc::compiled::flow_size<" +
-        std::to_string(rank) + ">(sc_plan, " + std::to_string(flow.radius) + ", sc_" + p.name +
-        "::kBlockThreads);  // for the cost model");
     const RegsForm regs = nvshmem ? RegsForm{} : marked_regs_form(p, flow);
-    l.push_back(std::string("  ") + (regs.in.empty() ? "const " : "") +
-                "::stencilc::compiled::FlowPlan sc_flow_plan = ::stencilc::compiled::flow_plan(\"" +
-                p.name + "\", sc_plan.grid, ::stencilc::compiled::periodic_dims(sc_descs[" +
-                std::to_string(k) + "])[0], " + (nvshmem ? "false" : "true") +
-                ", &sc_flow_size);  // the dataflow loop, or not");
     if (!regs.in.empty()) {
       const std::string rt = kRt, t = cpp_type(regs.type);
       const std::string kin = std::to_string(
           std::find(grid_names.begin(), grid_names.end(), regs.in) - grid_names.begin());
       const std::string kout = std::to_string(
           std::find(grid_names.begin(), grid_names.end(), regs.out) - grid_names.begin());
-      l.push_back(
-          "  const ::stencilc::compiled::RegsPlan sc_regs = ::stencilc::compiled::regs_plan<" + t +
-          ">(sc_" + p.name + "::kernel, \"" + p.name +
-          "\", sc_flow_plan, sc_flow_size, sc_plan.extent[1], "
-          "::stencilc::compiled::periodic_dims(sc_descs[" +
-          kin + "])[1], sc_team);  // the loop's register-resident form where its band fits");
-      l.push_back("  if (sc_regs.on) sc_flow_plan.on = true;  // that form is the dataflow loop's");
-      l.push_back("  auto sc_regs_inbox = sc_team.alloc<" + t + ">(sc_regs.on ? " + rt +
-                  "regs_inbox_elements(sc_regs.blocks, " + rt + "regs_pitch(sc_plan.extent[1], " +
-                  rt + "kRegsVec, sizeof(" + t + "))) : 1);  // its inboxes");
-      l.push_back("  auto sc_regs_flags = sc_team.alloc<std::uint64_t>(sc_regs.on ? " + rt +
-                  "regs_flag_words(sc_regs.blocks) : 1);  // and flags");
+      l.push_back("  auto sc_regs_inbox = sc_team.alloc<" + t + ">(sc_form.regs_on() ? " + rt +
+                  "regs_inbox_elements(sc_form.blocks, " + rt + "regs_pitch(sc_plan.extent[1], " +
+                  rt + "kRegsVec, sizeof(" + t +
+                  "))) : 1);  // the register-resident form's inboxes");
+      l.push_back("  auto sc_regs_flags = sc_team.alloc<std::uint64_t>(sc_form.regs_on() ? " + rt +
+                  "regs_flag_words(sc_form.blocks) : 1);  // and flags");
       l.push_back("  const auto sc_regs_box = ::stencilc::compiled::interior(sc_descs[" + kout +
                   "]);  // the cells its update writes");
       args.push_back(
-          "if (sc_regs.on) sc_args.sc_regs = " + rt + "regs_args<" + rt +
+          "if (sc_form.regs_on()) sc_args.sc_regs = " + rt + "regs_args<" + rt +
           "kRegsVec>(sc_regs_inbox.on(sc_pe), sc_regs_flags.on(sc_pe), sc_pe, sc_team.n(), "
-          "sc_regs.blocks, sc_" +
+          "sc_form.blocks, sc_" +
           regs.in + "[sc_pe], ::stencilc::compiled::periodic_dims(sc_descs[" + kin +
           "])[0], sc_regs_box.lo[0], sc_regs_box.hi[0], sc_regs_box.lo[1], sc_regs_box.hi[1]);");
       regs_bytes = " + ::stencilc::compiled::regs_heap_bytes(sc_plan.extent[1], sizeof(" + t + "))";
     }
     l.push_back("  const " + std::string(kRt) + "FlowAlloc sc_flow_alloc(sc_team);  // its flags");
     args.push_back("sc_args.sc_flow = sc_flow_alloc.on(sc_pe);");
-    args.push_back("sc_args.sc_flow_on = sc_flow_plan.on;");
-    args.push_back("sc_args.sc_flow_up = sc_flow_plan.up(sc_pe);");
-    args.push_back("sc_args.sc_flow_down = sc_flow_plan.down(sc_pe);");
+    args.push_back("sc_args.sc_flow_on = sc_form.flow_on();");
+    args.push_back("sc_args.sc_flow_up = sc_form.up(sc_pe);");
+    args.push_back("sc_args.sc_flow_down = sc_form.down(sc_pe);");
     if (const size_t reductions = flow_reductions(flow).size(); reductions > 0) {
       flow_reductions_bytes =
           " + " + std::string(kRt) + "FlowReduceAlloc::bytes(" + std::to_string(reductions) + ")";

@@ -141,7 +141,7 @@ void CudaKernelEmitter::regs_loop(const Stmt& s, int indent) {
        "launcher planned it");
   line(indent + 1,
        "extern __shared__ __align__(16) unsigned char sc_regs_smem[];  // its side columns and "
-       "fixed rows (compiled::regs_plan sized it)");
+       "fixed rows (compiled::choose_form sized it)");
   line(indent + 1, rt + "RegsBand<" + rt + "kRegsVec, " + rt + "kRegsRows, " + t + ", " + rt +
                        "DevicePe> sc_band(pe, args.sc_regs, " + regs_.in + ", " + regs_.out +
                        ", sc_regs_smem, \"" + program_->name + " at " + where(s) +

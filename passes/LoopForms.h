@@ -46,7 +46,7 @@ FlowLoop find_flow_loop(const ir::Program& p);
 FlowLoop marked_flow_loop(const ir::Program& p);
 
 /// A reduction of the dataflow loop's step that its dataflow form combines with no barrier
-/// (flow.cuh and generated.cuh's DFlowReduce). `deferred`: nothing in the loop reads its result
+/// (flow.cuh and reduce.cuh's DFlowReduce). `deferred`: nothing in the loop reads its result
 /// or what the assignments right after its allreduce (`tail`: those that read only the result)
 /// make of it, and it reads every grid in the block's own rows, so each execution
 /// only posts its value and completes the one before (DFlowReduce::post; the tail then assigns

@@ -187,27 +187,19 @@ inline double flow_points_limit(int rank, int pes) {
   return rank >= 3 ? 56.0 : 24.0;
 }
 
-inline bool flow_pays(const FlowSize& s) {
-  if (s.blocks <= 0 || s.block_threads <= 0 || s.rows <= 0) return false;
+/// The cost model's measure: the points a thread of an active block holds (the active blocks:
+/// min(s.blocks, rows / radius), flow_part), or -1 where the size is not known.
+inline double flow_points_per_thread(const FlowSize& s) {
+  if (s.blocks <= 0 || s.block_threads <= 0 || s.rows <= 0) return -1;
   const long long active = rt::cuda::flow_part(static_cast<int>(s.rows), s.radius, s.blocks, 0).active;
-  const double per_thread = static_cast<double>(s.points) / static_cast<double>(active * s.block_threads);
-  return per_thread <= flow_points_limit(s.rank, s.pes);
+  return static_cast<double>(s.points) / static_cast<double>(active * s.block_threads);
 }
 
-/// Where a kernel with a dataflow loop (flow.cuh: the loop's second form) runs it:
-/// STENCILC_DATAFLOW=1 in the environment asks for it, 0 turns it off, `auto` (the default, 2)
-/// leaves it to the cost model (flow_pays, given `size`; off without one). It runs only on the p2p backend (its
-/// face signals are plain stores to the peers) with a process grid that cuts dimension 0 only
-/// (blocks own whole rows); asked for elsewhere, it says so on stderr. `up`/`down`: the PEs
-/// before the first and after the last row (-1 at a non-periodic edge).
-struct FlowPlan {
-  bool on = false;
-  bool possible = false;  // the backend and process grid allow it
-  rt::ProcessGrid grid;
-  bool periodic = false;  // along dimension 0
-  int up(int pe) const { return rt::neighbor(grid, pe, {-1, 0, 0}, {periodic, false, false}); }
-  int down(int pe) const { return rt::neighbor(grid, pe, {1, 0, 0}, {periodic, false, false}); }
-};
+/// Whether the dataflow form pays for a loop of size `s` (choose_form, flow_grid).
+inline bool flow_pays(const FlowSize& s) {
+  const double per_thread = flow_points_per_thread(s);
+  return per_thread >= 0 && per_thread <= flow_points_limit(s.rank, s.pes);
+}
 
 /// A three-way switch from the environment variable `name` (0, 1 or auto), else `built` (the
 /// build's default): 0 off, 1 on, 2 auto.
@@ -222,28 +214,8 @@ inline int switch_mode(const char* name, int built) {
 /// STENCILC_DATAFLOW: 0 off, 1 on, unset or auto the cost model's choice.
 inline int flow_mode() { return switch_mode("STENCILC_DATAFLOW", 2); }
 
-inline FlowPlan flow_plan(const char* program, const rt::ProcessGrid& grid, bool periodic0, bool p2p,
-                          const FlowSize* size = nullptr) {
-  FlowPlan f;
-  f.grid = grid;
-  f.periodic = periodic0;
-  const int mode = flow_mode();
-  const bool possible = p2p && grid.dims[1] == 1 && grid.dims[2] == 1;
-  f.possible = possible;
-  if (mode == 1) {
-    f.on = possible;
-    if (!possible) {
-      std::fprintf(stderr, "stencilc: %s: the dataflow loop needs %s; it keeps its barriers\n", program,
-                   p2p ? "a process grid that cuts dimension 0 only (STENCILC_DECOMP=Nx1)" : "the p2p backend");
-    }
-  } else if (mode == 2) {
-    f.on = possible && size != nullptr && flow_pays(*size);
-  }
-  return f;
-}
-
 /// STENCILC_REGS: 0 off, 1 on where the band fits (and say why not), unset or auto where it fits
-/// (regs_plan).
+/// (choose_form).
 inline int regs_mode() { return switch_mode("STENCILC_REGS", 2); }
 
 /// The most blocks a PE the register-resident form runs on: STENCILC_MIN_BLOCKS_PER_SM a SM of
@@ -262,79 +234,260 @@ inline std::size_t regs_heap_bytes(long cols, std::size_t element_bytes) {
   return rt::cuda::regs_inbox_elements(blocks, pitch) * element_bytes + rt::cuda::regs_flag_words(blocks) * 8 + 512;
 }
 
-/// The register-resident form (regs.cuh) for one launch: whether it runs, on how many blocks a
-/// PE, with how much dynamic shared memory.
-struct RegsPlan {
-  bool on = false;
-  int blocks = 0;
-  std::size_t smem = 0;
+/// The forms a cpu-free time loop can take (docs/SCHEDULES.md, "The forms of a cpu-free time
+/// loop"): the barrier form, which every loop has; the dataflow form (flow.cuh), where the IR
+/// records forms(dataflow); its register-resident form (regs.cuh), where it records
+/// forms(dataflow, regs).
+enum class LoopForm { Barrier, Dataflow, Regs };
+
+inline const char* form_name(LoopForm form) {
+  return form == LoopForm::Regs ? "register-resident form" : form == LoopForm::Dataflow ? "dataflow form" : "barrier form";
+}
+
+/// What choose_form decides from, all known before the launch: the forms the compiled kernel
+/// holds (what select-loop-forms recorded in the IR, as the launcher passes them), the backend,
+/// the run's process grid and the sizes.
+struct FormQuery {
+  const char* program = "";
+  const char* loop = nullptr;  // where the time loop is ("jacobi2d.cpp:12"; "": not known); null: none
+  bool dataflow = false;       // the kernel holds the loop's dataflow form
+  bool regs = false;           // and its register-resident form, and the launcher can run it (p2p)
+  bool p2p = true;             // the backend: p2p, else nvshmem
+  rt::ProcessGrid grid;        // the run's process grid (flow_grid's where the loop has a dataflow form)
+  bool periodic0 = false;      // the grid the dataflow form stores faces of is periodic along dimension 0
+  bool periodic1 = false;      // the grid the register-resident form reads is periodic along dimension 1
+  long cols = 0;               // the grids' extent along dimension 1 (the register-resident form's columns)
+  FlowSize size;               // the loop's size on the largest PE (flow_size)
 };
 
-/// Where the register-resident form runs, unless STENCILC_REGS=0: wherever the dataflow loop can run (flow_plan), dimension 1 is not
-/// periodic, a block's threads hold every column (kBlockThreads x kRegsVec) and the PE with the
-/// most rows holds them on the blocks that can be resident (kRegsRows a block at most) while the
-/// PE with the fewest gives each block a row. It takes as many blocks as can be resident (fewer
-/// rows a block, a shorter step), at most a row each on the PE with the fewest and
-/// regs_heap_blocks. It then also turns the dataflow loop on. The kernel still
-/// checks the form's contract on the device (the cells the update does not write the same in both
-/// grids) and runs the loop from global memory where it does not hold. Where the form cannot
-/// run, STENCILC_REGS=1 says why on stderr.
+/// What the GPUs say about the register-resident form's launch (regs_device asks them; a test
+/// passes its own): the dynamic shared memory a block takes (the threads' side columns), the most
+/// a block may take, the blocks that can be resident with it on the PE that has the fewest (not
+/// asked where the shared memory does not fit), the blocks whose inboxes the heap sets aside.
+struct RegsDevice {
+  std::size_t smem = 0;
+  int smem_optin = 0;
+  int resident = 0;
+  int heap_blocks = 0;
+};
+
+/// The form a run of the loop takes, and what its launch needs.
+struct FormChoice {
+  LoopForm form = LoopForm::Barrier;
+  int blocks = 0;          // the launch's blocks a PE (the barrier form: unused, max_blocks_for's cap)
+  std::size_t smem = 0;    // the register-resident form's dynamic shared memory a block
+  std::string reason;      // why this form (STENCILC_TIMING)
+  std::vector<std::string> said;  // what STENCILC_DATAFLOW=1 and STENCILC_REGS=1 printed on stderr
+  std::string loop;        // FormQuery::loop ("": not known)
+  bool has_loop = false;   // FormQuery::loop was not null
+  rt::ProcessGrid grid;
+  bool periodic0 = false;
+
+  /// Both fast forms are the kernel's dataflow loop (its sc_flow_on).
+  bool flow_on() const { return form != LoopForm::Barrier; }
+  bool regs_on() const { return form == LoopForm::Regs; }
+  /// The PEs before the first and after the last row (-1 at a non-periodic edge).
+  int up(int pe) const { return rt::neighbor(grid, pe, {-1, 0, 0}, {periodic0, false, false}); }
+  int down(int pe) const { return rt::neighbor(grid, pe, {1, 0, 0}, {periodic0, false, false}); }
+  /// What STENCILC_TIMING=1 prints after "stencilc: <program>: ": "time loop at jacobi2d.cpp:12:
+  /// register-resident form (the band fits: ...)".
+  std::string summary() const {
+    const std::string what = std::string(form_name(form)) + " (" + reason + ")";
+    if (!has_loop) return what;
+    return "time loop" + (loop.empty() ? std::string() : " at " + loop) + ": " + what;
+  }
+};
+
+/// The register-resident form's device facts: never asked (a loop without the form, nvshmem).
+struct NoRegsDevice {
+  RegsDevice operator()(int) const { return {}; }
+};
+
+/// The register-resident form's device facts for `kernel` on `team`'s GPUs, asked when the
+/// choice needs them: the shared memory a block of `threads` takes and may take (GPU 0's opt-in
+/// limit); where it fits, the kernel's dynamic shared memory limit raised to it on every GPU
+/// (never lowered) and the cooperative launch's resident blocks with it, the fewest over the PEs;
+/// and regs_heap_blocks.
 template <class T, class... KArgs>
-RegsPlan regs_plan(void (*kernel)(KArgs...), const char* program, const FlowPlan& flow, const FlowSize& size, long cols,
-                   bool periodic1, rt::cuda::P2PTeam& team) {
-  RegsPlan p;
-  const int mode = regs_mode();
-  if (mode == 0 || flow_mode() == 0) return p;
-  auto say = [&](const char* why) {
-    if (mode == 1) std::fprintf(stderr, "stencilc: %s: the register-resident form does not run: %s\n", program, why);
+auto regs_device(void (*kernel)(KArgs...), rt::cuda::P2PTeam& team) {
+  return [kernel, &team](int threads) {
+    RegsDevice d;
+    int device = 0;
+    STENCILC_CUDA_CHECK(cudaGetDevice(&device));
+    STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&d.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    d.smem = rt::cuda::regs_smem_bytes<T>(rt::cuda::kRegsRows, threads, rt::cuda::kRegsVec);
+    if (d.smem > static_cast<std::size_t>(d.smem_optin)) return d;
+    rt::cuda::LaunchConfig config;
+    config.block_threads = threads;
+    config.dynamic_smem = d.smem;
+    d.resident = std::numeric_limits<int>::max();
+    for (int pe = 0; pe < team.n(); ++pe) {
+      STENCILC_CUDA_CHECK(cudaSetDevice(team.device(pe)));
+      cudaFuncAttributes attributes{};
+      STENCILC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+      STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               std::max(attributes.maxDynamicSharedSizeBytes, static_cast<int>(d.smem))));
+      d.resident = std::min(d.resident, team.cooperative_blocks(pe, kernel, config));
+    }
+    STENCILC_CUDA_CHECK(cudaSetDevice(device));
+    d.heap_blocks = regs_heap_blocks();
+    return d;
   };
-  if (!flow.possible) return say("the dataflow loop cannot run here (flow_plan)"), p;
-  if (periodic1) return say("dimension 1 is periodic"), p;
-  const int threads = size.block_threads;
-  if (cols > static_cast<long>(threads) * rt::cuda::kRegsVec) return say("a block's threads do not hold every column"), p;
-  const int fewest = static_cast<int>((size.rows + rt::cuda::kRegsRows - 1) / rt::cuda::kRegsRows);  // blocks at kRegsRows rows
-  if (fewest < 1 || size.min_rows < fewest) return say("too few rows on a PE for a row a block"), p;
-  int optin = 0, device = 0;
-  STENCILC_CUDA_CHECK(cudaGetDevice(&device));
-  STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const std::size_t smem = rt::cuda::regs_smem_bytes<T>(rt::cuda::kRegsRows, threads, rt::cuda::kRegsVec);
-  if (smem > static_cast<std::size_t>(optin)) return say("its side columns exceed a block's shared memory"), p;
-  rt::cuda::LaunchConfig config;
-  config.block_threads = threads;
-  config.dynamic_smem = smem;
-  int resident = std::numeric_limits<int>::max();
-  for (int pe = 0; pe < team.n(); ++pe) {
-    STENCILC_CUDA_CHECK(cudaSetDevice(team.device(pe)));
-    // Raised, never lowered: the kernel's attribute may already allow more.
-    cudaFuncAttributes attributes{};
-    STENCILC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-    STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             std::max(attributes.maxDynamicSharedSizeBytes, static_cast<int>(smem))));
-    resident = std::min(resident, team.cooperative_blocks(pe, kernel, config));
+}
+
+namespace detail {
+
+/// "2x2" for a 2-D process grid.
+inline std::string grid_text(const rt::ProcessGrid& grid) {
+  std::string t;
+  for (int d = 0; d < std::max(grid.rank, 1); ++d) t += (d ? "x" : "") + std::to_string(grid.dims[d]);
+  return t;
+}
+
+/// The cost model's verdict on `s` in words: "9.1 points a thread <= 24, the limit for 2-D on
+/// 2 PEs".
+inline std::string flow_cost_text(const FlowSize& s) {
+  const double per_thread = flow_points_per_thread(s);
+  if (per_thread < 0) return "the loop's size on the GPU is not known";
+  char text[160];
+  const double limit = flow_points_limit(s.rank, s.pes);
+  if (s.pes <= 1) {
+    std::snprintf(text, sizeof text, "%.1f points a thread %s %g, the limit on 1 PE", per_thread,
+                  per_thread <= limit ? "<=" : ">", limit);
+  } else {
+    std::snprintf(text, sizeof text, "%.1f points a thread %s %g, the limit for %d-D on %d PEs", per_thread,
+                  per_thread <= limit ? "<=" : ">", limit, s.rank, s.pes);
   }
-  STENCILC_CUDA_CHECK(cudaSetDevice(device));
-  if (resident < fewest) return say("the band's blocks cannot all be resident"), p;
-  const int heap_blocks = regs_heap_blocks();
-  if (heap_blocks < fewest) return say("its inboxes exceed the heap set aside for them"), p;
-  // As many blocks as can be resident, a row each at least on the PE with the fewest: fewer rows a
-  // block shorten the step (jacobi2d 256^2 on one H200: 2.43 us at 4 rows a block, 2.02 at 2).
-  const int blocks = static_cast<int>(std::min<long long>({resident, size.min_rows, heap_blocks}));
-  p.on = true;
-  p.blocks = blocks;
-  p.smem = smem;
-  if (mode == 1) {
-    std::fprintf(stderr,
-                 "stencilc: %s: the register-resident form runs: %d blocks a PE of %d threads, %d rows x %d columns a thread "
-                 "at most\n",
-                 program, blocks, threads, rt::cuda::kRegsRows, rt::cuda::kRegsVec);
+  return text;
+}
+
+}  // namespace detail
+
+/// The one place a time loop's form is chosen for a run, among the forms the compiled kernel
+/// holds (`q.dataflow`, `q.regs`: what the IR records), in this order:
+///
+/// 1. The **register-resident form** where the kernel holds it and its band fits (below), unless
+///    STENCILC_REGS=0 or STENCILC_DATAFLOW=0. It runs the dataflow loop with each block's rows in
+///    registers: on as many blocks as can be resident (fewer rows a block, a shorter step:
+///    jacobi2d 256^2 on one H200, 2.43 us a step at 4 rows a block, 2.02 at 2), at most a row
+///    each on the PE with the fewest rows and regs_heap_blocks.
+/// 2. The **dataflow form** where the kernel holds it and STENCILC_DATAFLOW=1 asks for it, or
+///    where it is `auto` (the default) and the cost model finds it pays (flow_pays: at most
+///    flow_points_limit points a thread of an active block, 16 on one PE, 24 for 2-D and 56 for
+///    3-D on several; measured, see there). A block per radius of the largest PE's rows
+///    (flow_blocks).
+/// 3. The **barrier form** otherwise, and wherever STENCILC_DATAFLOW=0.
+///
+/// Both fast forms need the p2p backend (their face signals are plain stores to the peers) and a
+/// process grid that cuts dimension 0 only (blocks own whole rows); flow_grid took that grid
+/// before the team was made where the form would run on it. The register-resident form also
+/// needs: dimension 1 not periodic, a block's threads holding every column (kBlockThreads x
+/// kRegsVec), the PE with the most rows holding them at kRegsRows a block on blocks that can all
+/// be resident with the band's shared memory (`device`, asked only when the checks before it
+/// pass) while the PE with the fewest gives each block a row, and inboxes within the heap set
+/// aside for them. The kernel still checks the form's contract on the device and runs the loop
+/// from global memory where it does not hold.
+///
+/// STENCILC_DATAFLOW=1 says on stderr where the dataflow form cannot run, STENCILC_REGS=1 where
+/// and why the register-resident form runs or does not (both also kept in `said`). The reason
+/// for the choice is FormChoice::reason, which the launcher prints with STENCILC_TIMING=1.
+template <class Device = NoRegsDevice>
+FormChoice choose_form(const FormQuery& q, Device device = Device{}) {
+  FormChoice c;
+  c.loop = q.loop ? q.loop : "";
+  c.has_loop = q.loop != nullptr;
+  c.grid = q.grid;
+  c.periodic0 = q.periodic0;
+  if (!q.dataflow) {
+    c.reason = q.loop ? "the loop's only form: select-loop-forms found no other" : "no time loop at the top of the program";
+    return c;
   }
-  return p;
+  auto say = [&](const std::string& line) {
+    std::fprintf(stderr, "stencilc: %s: %s\n", q.program, line.c_str());
+    c.said.push_back(line);
+  };
+  const int dataflow = flow_mode();
+  const int regs = q.regs ? regs_mode() : 0;
+  const bool rows_only = q.grid.dims[1] == 1 && q.grid.dims[2] == 1;
+  const bool possible = q.p2p && rows_only;
+  std::string not_here;  // why neither fast form can run here
+  if (!q.p2p) {
+    not_here = "the nvshmem backend: the dataflow and register-resident forms run on the p2p backend only";
+  } else if (!rows_only) {
+    not_here = "the process grid " + detail::grid_text(q.grid) + " cuts " +
+               (q.grid.dims[1] > 1 && q.grid.dims[2] > 1 ? "dimensions 1 and 2"
+                : q.grid.dims[1] > 1                     ? "dimension 1"
+                                                         : "dimension 2");
+  }
+  if (dataflow == 0) {
+    c.reason = "STENCILC_DATAFLOW=0";
+    return c;
+  }
+  if (dataflow == 1 && !possible) {
+    say(std::string("the dataflow loop needs ") +
+        (q.p2p ? "a process grid that cuts dimension 0 only (STENCILC_DECOMP=Nx1)" : "the p2p backend") +
+        "; it keeps its barriers");
+  }
+  const bool flow_on = possible && (dataflow == 1 || flow_pays(q.size));
+  const std::string flow_why = dataflow == 1 ? "STENCILC_DATAFLOW=1" : "cost model: " + detail::flow_cost_text(q.size);
+
+  // The register-resident form: "" where it runs, else why not.
+  std::string regs_why = "not in the kernel";
+  if (q.regs && regs == 0) regs_why = "STENCILC_REGS=0";
+  if (q.regs && regs != 0) {
+    const FlowSize& s = q.size;
+    const int threads = s.block_threads;
+    const int fewest = static_cast<int>((s.rows + rt::cuda::kRegsRows - 1) / rt::cuda::kRegsRows);  // at kRegsRows a block
+    RegsDevice d;
+    if (!possible) {
+      regs_why = "the dataflow loop cannot run here (choose_form)";
+    } else if (q.periodic1) {
+      regs_why = "dimension 1 is periodic";
+    } else if (q.cols > static_cast<long>(threads) * rt::cuda::kRegsVec) {
+      regs_why = "a block's threads do not hold every column";
+    } else if (fewest < 1 || s.min_rows < fewest) {
+      regs_why = "too few rows on a PE for a row a block";
+    } else if (d = device(threads); d.smem > static_cast<std::size_t>(d.smem_optin)) {
+      regs_why = "its side columns exceed a block's shared memory";
+    } else if (d.resident < fewest) {
+      regs_why = "the band's blocks cannot all be resident";
+    } else if (d.heap_blocks < fewest) {
+      regs_why = "its inboxes exceed the heap set aside for them";
+    } else {
+      regs_why.clear();
+      c.form = LoopForm::Regs;
+      c.blocks = static_cast<int>(std::min<long long>({d.resident, s.min_rows, d.heap_blocks}));
+      c.smem = d.smem;
+      const long long rows = (s.rows + c.blocks - 1) / c.blocks;
+      c.reason = "the band fits: " + std::to_string(rows) + (rows == 1 ? " row" : " rows") + " x " +
+                 std::to_string(rt::cuda::kRegsVec) + " columns a thread on " + std::to_string(c.blocks) +
+                 " blocks of " + std::to_string(threads) + " threads a PE";
+      if (regs == 1) {
+        char line[200];
+        std::snprintf(line, sizeof line,
+                      "the register-resident form runs: %d blocks a PE of %d threads, %d rows x %d columns a thread at most",
+                      c.blocks, threads, rt::cuda::kRegsRows, rt::cuda::kRegsVec);
+        say(line);
+      }
+      return c;
+    }
+    if (regs == 1) say("the register-resident form does not run: " + regs_why);
+  }
+  const std::string and_regs = q.regs && possible ? "; the register-resident form does not run: " + regs_why : "";
+  if (flow_on) {
+    c.form = LoopForm::Dataflow;
+    c.blocks = flow_blocks(q.size);
+    c.reason = flow_why + and_regs;
+  } else {
+    c.reason = possible ? flow_why + and_regs : not_here;
+  }
+  return c;
 }
 
 /// The plan of a program whose time loop has a dataflow form (the p2p launcher): `p`'s process
 /// grid, the one with the least halo traffic, unless it cuts more than dimension 0 while the form
 /// would run on the grid that cuts dimension 0 only (STENCILC_DATAFLOW=1, or the cost model on
-/// that grid's size): then that grid, which the form needs (flow_plan). Where the form pays, the
+/// that grid's size): then that grid, which the form needs (choose_form). Where the form pays, the
 /// halo it adds costs little next to the barriers it saves: jacobi2d 256^2 on 4 GPUs ran the
 /// barrier form on 2 x 2 at 12.7 us a step, where 2 GPUs run the form at 3.9. Not
 /// where STENCILC_DECOMP or --stencilc-decomp forces a grid.

@@ -1,11 +1,14 @@
-// The dataflow loop's host-side and partition logic, on the host (no GPU): flow_part (flow.cuh)
-// must give every active block at least `radius` rows, cover a PE's rows once and in order, and
-// never more blocks than the grid has; compiled::flow_plan must turn the loop on only where asked
-// or where the cost model (flow_pays) says it pays, on p2p and a process grid that cuts dimension
-// 0 only, with the right neighbours along it.
+// The time loop's forms on the host (no GPU): flow_part (flow.cuh) must give every active block
+// at least `radius` rows, cover a PE's rows once and in order, and never more blocks than the
+// grid has; compiled::choose_form must take the dataflow form only where asked or where the cost
+// model (flow_pays) says it pays, on p2p and a process grid that cuts dimension 0 only, with the
+// right neighbours along it, and the register-resident form where its band fits (the GPU's
+// answers played by a fake), and say why in words that the benchmark's timing pattern does not
+// take for a time; flow_grid must take the process grid the dataflow form needs.
 // Built with nvcc, run on the host. Prints a line per failure and `N passed, M failed`.
 #include <cstdio>
 #include <cstdlib>
+#include <regex>
 #include <string>
 
 #include <stencilc/compiled_cuda.hpp>
@@ -46,11 +49,21 @@ void plan(const char* decomp, bool periodic, bool p2p, const char* env, bool wan
   std::sscanf(decomp, "%dx%dx%d", &grid.dims[0], &grid.dims[1], &grid.dims[2]);
   grid.rank = 3;
   if (env) setenv("STENCILC_DATAFLOW", env, 1); else unsetenv("STENCILC_DATAFLOW");
-  const stencilc::compiled::FlowPlan f = stencilc::compiled::flow_plan("test", grid, periodic, p2p, size);
+  stencilc::compiled::FormQuery q;
+  q.program = "test";
+  q.loop = "test.cpp:1";
+  q.dataflow = true;
+  q.p2p = p2p;
+  q.grid = grid;
+  q.periodic0 = periodic;
+  if (size) q.size = *size;
+  const stencilc::compiled::FormChoice f = stencilc::compiled::choose_form(q);
   const std::string c = std::string(decomp) + (periodic ? " periodic" : " fixed") + (p2p ? " p2p" : " nvshmem") +
                         " STENCILC_DATAFLOW=" + (env ? env : "(unset)") + " PE " + std::to_string(pe) +
                         (size ? " points " + std::to_string(size->points) : "");
-  check(f.on == want_on, c + ": on " + std::to_string(f.on));
+  check(f.flow_on() == want_on && f.form == (want_on ? stencilc::compiled::LoopForm::Dataflow
+                                                         : stencilc::compiled::LoopForm::Barrier),
+        c + ": on " + std::to_string(f.flow_on()));
   if (want_on) {
     check(f.up(pe) == want_up, c + ": up " + std::to_string(f.up(pe)) + ", expected " + std::to_string(want_up));
     check(f.down(pe) == want_down, c + ": down " + std::to_string(f.down(pe)) + ", expected " + std::to_string(want_down));
@@ -78,6 +91,206 @@ void grid_choice(int pes, int rows, int cols, const char* dataflow, const char* 
   check(got == want, std::to_string(pes) + " PEs, " + std::to_string(rows) + " x " + std::to_string(cols) +
                          ", STENCILC_DATAFLOW=" + (dataflow ? dataflow : "(unset)") + ", STENCILC_DECOMP=" +
                          (decomp ? decomp : "(unset)") + ": " + got + ", expected " + want);
+}
+
+
+// choose_form with the register-resident form in the kernel: a 2-D loop of `rows` x `cols` on
+// `pes` PEs (the fewest rows `min_rows`, 0: rows), 264 blocks of 256 threads, and a GPU that
+// answers `device` (counting the questions in `asked`).
+struct RegsCase {
+  long long rows = 128, cols = 256, min_rows = 0;
+  int pes = 2;
+  const char* decomp = "2x1x1";
+  bool periodic1 = false;
+  bool p2p = true;
+  stencilc::compiled::RegsDevice device{4096, 232448, 264, 264};
+};
+
+stencilc::compiled::FormChoice regs_choice(const RegsCase& r, const char* dataflow, const char* regs, int* asked) {
+  namespace sc = stencilc::compiled;
+  if (dataflow) setenv("STENCILC_DATAFLOW", dataflow, 1); else unsetenv("STENCILC_DATAFLOW");
+  if (regs) setenv("STENCILC_REGS", regs, 1); else unsetenv("STENCILC_REGS");
+  sc::FormQuery q;
+  q.program = "test";
+  q.loop = "test.cpp:12";
+  q.dataflow = true;
+  q.regs = true;
+  q.p2p = r.p2p;
+  std::sscanf(r.decomp, "%dx%dx%d", &q.grid.dims[0], &q.grid.dims[1], &q.grid.dims[2]);
+  q.grid.rank = 2;
+  q.periodic1 = r.periodic1;
+  q.cols = static_cast<long>(r.cols);
+  q.size.rows = r.rows;
+  q.size.min_rows = r.min_rows ? r.min_rows : r.rows;
+  q.size.points = r.rows * r.cols;
+  q.size.blocks = 264;
+  q.size.block_threads = 256;
+  q.size.pes = r.pes;
+  q.size.rank = 2;
+  *asked = 0;
+  const sc::FormChoice c = sc::choose_form(q, [&](int threads) {
+    ++*asked;
+    check(threads == 256, "the device is asked for the kernel's block size");
+    return r.device;
+  });
+  unsetenv("STENCILC_DATAFLOW");
+  unsetenv("STENCILC_REGS");
+  return c;
+}
+
+// The form, its blocks, and what STENCILC_TIMING says (after "stencilc: test: "), checked.
+void form_is(const stencilc::compiled::FormChoice& c, stencilc::compiled::LoopForm form, int blocks,
+             const std::string& summary, const std::string& what) {
+  check(c.form == form, what + ": " + stencilc::compiled::form_name(c.form));
+  if (blocks >= 0) check(c.blocks == blocks, what + ": " + std::to_string(c.blocks) + " blocks");
+  check(c.summary() == summary, what + ": \"" + c.summary() + "\", expected \"" + summary + "\"");
+  // bench/measure.py's pattern of a time line must not take the form line for one.
+  const std::string line = "stencilc: test: " + c.summary();
+  check(!std::regex_match(line, std::regex("^stencilc: .*: ([0-9.]+) ms$")), what + ": the form line is not a time");
+}
+
+void reasons() {
+  namespace sc = stencilc::compiled;
+  using sc::LoopForm;
+  int asked = 0;
+  const std::string at = "time loop at test.cpp:12: ";
+  // The band fits: as many blocks as are resident, a row each at least on the PE with the fewest.
+  RegsCase small;
+  form_is(regs_choice(small, nullptr, nullptr, &asked), LoopForm::Regs, 128,
+          at + "register-resident form (the band fits: 1 row x 8 columns a thread on 128 blocks of 256 threads a PE)",
+          "256^2 on 2 PEs");
+  check(asked == 1, "the device is asked once");
+  RegsCase one = small;
+  one.rows = 1024;
+  one.cols = 2048;
+  one.pes = 1;
+  one.decomp = "1x1x1";
+  // 31 points a thread: the dataflow form alone would not pay on one PE; the band fits.
+  form_is(regs_choice(one, nullptr, nullptr, &asked), LoopForm::Regs, 264,
+          at + "register-resident form (the band fits: 4 rows x 8 columns a thread on 264 blocks of 256 threads a PE)",
+          "1024^2 on 1 PE");
+  sc::FormChoice c = regs_choice(one, nullptr, "1", &asked);
+  check(c.said.size() == 1 && c.said[0] == "the register-resident form runs: 264 blocks a PE of 256 threads, 4 rows x 8 "
+                                           "columns a thread at most",
+        "STENCILC_REGS=1 says where it runs");
+  // Why not, in the order of the checks; the device is asked only past the checks that need none.
+  RegsCase wider = small;
+  wider.cols = 8192;
+  form_is(regs_choice(wider, nullptr, nullptr, &asked), LoopForm::Barrier, -1,
+          at + "barrier form (cost model: 32.0 points a thread > 24, the limit for 2-D on 2 PEs; the register-resident "
+               "form does not run: a block's threads do not hold every column)",
+          "8192 columns");
+  check(asked == 0, "8192 columns: the device is not asked");
+  RegsCase wide = small;
+  wide.rows = wide.min_rows = 64;
+  wide.cols = 4096;
+  form_is(regs_choice(wide, nullptr, nullptr, &asked), LoopForm::Dataflow, 64,
+          at + "dataflow form (cost model: 16.0 points a thread <= 24, the limit for 2-D on 2 PEs; the register-resident "
+               "form does not run: a block's threads do not hold every column)",
+          "64 x 4096");
+  RegsCase periodic = small;
+  periodic.periodic1 = true;
+  c = regs_choice(periodic, nullptr, "1", &asked);
+  form_is(c, LoopForm::Dataflow, 128,
+          at + "dataflow form (cost model: 1.0 points a thread <= 24, the limit for 2-D on 2 PEs; the register-resident "
+               "form does not run: dimension 1 is periodic)",
+          "periodic along dimension 1");
+  check(c.said.size() == 1 && c.said[0] == "the register-resident form does not run: dimension 1 is periodic",
+        "STENCILC_REGS=1 says why not");
+  check(asked == 0, "periodic: the device is not asked");
+  RegsCase uneven = small;
+  uneven.rows = 1100;
+  uneven.min_rows = 200;  // 275 blocks at 4 rows on the largest PE, 200 rows on the smallest
+  c = regs_choice(uneven, nullptr, nullptr, &asked);
+  check(c.form != LoopForm::Regs && c.reason.find("too few rows on a PE for a row a block") != std::string::npos,
+        "too few rows: " + c.reason);
+  RegsCase smem = small;
+  smem.device.smem_optin = 1024;
+  c = regs_choice(smem, nullptr, nullptr, &asked);
+  check(c.form == LoopForm::Dataflow && c.reason.find("its side columns exceed a block's shared memory") != std::string::npos,
+        "shared memory: " + c.reason);
+  check(asked == 1, "shared memory: the device is asked");
+  RegsCase resident = small;
+  resident.rows = resident.min_rows = 1024;
+  resident.device.resident = 200;  // 256 blocks at 4 rows
+  c = regs_choice(resident, nullptr, nullptr, &asked);
+  check(c.form != LoopForm::Regs && c.reason.find("the band's blocks cannot all be resident") != std::string::npos,
+        "resident: " + c.reason);
+  RegsCase heap = resident;
+  heap.device.resident = 264;
+  heap.device.heap_blocks = 255;
+  c = regs_choice(heap, nullptr, nullptr, &asked);
+  check(c.form != LoopForm::Regs && c.reason.find("its inboxes exceed the heap set aside for them") != std::string::npos,
+        "heap: " + c.reason);
+  heap.device.heap_blocks = 256;
+  form_is(regs_choice(heap, nullptr, nullptr, &asked), LoopForm::Regs, 256,
+          at + "register-resident form (the band fits: 4 rows x 8 columns a thread on 256 blocks of 256 threads a PE)",
+          "the heap's blocks cap it");
+  // The switches: STENCILC_REGS=0 leaves the dataflow form; STENCILC_DATAFLOW=0 both; =1 keeps regs.
+  form_is(regs_choice(small, nullptr, "0", &asked), LoopForm::Dataflow, 128,
+          at + "dataflow form (cost model: 1.0 points a thread <= 24, the limit for 2-D on 2 PEs; the register-resident "
+               "form does not run: STENCILC_REGS=0)",
+          "STENCILC_REGS=0");
+  check(asked == 0, "STENCILC_REGS=0: the device is not asked");
+  form_is(regs_choice(small, "0", "1", &asked), LoopForm::Barrier, -1, at + "barrier form (STENCILC_DATAFLOW=0)",
+          "STENCILC_DATAFLOW=0");
+  check(asked == 0, "STENCILC_DATAFLOW=0: the device is not asked");
+  form_is(regs_choice(small, "1", nullptr, &asked), LoopForm::Regs, 128,
+          at + "register-resident form (the band fits: 1 row x 8 columns a thread on 128 blocks of 256 threads a PE)",
+          "STENCILC_DATAFLOW=1");
+  form_is(regs_choice(wide, "1", "0", &asked), LoopForm::Dataflow, 64,
+          at + "dataflow form (STENCILC_DATAFLOW=1; the register-resident form does not run: STENCILC_REGS=0)",
+          "STENCILC_DATAFLOW=1 STENCILC_REGS=0");
+  // Where neither runs: a process grid that cuts dimension 1, the nvshmem backend.
+  RegsCase square = small;
+  square.decomp = "2x2x1";
+  square.pes = 4;
+  c = regs_choice(square, "1", "1", &asked);
+  form_is(c, LoopForm::Barrier, -1, at + "barrier form (the process grid 2x2 cuts dimension 1)", "2 x 2");
+  check(c.said.size() == 2 &&
+            c.said[0] == "the dataflow loop needs a process grid that cuts dimension 0 only (STENCILC_DECOMP=Nx1); it "
+                         "keeps its barriers" &&
+            c.said[1] == "the register-resident form does not run: the dataflow loop cannot run here (choose_form)",
+        "2 x 2: what STENCILC_DATAFLOW=1 and STENCILC_REGS=1 say");
+  check(asked == 0, "2 x 2: the device is not asked");
+  c = regs_choice(square, nullptr, "1", &asked);
+  check(c.said.size() == 1, "2 x 2, STENCILC_DATAFLOW unset: only STENCILC_REGS=1 speaks");
+  RegsCase nvshmem = small;
+  nvshmem.p2p = false;
+  form_is(regs_choice(nvshmem, nullptr, nullptr, &asked), LoopForm::Barrier, -1,
+          at + "barrier form (the nvshmem backend: the dataflow and register-resident forms run on the p2p backend only)",
+          "nvshmem");
+  // A loop with no other form, and a program with no time loop.
+  sc::FormQuery q;
+  q.program = "test";
+  q.loop = "cg2d.cpp:40";
+  form_is(sc::choose_form(q), LoopForm::Barrier, -1,
+          "time loop at cg2d.cpp:40: barrier form (the loop's only form: select-loop-forms found no other)", "no form");
+  q.loop = nullptr;
+  form_is(sc::choose_form(q), LoopForm::Barrier, -1, "barrier form (no time loop at the top of the program)",
+          "no loop");
+  // 3-D, and a size the cost model does not know.
+  sc::FormQuery h;
+  h.program = "test";
+  h.loop = "";
+  h.dataflow = true;
+  h.grid.rank = 3;
+  h.grid.dims = {2, 1, 1};
+  h.size.rows = 64;
+  h.size.min_rows = 64;
+  h.size.points = 64LL * 128 * 128;
+  h.size.blocks = 264;
+  h.size.block_threads = 192;
+  h.size.pes = 2;
+  h.size.rank = 3;
+  form_is(sc::choose_form(h), LoopForm::Barrier, -1,
+          "time loop: barrier form (cost model: 85.3 points a thread > 56, the limit for 3-D on 2 PEs)", "heat3d 128^3");
+  h.size.blocks = 0;
+  form_is(sc::choose_form(h), LoopForm::Barrier, -1,
+          "time loop: barrier form (cost model: the loop's size on the GPU is not known)", "no size");
+  h.grid.dims = {1, 2, 2};
+  form_is(sc::choose_form(h), LoopForm::Barrier, -1, "time loop: barrier form (the process grid 1x2x2 cuts dimensions 1 and 2)",
+          "1 x 2 x 2");
 }
 
 }  // namespace
@@ -158,5 +371,6 @@ int main() {
   grid_choice(2, 256, 256, "1", nullptr, "2x1");
   grid_choice(4, 3, 256, "1", nullptr, chosen(4, 3, 256, "0", nullptr));
   grid_choice(4, 256, 256, "auto", nullptr, "2x2");
+  reasons();
   return tally::finish();
 }

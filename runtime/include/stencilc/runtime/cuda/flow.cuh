@@ -68,10 +68,10 @@ class FlowAlloc {
 };
 
 // The executions whose words a dataflow loop's blocking reduction keeps (DFlowReduce::reduce,
-// generated.cuh: a block writes execution e's words only after it has read all of e - 1's).
+// reduce.cuh: a block writes execution e's words only after it has read all of e - 1's).
 inline constexpr int kFlowReduceSlots = 2;
 
-// The reductions of the dataflow loop's step (DFlowReduce, generated.cuh): per reduction, its LL
+// The reductions of the dataflow loop's step (DFlowReduce, reduce.cuh): per reduction, its LL
 // words, kFlowReduceSlots slots (by execution) of kMaxPes x kMaxFlowBlocks entries of 2 words (a
 // block's value as LL words), then a header: each PE's block count, then the executions of the
 // launches before; then, for the deferred post, kMaxPes x kFlowLazyEntries entries of 2 words, a
