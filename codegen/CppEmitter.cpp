@@ -3,6 +3,7 @@
 
 #include "ir/IRPrinter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -134,6 +135,15 @@ std::string CppEmitter::expr(const Expr& e) {
 // ---------------------------------------------------------------------------------------------
 // Statements
 
+std::string cpp_line_directive(long line, const std::string& file) {
+  std::string quoted;
+  for (char c : file) {
+    if (c == '\\' || c == '"') quoted += '\\';
+    quoted += c;
+  }
+  return "#line " + std::to_string(line) + " \"" + quoted + "\"";
+}
+
 void CppEmitter::line(int indent, const std::string& text) {
   out_ << std::string(2 * indent, ' ') << text << "\n";
 }
@@ -212,6 +222,27 @@ void CppEmitter::target_stmt(const Stmt& s, int /*indent*/) {
 }
 
 void CppEmitter::stmt(const Stmt& s, int indent) {
+  const bool one_line = s->kind == StmtKind::VarDecl || s->kind == StmtKind::Assign ||
+                        s->kind == StmtKind::Store || s->kind == StmtKind::Yield;
+  if (!one_line || !s->loc.valid() || !module_) return statement(s, indent);
+  // A statement the user wrote on one line, written as one line, takes the user's line number
+  // (then the generated file's again, splice() fills it in): a compiler's diagnostic about it
+  // names the user's statement. A statement written as several lines keeps the generated ones.
+  std::ostringstream outer;
+  outer.swap(out_);
+  statement(s, indent);
+  outer.swap(out_);
+  const std::string text = outer.str();
+  if (std::count(text.begin(), text.end(), '\n') != 1) {
+    out_ << text;
+    return;
+  }
+  out_ << cpp_line_directive(s->loc.line, s->loc.file.empty() ? module_->source : s->loc.file)
+       << "\n"
+       << text << kResumeGeneratedLines << "\n";
+}
+
+void CppEmitter::statement(const Stmt& s, int indent) {
   switch (s->kind) {
     case StmtKind::Block:
       line(indent, "{");

@@ -18,13 +18,22 @@ const char* cpp_type(ir::ScalarType t);
 /// A literal as C++ (`0.25f`, `1.0`, `3ll`, `7ull`), exact: floats keep every bit.
 std::string cpp_literal(const ir::Expr& literal);
 
+/// A line of generated code that splice() replaces by `#line <the next line> "<generated file>"`:
+/// an emitter writes it after a `#line` that maps a line to the user's file, so that the lines
+/// after it count in the generated file again. Left unreplaced it does not compile.
+inline constexpr const char* kResumeGeneratedLines = "#line __stencilc_generated_lines__";
+
+/// `#line <line> "<file>"`, the file name escaped as a string literal.
+std::string cpp_line_directive(long line, const std::string& file);
+
 class CppEmitter {
  public:
   virtual ~CppEmitter() = default;
 
   /// An expression as C++, with the parentheses C precedence needs.
   std::string expr(const ir::Expr& e);
-  /// Statements, indented by `indent` levels, appended to the output.
+  /// Statements, indented by `indent` levels, appended to the output. One the user wrote (it has
+  /// a location) that becomes one line of C++ is put on the user's line by #line directives.
   void stmt(const ir::Stmt& s, int indent);
   /// A module function, with the target's qualifiers (`static inline`, `__device__ ...`).
   void function(const ir::Function& f, const std::string& qualifiers);
@@ -69,6 +78,8 @@ class CppEmitter {
   virtual void target_stmt(const ir::Stmt& s, int indent);  // communication, barriers: error by default
 
  private:
+  /// stmt() without the #line directives.
+  void statement(const ir::Stmt& s, int indent);
   std::string operand(const ir::Expr& e, int parent_precedence, bool right);
   std::string call(const ir::Call* c);
 };

@@ -438,24 +438,76 @@ std::vector<GeneratedProgram> emit_host(const Module& module, std::vector<std::s
   return out;
 }
 
-std::string splice(const std::string& text, const std::string& source_name, const std::string& prologue,
+namespace {
+
+/// The output of splice(), which knows the line it is on.
+class SplicedText {
+ public:
+  SplicedText(const std::string& source_name, const std::string& generated_name)
+      : source_name_(source_name), generated_name_(generated_name) {}
+
+  /// Text as it is (the prologue: its lines are the file's own).
+  void raw(const std::string& text) {
+    out_ += text;
+    lines_ += std::count(text.begin(), text.end(), '\n');
+  }
+  /// The user's text, starting at the beginning of its line `line`.
+  void user(long line, const std::string& text) {
+    if (text.empty()) return;
+    raw(cpp_line_directive(line, source_name_) + "\n");
+    raw(text);
+  }
+  /// Generated text, whole lines; its kResumeGeneratedLines lines become #line directives.
+  void generated(const std::string& text) {
+    end_line();
+    raw(directive_here() + "\n");
+    for (size_t at = 0; at < text.size();) {
+      size_t end = text.find('\n', at);
+      end = end == std::string::npos ? text.size() : end + 1;
+      std::string one = text.substr(at, end - at);
+      if (one == std::string(kResumeGeneratedLines) + "\n")  // none where another #line follows
+        one = text.compare(end, 6, "#line ") == 0 ? "" : directive_here() + "\n";
+      raw(one);
+      at = end;
+    }
+  }
+  /// Ends the line the text stopped in, if any.
+  void end_line() {
+    if (!out_.empty() && out_.back() != '\n') raw("\n");
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  /// The #line that numbers the lines after it as the generated file's own.
+  std::string directive_here() const { return cpp_line_directive(lines_ + 2, generated_name_); }
+
+  std::string out_;
+  long lines_ = 0;  // newlines written so far: the current line is lines_ + 1
+  const std::string& source_name_;
+  const std::string& generated_name_;
+};
+
+}  // namespace
+
+std::string splice(const std::string& text, const std::string& source_name,
+                   const std::string& generated_name, const std::string& prologue,
                    const std::vector<GeneratedProgram>& programs, const std::vector<SpliceSite>& sites) {
-  std::string out = prologue + "#line 1 \"" + source_name + "\"\n";
+  SplicedText out(source_name, generated_name);
+  out.raw(prologue);
   size_t at = 0;
   auto line_of = [&](size_t offset) { return 1 + std::count(text.begin(), text.begin() + offset, '\n'); };
   for (size_t i = 0; i < programs.size() && i < sites.size(); ++i) {
     const SpliceSite& s = sites[i];
-    out += text.substr(at, s.insert_at - at);
-    out += programs[i].code;
-    out += "#line " + std::to_string(line_of(s.insert_at)) + " \"" + source_name + "\"\n";
-    out += text.substr(s.insert_at, s.body_begin - s.insert_at);
-    out += programs[i].launch_call + programs[i].after;
-    // Back in step with the user's file after the replaced body.
-    out += "\n#line " + std::to_string(line_of(s.body_end)) + " \"" + source_name + "\"\n";
-    at = s.body_end;
+    out.user(line_of(at), text.substr(at, s.insert_at - at));  // insert_at starts a line
+    out.generated(programs[i].code);
+    // The program's declaration up to its body, then the body's replacement on lines of its own.
+    out.user(line_of(s.insert_at), text.substr(s.insert_at, s.body_begin - s.insert_at));
+    out.end_line();
+    out.generated(programs[i].launch_call + programs[i].after + "\n");
+    at = s.body_end;  // the rest of the body's last line on
   }
-  out += text.substr(at);
-  return out;
+  out.user(line_of(at), text.substr(at));
+  return out.take();
 }
 
 }  // namespace stencilc::codegen

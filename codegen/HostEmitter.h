@@ -47,9 +47,12 @@ struct SpliceSite {
 };
 
 /// The user's source with each program's body replaced by its launch call and its generated code
-/// inserted before it; `prologue` goes first, followed by a #line directive so that the compiler
-/// reports positions in the user's file.
-std::string splice(const std::string& source_text, const std::string& source_name, const std::string& prologue,
+/// inserted before it; `prologue` goes first. Every stretch of the user's text is preceded by a
+/// #line directive naming its line in `source_name`, and every generated stretch by one naming
+/// its own line in `generated_name` (the file the result is written to), so a compiler's
+/// diagnostic points at the line it is about, in the user's file or in the generated one.
+std::string splice(const std::string& source_text, const std::string& source_name,
+                   const std::string& generated_name, const std::string& prologue,
                    const std::vector<GeneratedProgram>& programs, const std::vector<SpliceSite>& sites);
 
 }  // namespace stencilc::codegen
