@@ -14,12 +14,17 @@ gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/runtime-checks"
 mkdir -p "$out"
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if [ "${gpus:-0}" -lt 1 ]; then  # a failure, not a skip: ctest -L gpu must not pass without a GPU
+  echo "FAIL no GPU visible (nvidia-smi -L lists none)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
 for s in "" .hc; do
   "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
     "$gen/runtime_checks$s.cu" -o "$out/checks$s" 2> "$out/nvcc$s.log" || { echo "FAIL nvcc $s"; head "$out/nvcc$s.log"; exit 1; }
 done
 g++ -std=c++17 -O2 -I "$root/include" "$root/tests/codegen/host-runtime-checks.cpp" -o "$out/checks.ref" -pthread || exit 1
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 passed=0 failed=0
 # expect MODE PES RC TEXT: the run exits with RC (0 or non-zero) and prints TEXT.
 expect() {
