@@ -184,6 +184,11 @@ class CudaKernelEmitter : public CppEmitter {
   /// A walk's loop of one point a thread at a time (open_walk's names); returns the body's indent.
   int plain_walk_loop(int indent, const std::string& group);
 
+  /// The device-side check that a range of the user's bounds holds grid points only
+  /// (rt::cuda::check_range, the host target's messages), naming the grids the update indexes.
+  void range_check(const Stmt& point_body, const ReadExtents& reads, const std::string& where,
+                   int indent);
+
   /// The grid-stride loop of `group`'s threads over a chunk's points (open_points' names), and
   /// the coordinates of its item: a point, or with `strip` the strip of rows [sc_s0, sc_e0) along
   /// dimension 0 at the item's coordinates in the others. Returns the body's indent.

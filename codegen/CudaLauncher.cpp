@@ -316,6 +316,56 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
 /// GPUs' symmetric memory, launch the persistent kernel, bring the results back. p2p: one process
 /// does it for every GPU. nvshmem: every process (mpirun) does it for its own PE, collectively,
 /// and every process ends with the whole result.
+/// The launcher's allocations for a time loop's dataflow and register-resident forms (flags,
+/// reduction words, inboxes) into `l`, and their kernel arguments into `args`. Returns the heap
+/// they take: a C++ expression added to symmetric_bytes' ("" without a dataflow loop).
+std::string form_allocations(const Program& p, const std::vector<std::string>& grid_names,
+                             bool nvshmem, std::vector<std::string>& l,
+                             std::vector<std::string>& args) {
+  std::string flow_reductions_bytes;  // the heap the dataflow loop's reductions take
+  std::string regs_bytes;             // and its register-resident form's inboxes
+  if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
+    const RegsForm regs = nvshmem ? RegsForm{} : marked_regs_form(p, flow);
+    if (!regs.in.empty()) {
+      const std::string rt = kRt, t = cpp_type(regs.type);
+      const std::string kin = std::to_string(
+          std::find(grid_names.begin(), grid_names.end(), regs.in) - grid_names.begin());
+      const std::string kout = std::to_string(
+          std::find(grid_names.begin(), grid_names.end(), regs.out) - grid_names.begin());
+      l.push_back("  auto sc_regs_inbox = sc_team.alloc<" + t + ">(sc_form.regs_on() ? " + rt +
+                  "regs_inbox_elements(sc_form.blocks, " + rt + "regs_pitch(sc_plan.extent[1], " +
+                  rt + "kRegsVec, sizeof(" + t +
+                  "))) : 1);  // the register-resident form's inboxes");
+      l.push_back("  auto sc_regs_flags = sc_team.alloc<std::uint64_t>(sc_form.regs_on() ? " + rt +
+                  "regs_flag_words(sc_form.blocks) : 1);  // and flags");
+      l.push_back("  const auto sc_regs_box = ::stencilc::compiled::interior(sc_descs[" + kout +
+                  "]);  // the cells its update writes");
+      args.push_back(
+          "if (sc_form.regs_on()) sc_args.sc_regs = " + rt + "regs_args<" + rt +
+          "kRegsVec>(sc_regs_inbox.on(sc_pe), sc_regs_flags.on(sc_pe), sc_pe, sc_team.n(), "
+          "sc_form.blocks, sc_" +
+          regs.in + "[sc_pe], ::stencilc::compiled::periodic_dims(sc_descs[" + kin +
+          "])[0], sc_regs_box.lo[0], sc_regs_box.hi[0], sc_regs_box.lo[1], sc_regs_box.hi[1]);");
+      regs_bytes = " + ::stencilc::compiled::regs_heap_bytes(sc_plan.extent[1], sizeof(" + t + "))";
+    }
+    l.push_back("  const " + std::string(kRt) + "FlowAlloc sc_flow_alloc(sc_team);  // its flags");
+    args.push_back("sc_args.sc_flow = sc_flow_alloc.on(sc_pe);");
+    args.push_back("sc_args.sc_flow_on = sc_form.flow_on();");
+    args.push_back("sc_args.sc_flow_up = sc_form.up(sc_pe);");
+    args.push_back("sc_args.sc_flow_down = sc_form.down(sc_pe);");
+    if (const size_t reductions = flow_reductions(flow).size(); reductions > 0) {
+      flow_reductions_bytes =
+          " + " + std::string(kRt) + "FlowReduceAlloc::bytes(" + std::to_string(reductions) + ")";
+      l.push_back("  const " + std::string(kRt) + "FlowReduceAlloc sc_flow_red_alloc(sc_team, " +
+                  std::to_string(reductions) + ");  // its reductions' words");
+      for (size_t k = 0; k < reductions; ++k)
+        args.push_back("sc_args.sc_flow_red" + std::to_string(k) +
+                       " = sc_flow_red_alloc.on(sc_pe, " + std::to_string(k) + ");");
+    }
+  }
+  return flow_reductions_bytes + regs_bytes;
+}
+
 std::string launcher(const Program& p, const std::string& source,
                      const std::set<std::string>& exchanged,
                      const std::vector<std::array<int, 2>>& swaps, const RoleModelInputs& model,
@@ -374,48 +424,8 @@ std::string launcher(const Program& p, const std::string& source,
   for (const Param& g : p.params) {
     if (g.kind == ParamKind::Grid) grid_names.push_back(g.name);
   }
-  std::string flow_reductions_bytes;  // the heap the dataflow loop's reductions take
-  std::string regs_bytes;             // and its register-resident form's inboxes
   for (const auto& line : form_choice(p, source, grid_names, rank, nvshmem)) l.push_back(line);
-  if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
-    const RegsForm regs = nvshmem ? RegsForm{} : marked_regs_form(p, flow);
-    if (!regs.in.empty()) {
-      const std::string rt = kRt, t = cpp_type(regs.type);
-      const std::string kin = std::to_string(
-          std::find(grid_names.begin(), grid_names.end(), regs.in) - grid_names.begin());
-      const std::string kout = std::to_string(
-          std::find(grid_names.begin(), grid_names.end(), regs.out) - grid_names.begin());
-      l.push_back("  auto sc_regs_inbox = sc_team.alloc<" + t + ">(sc_form.regs_on() ? " + rt +
-                  "regs_inbox_elements(sc_form.blocks, " + rt + "regs_pitch(sc_plan.extent[1], " +
-                  rt + "kRegsVec, sizeof(" + t +
-                  "))) : 1);  // the register-resident form's inboxes");
-      l.push_back("  auto sc_regs_flags = sc_team.alloc<std::uint64_t>(sc_form.regs_on() ? " + rt +
-                  "regs_flag_words(sc_form.blocks) : 1);  // and flags");
-      l.push_back("  const auto sc_regs_box = ::stencilc::compiled::interior(sc_descs[" + kout +
-                  "]);  // the cells its update writes");
-      args.push_back(
-          "if (sc_form.regs_on()) sc_args.sc_regs = " + rt + "regs_args<" + rt +
-          "kRegsVec>(sc_regs_inbox.on(sc_pe), sc_regs_flags.on(sc_pe), sc_pe, sc_team.n(), "
-          "sc_form.blocks, sc_" +
-          regs.in + "[sc_pe], ::stencilc::compiled::periodic_dims(sc_descs[" + kin +
-          "])[0], sc_regs_box.lo[0], sc_regs_box.hi[0], sc_regs_box.lo[1], sc_regs_box.hi[1]);");
-      regs_bytes = " + ::stencilc::compiled::regs_heap_bytes(sc_plan.extent[1], sizeof(" + t + "))";
-    }
-    l.push_back("  const " + std::string(kRt) + "FlowAlloc sc_flow_alloc(sc_team);  // its flags");
-    args.push_back("sc_args.sc_flow = sc_flow_alloc.on(sc_pe);");
-    args.push_back("sc_args.sc_flow_on = sc_form.flow_on();");
-    args.push_back("sc_args.sc_flow_up = sc_form.up(sc_pe);");
-    args.push_back("sc_args.sc_flow_down = sc_form.down(sc_pe);");
-    if (const size_t reductions = flow_reductions(flow).size(); reductions > 0) {
-      flow_reductions_bytes =
-          " + " + std::string(kRt) + "FlowReduceAlloc::bytes(" + std::to_string(reductions) + ")";
-      l.push_back("  const " + std::string(kRt) + "FlowReduceAlloc sc_flow_red_alloc(sc_team, " +
-                  std::to_string(reductions) + ");  // its reductions' words");
-      for (size_t k = 0; k < reductions; ++k)
-        args.push_back("sc_args.sc_flow_red" + std::to_string(k) +
-                       " = sc_flow_red_alloc.on(sc_pe, " + std::to_string(k) + ");");
-    }
-  }
+  const std::string form_bytes = form_allocations(p, grid_names, nvshmem, l, args);
   for (const auto& s : swaps) {
     swap_list.push_back("{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "}");
     const std::string& a = grid_names[s[0]];
@@ -450,7 +460,7 @@ std::string launcher(const Program& p, const std::string& source,
   out.push_back("  const auto sc_plan = " + plan);
   const std::string heap = "::stencilc::compiled::symmetric_bytes<" + r + ">(sc_plan, sc_descs, {" +
                            join(element_bytes) + "}, {" + join(exchanged_flags) + "})" +
-                           flow_reductions_bytes + regs_bytes;
+                           form_bytes;
   for (const auto& line :
        team_and_launch(p, model, rank, nvshmem, heap, "blocks and exchanges", l, args))
     out.push_back(line);

@@ -42,23 +42,8 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range,
                          program_->name + " at " + where + " reading '" + grid + "'\");");
     line(indent, "}");
   }
-  if (!spmd_ && range.kind != Range::Kind::Interior && range.kind != Range::Kind::Owned) {
-    // A range of the user's bounds holds grid points only (the host target's check_range).
-    std::set<std::string> indexed = stored_grids(point_body);
-    for (const auto& read : reads.grids) indexed.insert(read.first);
-    std::vector<std::string> periodic, names;
-    for (const std::string& g : indexed) {
-      periodic.push_back("args." + g + "_shape.periodic");
-      names.push_back("\"" + g + "\"");
-    }
-    line(indent, "{");
-    line(indent + 1, "const bool* const sc_periodic[] = {" + join(periodic) + "};");
-    line(indent + 1, "const char* const sc_grids[] = {" + join(names) + "};");
-    line(indent + 1, std::string(kRt) + "check_range(pe, sc_range, args." + first_grid_ +
-                         "_shape.extent, sc_periodic, sc_grids, " + std::to_string(indexed.size()) +
-                         ", \"" + program_->name + "\", \"" + where + "\");");
-    line(indent, "}");
-  }
+  if (!spmd_ && range.kind != Range::Kind::Interior && range.kind != Range::Kind::Owned)
+    range_check(point_body, reads, where, indent);
   if (spmd_) {
     // SPMD ranges are local already; every point a store writes must be a cell of the block.
     for (const std::string& b : stored_grids(point_body)) {
@@ -137,6 +122,24 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range,
   for (size_t d = 0; d < n; ++d) loop_vars_[d] = "sc_l" + std::to_string(d);
   if (strip) return indent;  // strip_points() emits the loops
   return open_point_loop(indent, group, false);
+}
+
+void CudaKernelEmitter::range_check(const Stmt& point_body, const ReadExtents& reads,
+                                    const std::string& where, int indent) {
+  std::set<std::string> indexed = stored_grids(point_body);
+  for (const auto& read : reads.grids) indexed.insert(read.first);
+  std::vector<std::string> periodic, names;
+  for (const std::string& g : indexed) {
+    periodic.push_back("args." + g + "_shape.periodic");
+    names.push_back("\"" + g + "\"");
+  }
+  line(indent, "{");
+  line(indent + 1, "const bool* const sc_periodic[] = {" + join(periodic) + "};");
+  line(indent + 1, "const char* const sc_grids[] = {" + join(names) + "};");
+  line(indent + 1, std::string(kRt) + "check_range(pe, sc_range, args." + first_grid_ +
+                       "_shape.extent, sc_periodic, sc_grids, " + std::to_string(indexed.size()) +
+                       ", \"" + program_->name + "\", \"" + where + "\");");
+  line(indent, "}");
 }
 
 void CudaKernelEmitter::split_parts(int indent, const ForEach& part, const Stmt& point_body) {
