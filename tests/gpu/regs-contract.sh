@@ -11,13 +11,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/regs-contract"
 mkdir -p "$out"
-nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-if [ "${gpus:-0}" -lt 1 ]; then  # a failure, not a skip: ctest -L gpu must not pass without a GPU
-  echo "FAIL no GPU visible (nvidia-smi -L lists none)"
-  echo "0 passed, 1 failed"
-  exit 1
-fi
+source "$root/tests/gpu/common.sh"  # nvcc, gpus; fails without a GPU
 "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
   "$gen/regs_contract.cu" -o "$out/rc" 2> "$out/rc.nvcc.log" || { echo "FAIL nvcc"; head "$out/rc.nvcc.log"; exit 1; }
 g++ -std=c++17 -O2 -I "$root/include" "$root/tests/gpu/inputs/regs_contract.cpp" -o "$out/rc.ref" -pthread || exit 1

@@ -46,13 +46,7 @@ pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,3,4 || echo 1,2)}"
 variants="${VARIANTS:-cpu-free-auto cpu-free cpu-free-roles cpu-free-dataflow cpu-free-dataflow-rows cpu-free-regs cpu-free-regs-rows host-controlled nvshmem}"
 backends=p2p
 [[ " $variants " == *" nvshmem "* ]] && backends=p2p,nvshmem
-nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-if [ "${gpus:-0}" -lt 1 ]; then  # a failure, not a skip: ctest -L gpu must not pass without a GPU
-  echo "FAIL no GPU visible (nvidia-smi -L lists none)"
-  echo "0 passed, 1 failed"
-  exit 1
-fi
+source "$root/tests/gpu/common.sh"  # nvcc, gpus; fails without a GPU
 nvshmem_pes="${NVSHMEM_PES:-1,2}"
 if [ -z "${NVSHMEM_PES:-}" ] && [ "${gpus:-0}" -ge 4 ]; then nvshmem_pes="1,2,3,4"; fi
 mkdir -p "$out"

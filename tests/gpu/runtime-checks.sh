@@ -13,13 +13,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/runtime-checks"
 mkdir -p "$out"
-nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-if [ "${gpus:-0}" -lt 1 ]; then  # a failure, not a skip: ctest -L gpu must not pass without a GPU
-  echo "FAIL no GPU visible (nvidia-smi -L lists none)"
-  echo "0 passed, 1 failed"
-  exit 1
-fi
+source "$root/tests/gpu/common.sh"  # nvcc, gpus; fails without a GPU
 for s in "" .hc; do
   "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
     "$gen/runtime_checks$s.cu" -o "$out/checks$s" 2> "$out/nvcc$s.log" || { echo "FAIL nvcc $s"; head "$out/nvcc$s.log"; exit 1; }
