@@ -301,7 +301,7 @@ class CudaKernelEmitter : public CppEmitter {
   void loop(const Stmt& s, int indent) override;
 
   /// The dataflow loop's register-resident form (regs.cuh) where the launcher planned it
-  /// (args.sc_regs: compiled::regs_plan) and its contract holds on every block of every PE (a
+  /// (args.sc_regs: compiled::choose_form) and its contract holds on every block of every PE (a
   /// grid_reduce): each block's band of %in in registers (RegsBand), a step of it where the loop's
   /// update was (regs_step), the rest of the step as the dataflow form has it, the band into the
   /// grid the last step wrote after the loop. sc_regs_done: it ran the loop.

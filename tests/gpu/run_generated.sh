@@ -16,7 +16,7 @@
 #                      (STENCILC_MAX_BLOCKS=5: many rows a block, the strips);
 #   - cpu-free-regs:   the same with STENCILC_DATAFLOW=1 STENCILC_REGS=1: the register-resident form
 #                      (regs.cuh: each block's band of rows in registers across steps) where the
-#                      sample's loop has one and the band fits (compiled::regs_plan says on stderr
+#                      sample's loop has one and the band fits (compiled::choose_form says on stderr
 #                      where it does not); -rows: built with -DSTENCILC_REGS_ROWS=2 (twice the
 #                      blocks: more edges between them);
 #   - host-controlled: <name>.hc.cu, the CPU-controlled baseline (global-view samples only: the

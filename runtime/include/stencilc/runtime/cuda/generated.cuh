@@ -57,7 +57,7 @@ static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024
 #define STENCILC_HOIST_BOUNDARY_WALK 2
 #endif
 // The register-resident form of a 2-D dataflow loop (regs.cuh; on the loops select-loop-forms
-// marks, run where compiled::regs_plan finds the band fits): every block holds up to STENCILC_REGS_ROWS rows of
+// marks, run where compiled::choose_form finds the band fits): every block holds up to STENCILC_REGS_ROWS rows of
 // STENCILC_REGS_VEC columns a thread in registers across steps. 8 rows fit larger grids on one
 // GPU (jacobi2d 2048^2) but spill and cost 20-30% where blocks hold 4 rows or fewer.
 #ifndef STENCILC_REGS_VEC
