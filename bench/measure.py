@@ -37,6 +37,10 @@ PROGRAMS = {
     # Three in-place fp64 updates a step: ey (ey, hz read), ex (ex, hz read), hz (hz, ex, ey read),
     # each writing its field.
     "fdtd2d": (80, 2, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["96 30 2", "45 21 1 37", "40 9 1 83"]),
+    # Two coupled fp64 grids, one update writing both (u, v read; u_next, v_next written).
+    "gray_scott": (32, 2, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["96 30 2", "45 21 1 37", "40 9 1 83"]),
+    # 27 points, fp32: a read, b written.
+    "box27": (8, 3, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["24 10 2", "13 7 1 19", "11 5 1 27"]),
 }
 TIMING = re.compile(r"^stencilc: .*: ([0-9.]+) ms$")
 
