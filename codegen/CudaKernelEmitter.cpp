@@ -388,11 +388,10 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
       return put_signal(s, indent);
     case StmtKind::WaitUntil: {
       auto* w = as<WaitUntil>(s);
-      static const char* const names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
       comment(indent, s);
       line(indent, std::string(kRt) + "wait_until_on(pe, " + group(w->role) + ", " +
                        std::to_string(transfers_++) + ", " + w->signal + ", ::stencilc::rt::Cmp::" +
-                       names[(int)w->cmp] + ", " + expr(w->value) + ", \"signal %" + w->signal +
+                       cmp_name(w->cmp) + ", " + expr(w->value) + ", \"signal %" + w->signal +
                        " at " + where(s) + "\");  // one block of the group waits");
       return;
     }

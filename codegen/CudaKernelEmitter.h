@@ -186,8 +186,7 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// The device-side check that a range of the user's bounds holds grid points only
   /// (rt::cuda::check_range, the host target's messages), naming the grids the update indexes.
-  void range_check(const Stmt& point_body, const ReadExtents& reads, const std::string& where,
-                   int indent);
+  void range_check(const Stmt& point_body, const std::string& where, int indent);
 
   /// The grid-stride loop of `group`'s threads over a chunk's points (open_points' names), and
   /// the coordinates of its item: a point, or with `strip` the strip of rows [sc_s0, sc_e0) along
@@ -382,13 +381,14 @@ class CudaKernelEmitter : public CppEmitter {
   /// The body of a batched point loop (open_point_loop with batch_plain_, the barrier form's
   /// loops of one point a thread: 1-D updates, thin boxes), in three unrolled phases over the
   /// batch's points: every distinct grid read of every point into registers, then
-  /// the values, then the stores of the points before the chunk's end (batch_points a thread). The loads of the whole
+  /// the values, then the stores of the points before the chunk's end (`points` a thread:
+  /// batch_points). The loads of the whole
   /// batch are in flight together even where computing a value branches (a double division's
   /// slow path), which would keep the next point's loads behind it; with a point at a time, a
   /// thread at the persistent kernel's occupancy waited a load round trip per point. Needs
   /// batch_points() > 0 (every read of the batch sees the values before its stores; the
   /// registers it takes). Returns `indent` (close_points closes the loop).
-  int batched_plain_points(const ForEach& u, int indent, const std::string& group);
+  int batched_plain_points(const ForEach& u, int indent, const std::string& group, int points);
 
   /// The points a thread of a batched point loop (batched_plain_points) takes at once: kBatchBytes
   /// of its widest read in flight, 2 to kMaxBatchPoints, fewer where its distinct reads would

@@ -171,6 +171,24 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   return out;
 }
 
+/// A scalar result parameter `g` (a reference the program assigns): its word on every GPU (into
+/// `setup`), its kernel arguments, and after the launch PE 0's value back into the caller's
+/// variable (`whose`: the comment on that line).
+void scalar_result(const Param& g, bool nvshmem, const std::string& whose,
+                   std::vector<std::string>* setup, std::vector<std::string>* args,
+                   std::vector<std::string>* after) {
+  setup->push_back("  auto sc_" + g.name + "_out = sc_team.alloc<" + cpp_type(g.type) + ">(1);");
+  args->push_back("sc_args." + g.name + " = " + g.name + ";");
+  args->push_back("sc_args." + g.name + "_out = sc_" + g.name + "_out.on(sc_pe);");
+  if (nvshmem) {
+    after->push_back("  ::stencilc::compiled::broadcast_result(sc_team, sc_" + g.name + "_out, " +
+                     g.name + ");  // " + whose);
+  } else {
+    after->push_back("  sc_team.download(0, &" + g.name + ", sc_" + g.name + "_out.on(0), 1);  // " +
+                     whose);
+  }
+}
+
 /// After the launch, the lines that bring grid or block `g` back from the blocks it ended with
 /// (swaps included) on `process_grid`: on nvshmem every PE's block into every process's grid, on
 /// p2p every GPU's block into the one process's grid.
@@ -408,16 +426,7 @@ std::string launcher(const Program& p, const std::string& source,
       args.push_back("sc_args." + g.name + " = " + g.name + ";");
     } else if (g.kind == ParamKind::ScalarRef) {
       params.push_back(t + "& " + g.name);
-      l.push_back("  auto sc_" + g.name + "_out = sc_team.alloc<" + t + ">(1);");
-      args.push_back("sc_args." + g.name + " = " + g.name + ";");
-      args.push_back("sc_args." + g.name + "_out = sc_" + g.name + "_out.on(sc_pe);");
-      if (nvshmem) {
-        after.push_back("  ::stencilc::compiled::broadcast_result(sc_team, sc_" + g.name +
-                        "_out, " + g.name + ");  // PE 0's (all agree)");
-      } else {
-        after.push_back("  sc_team.download(0, &" + g.name + ", sc_" + g.name +
-                        "_out.on(0), 1);  // PE 0's (all agree)");
-      }
+      scalar_result(g, nvshmem, "PE 0's (all agree)", &l, &args, &after);
     }
   }
   std::vector<std::string> swap_list, grid_names;
@@ -502,16 +511,7 @@ std::string spmd_launcher(const Program& p, const RoleModelInputs& model, CudaBa
     } else if (g.kind == ParamKind::Scalar) {
       args.push_back("sc_args." + g.name + " = " + g.name + ";");
     } else {
-      blocks.push_back("  auto sc_" + g.name + "_out = sc_team.alloc<" + t + ">(1);");
-      args.push_back("sc_args." + g.name + " = " + g.name + ";");
-      args.push_back("sc_args." + g.name + "_out = sc_" + g.name + "_out.on(sc_pe);");
-      if (nvshmem) {
-        after.push_back("  ::stencilc::compiled::broadcast_result(sc_team, sc_" + g.name +
-                        "_out, " + g.name + ");  // PE 0's, as in the reference");
-      } else {
-        after.push_back("  sc_team.download(0, &" + g.name + ", sc_" + g.name +
-                        "_out.on(0), 1);  // PE 0's, as in the reference");
-      }
+      scalar_result(g, nvshmem, "PE 0's, as in the reference", &blocks, &args, &after);
     }
   }
   std::string r = std::to_string(rank);

@@ -43,7 +43,7 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range,
     line(indent, "}");
   }
   if (!spmd_ && range.kind != Range::Kind::Interior && range.kind != Range::Kind::Owned)
-    range_check(point_body, reads, where, indent);
+    range_check(point_body, where, indent);
   if (spmd_) {
     // SPMD ranges are local already; every point a store writes must be a cell of the block.
     for (const std::string& b : stored_grids(point_body)) {
@@ -124,10 +124,9 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range,
   return open_point_loop(indent, group, false);
 }
 
-void CudaKernelEmitter::range_check(const Stmt& point_body, const ReadExtents& reads,
-                                    const std::string& where, int indent) {
-  std::set<std::string> indexed = stored_grids(point_body);
-  for (const auto& read : reads.grids) indexed.insert(read.first);
+void CudaKernelEmitter::range_check(const Stmt& point_body, const std::string& where,
+                                    int indent) {
+  const std::set<std::string> indexed = indexed_grids(point_body);
   std::vector<std::string> periodic, names;
   for (const std::string& g : indexed) {
     periodic.push_back("args." + g + "_shape.periodic");
@@ -672,7 +671,7 @@ int CudaKernelEmitter::batch_points(const Stmt& point_body) const {
 }
 
 int CudaKernelEmitter::batched_plain_points(const ForEach& u, int indent,
-                                            const std::string& group) {
+                                            const std::string& group, int points) {
   const size_t n = indices_.size();
   const std::string k = "sc_batch", nn = std::to_string(n);
   auto coordinates = [&](int at) {
@@ -680,7 +679,7 @@ int CudaKernelEmitter::batched_plain_points(const ForEach& u, int indent,
       line(at, "const int sc_l" + std::to_string(d) + " = sc_lk[sc_r][" + std::to_string(d) + "];");
   };
   // The batch's points (past the chunk's end: its last point again, loaded but not stored).
-  line(indent, "constexpr int sc_batch = " + std::to_string(batch_points(u.body)) +
+  line(indent, "constexpr int sc_batch = " + std::to_string(points) +
                    ";  // points a thread in flight (batch_points)");
   line(indent, "int sc_lk[" + k + "][" + nn + "];  // the batch's points");
   line(indent, "#pragma unroll");
@@ -798,7 +797,7 @@ void CudaKernelEmitter::for_each(const Stmt& self, int indent) {
     } else if (!batch_group_.empty()) {  // open_walk opened a batched walk
       inner = batched_points(*s, inner);
     } else if (plain_batched > 0 && !walk_) {
-      inner = batched_plain_points(*s, inner, group(s->role));
+      inner = batched_plain_points(*s, inner, group(s->role), plain_batched);
     } else {
       body(s->body, inner);
       if (folding_ >= 0) fold_point(*s, inner);

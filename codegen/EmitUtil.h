@@ -4,6 +4,7 @@
 #include "codegen/CppEmitter.h"
 #include "ir/IR.h"
 #include "ir/IRVisitor.h"
+#include "passes/LoopForms.h"
 
 #include <algorithm>
 #include <array>
@@ -72,6 +73,21 @@ struct ReadExtents : IRVisitor {
     }
   }
 };
+
+/// A wait's comparison as the runtime spells it (::stencilc::rt::Cmp::<name>).
+inline const char* cmp_name(CmpOp op) {
+  static const char* const names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
+  return names[static_cast<int>(op)];
+}
+
+/// The grids a point body indexes, stored or read (a range check names them).
+inline std::set<std::string> indexed_grids(const Stmt& point_body) {
+  std::set<std::string> grids = passes::stored_grids(point_body);
+  ReadExtents reads;
+  reads.visit(point_body);
+  for (const auto& read : reads.grids) grids.insert(read.first);
+  return grids;
+}
 
 /// Grids that go through a halo exchange somewhere in the program.
 struct ExchangedGrids : IRVisitor {

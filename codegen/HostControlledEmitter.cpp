@@ -216,10 +216,8 @@ class HostControlledEmitter : public CppEmitter {
         module_->source + ":" + std::to_string(s->loc.line) + ":" + std::to_string(s->loc.col);
     if (r.kind != Range::Kind::Interior) {
       // The range holds grid points only, as the reference build's index checks require.
-      std::set<std::string> indexed = passes::stored_grids(point_body);
-      for (const auto& read : reads.grids) indexed.insert(read.first);
       std::vector<std::string> descs;
-      for (const std::string& g : indexed)
+      for (const std::string& g : indexed_grids(point_body))
         descs.push_back("&sc_descs[" + std::to_string(grid_ids_[g]) + "]");
       line(indent, "::stencilc::compiled::check_range(\"" + program_->name + "\", sc_descs[0], sc_range, {" +
                        join(descs) + "}, \"" + where + "\");");

@@ -20,16 +20,6 @@ using namespace ir;
 
 namespace {
 
-/// The grids a point body stores to.
-struct StoredGrids : IRVisitor {
-  using IRVisitor::visit;
-  std::set<std::string> grids;
-  void visit(const Store* s) override {
-    grids.insert(s->grid);
-    IRVisitor::visit(s);
-  }
-};
-
 /// run_pe: one PE's part of a decomposed global-view program.
 class HostProgramEmitter : public CppEmitter {
  public:
@@ -113,12 +103,8 @@ class HostProgramEmitter : public CppEmitter {
     }
     if (!spmd_) {
       // The range must hold grid points only, as the reference build's index checks require.
-      StoredGrids stores;
-      stores.visit(point_body);
-      std::set<std::string> indexed = stores.grids;
-      for (const auto& read : reads.grids) indexed.insert(read.first);
       std::vector<std::string> descs;
-      for (const std::string& g : indexed) descs.push_back("&sc_cx." + g + "_desc");
+      for (const std::string& g : indexed_grids(point_body)) descs.push_back("&sc_cx." + g + "_desc");
       line(indent, "::stencilc::compiled::check_range(\"" + program_->name + "\", sc_cx." + first_grid_ +
                        "_desc, sc_range, {" + join(descs) + "}, \"" + where + "\");");
     }
@@ -219,9 +205,8 @@ class HostProgramEmitter : public CppEmitter {
         return put_signal(s, indent);
       case StmtKind::WaitUntil: {
         auto* w = as<WaitUntil>(s);
-        static const char* const names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
         comment(indent, s);
-        line(indent, "sc_cx.pe.wait_until(" + w->signal + ", ::stencilc::rt::Cmp::" + names[(int)w->cmp] + ", " +
+        line(indent, "sc_cx.pe.wait_until(" + w->signal + ", ::stencilc::rt::Cmp::" + cmp_name(w->cmp) + ", " +
                          expr(w->value) + ", \"signal %" + w->signal + " at " + where(s) + "\");");
         return;
       }
