@@ -43,6 +43,38 @@ PROGRAMS = {
     "box27": (8, 3, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["24 10 2", "13 7 1 19", "11 5 1 27"]),
 }
 TIMING = re.compile(r"^stencilc: .*: ([0-9.]+) ms$")
+# The nvshmem backend's line, one per process and run: "stencilc: <program> on PE 1 of 2 (...): 3.1 ms".
+PE_TIMING = re.compile(r"^stencilc: .* on PE ([0-9]+) of ([0-9]+) .*: ([0-9.]+) ms$")
+# The nvshmem builds (`<program>.nvshmem`: the cpu-free schedule on the nvshmem backend) run one
+# process a GPU; OMPI_ALLOW_RUN_AS_ROOT* lets mpirun run as root on the GPU machines.
+MPIRUN = "mpirun -np {pes} --oversubscribe --bind-to none"
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+
+
+def schedule_backend(schedule):
+    """The CSV's schedule and backend columns of a --schedules entry: "nvshmem" is the cpu-free
+    schedule on the nvshmem backend, everything else runs on p2p."""
+    return ("cpu-free", "nvshmem") if schedule == "nvshmem" else (schedule, "p2p")
+
+
+def column(schedule, backend):
+    """The table column (and merge key) of a row: its schedule, with the backend when not p2p."""
+    return schedule if backend == "p2p" else f"{schedule} ({backend})"
+
+
+def run_times(stderr):
+    """The kernel time (ms) of each run a program printed on stderr with STENCILC_TIMING: one
+    line a run (p2p: the slowest GPU's kernel), or, from the processes of an nvshmem run, one line
+    a process and run, of which each run's slowest PE counts."""
+    by_pe = {}
+    for line in stderr.splitlines():
+        m = PE_TIMING.match(line)
+        if m:
+            by_pe.setdefault(int(m.group(1)), []).append(float(m.group(3)))
+    if by_pe:
+        runs = min(len(v) for v in by_pe.values())
+        return [max(v[k] for v in by_pe.values()) for k in range(runs)]
+    return [float(m.group(1)) for m in map(TIMING.match, stderr.splitlines()) if m]
 
 
 def source_of(program):
@@ -65,10 +97,15 @@ def run(cmd, env=None, timeout=600):
 
 
 def kernel_ms(exe, args, gpus, env=None):
-    r = run([exe] + args.split(), {"STENCILC_TIMING": "1", "STENCILC_PES": str(gpus), **(env or {})})
+    cmd = [exe] + args.split()
+    e = {"STENCILC_TIMING": "1", "STENCILC_PES": str(gpus), **(env or {})}
+    if exe.endswith(".nvshmem"):
+        cmd = MPIRUN.format(pes=gpus).split() + [a for k in e for a in ("-x", k)] + cmd
+        e.update(MPI_ENV)
+    r = run(cmd, e)
     if r.returncode != 0:
         raise RuntimeError(f"{exe} {args} on {gpus} GPUs: exit {r.returncode}: {r.stderr.strip()[-400:]}")
-    return [float(m.group(1)) for m in map(TIMING.match, r.stderr.splitlines()) if m]
+    return run_times(r.stderr)
 
 
 def step_us(exe, args_of, s1, gpus, env=None):
@@ -98,10 +135,12 @@ def write_outputs(out, rows, device, bandwidth, date):
         writer.writerow(header)
         writer.writerows(rows)
     # The table: one line per program, size and GPU count (in the order measured), both schedules
-    # side by side, then any other schedule measured (cpu-free-regs) with its ratio to cpu-free.
-    by = {(r[2], r[3], r[4], r[5]): r for r in rows}
+    # side by side, then any other schedule or backend measured (cpu-free-regs, "cpu-free
+    # (nvshmem)") with its ratio to cpu-free on p2p.
+    by = {(r[2], r[3], r[4], column(r[5], r[6])): r for r in rows}
     keys = list(dict.fromkeys((r[2], r[3], r[4]) for r in rows))
-    others = list(dict.fromkeys(r[5] for r in rows if r[5] not in ("cpu-free", "host-controlled")))
+    others = list(dict.fromkeys(column(r[5], r[6]) for r in rows
+                                if column(r[5], r[6]) not in ("cpu-free", "host-controlled")))
     measured = f"{bandwidth:.0f} GB/s" if isinstance(bandwidth, float) else bandwidth
     extra_head = "".join(f" {o} us/step | of bandwidth | cpu-free / {o} |" for o in others)
     lines = [f"Device: {device}; copy bandwidth {measured} per GPU (read + write); {date}.", "",
@@ -129,7 +168,7 @@ def merge(csvs, out):
     rows, bandwidths = {}, []
     for path in csvs:
         for r in csv.DictReader(open(path)):
-            key = (r["program"], r["size"], r["gpus"], r["schedule"])
+            key = (r["program"], r["size"], r["gpus"], column(r["schedule"], r["backend"]))
             rows[key] = [r[k] for k in ("date", "device", "program", "size", "gpus", "schedule", "backend",
                                         "us_per_step", "bandwidth_fraction", "verified")]
         bandwidth_txt = os.path.join(os.path.dirname(path), "bandwidth.txt")
@@ -140,7 +179,7 @@ def merge(csvs, out):
                 bandwidths.append(low if low == high else f"{low}-{high}")
     order = list(PROGRAMS)
     rows = sorted(rows.values(), key=lambda r: (is_weak(r[2]), order.index(kind_of(r[2])), int(r[3]), int(r[4]),
-                                                r[5] != "cpu-free"))
+                                                column(r[5], r[6]) != "cpu-free"))
     if not rows:
         sys.exit("merge: no rows")
     dates = sorted({r[0] for r in rows})
@@ -162,7 +201,9 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--matrix", required=True, help="program:size,size;program:size ...")
     ap.add_argument("--gpus", default="1,2")
-    ap.add_argument("--schedules", default="cpu-free,host-controlled")
+    ap.add_argument("--schedules", default="cpu-free,host-controlled",
+                    help="builds <program>.<schedule> to time; nvshmem: the cpu-free build on the nvshmem backend "
+                         "(<program>.nvshmem, one process a GPU under mpirun)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--bandwidth", type=float, required=True, help="measured copy GB/s per GPU")
     ap.add_argument("--device", required=True)
@@ -189,7 +230,9 @@ def main():
                    "--pes", ",".join(map(str, gpus))]
             for v in vargs:
                 cmd += ["--args", v]
-            r = run(cmd)
+            if schedule == "nvshmem":
+                cmd += ["--launcher", MPIRUN + " bash " + os.path.join(a.root, "tests/gpu/mpi_rank.sh")]
+            r = run(cmd, MPI_ENV if schedule == "nvshmem" else None)
             ok = r.returncode == 0
             verified[(src, schedule)] = ok
             print(f"verify {src} {schedule} on {a.gpus} GPUs: {'ok' if ok else 'FAIL'} ({r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-200:]})", flush=True)
@@ -209,12 +252,12 @@ def main():
                         per_step = step_us(exe, lambda s: argline(n, s, a.runs + 1, n0), s1, g)
                     except (RuntimeError, subprocess.TimeoutExpired) as e:
                         print(f"FAIL {program} {n} {g} {schedule}: {e}", flush=True)
-                        rows.append([date, a.device, program, n, g, schedule, "p2p", "", "", "false"])
+                        rows.append([date, a.device, program, n, g, *schedule_backend(schedule), "", "", "false"])
                         write_outputs(a.out, rows, a.device, a.bandwidth, date)
                         continue
                     fraction = (points * bpp / g) / (per_step * 1e-6) / (a.bandwidth * 1e9)
                     ok = verified.get((source_of(program), schedule), False)
-                    rows.append([date, a.device, program, n, g, schedule, "p2p", f"{per_step:.2f}", f"{fraction:.3f}",
+                    rows.append([date, a.device, program, n, g, *schedule_backend(schedule), f"{per_step:.2f}", f"{fraction:.3f}",
                                  "true" if ok else "false"])
                     print(f"{program} {n} gpus={g} {schedule}: {per_step:.2f} us/step, {fraction:.1%} of bandwidth "
                           f"(steps {s1}/{3 * s1}, {a.runs} runs)", flush=True)

@@ -7,7 +7,8 @@
 # times the matrix (bench/measure.py: median of RUNS runs, CUDA events) and writes latest.csv and
 # table.md into $OUT (default /tmp/bench), for docs/benchmarks/ and docs/BENCHMARKS.md, where
 # bench/report.py draws the plots.
-# MATRIX, GPUS, SCHEDULES and RUNS choose the matrix (defaults: the whole of issue 5, which takes
+# MATRIX, GPUS, SCHEDULES and RUNS choose the matrix (SCHEDULES: cpu-free, host-controlled and
+# nvshmem, the cpu-free code on the nvshmem backend; defaults: the whole of issue 5, which takes
 # more than one 10-minute device call: run it in parts, each with its own OUT, and join them with
 # `python3 bench/measure.py --merge <part>/latest.csv ... --out DIR`).
 # NVCC_FLAGS adds flags to every CUDA build (a build switch measured across the matrix, e.g.
@@ -27,6 +28,17 @@ schedules="${SCHEDULES:-cpu-free,host-controlled}"
 matrix="${MATRIX:-jacobi2d:256,1024,2048,4096,16384;jacobi2d+norm:256,1024;heat3d:256,512;wave2d:2048,8192;jacobi1d:16384,1048576,67108864;cg2d:258,1026,4098,6146;fdtd2d:512,2048,8192;gray_scott:512,2048,8192;box27:64,256,512}"
 mkdir -p "$bin" "$out"
 t0=$(date +%s)
+# SCHEDULES' "nvshmem": the cpu-free code on the nvshmem backend (<program>.nvshmem.cu), built
+# with NVSHMEM and MPI as tests/gpu/nvshmem-flags.sh finds them, run by measure.py under mpirun.
+nvshmem_compile=() nvshmem_link=()
+if [[ ",$schedules," == *",nvshmem,"* ]]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  flags=$(bash "$root/tests/gpu/nvshmem-flags.sh") || { echo "nvshmem: no NVSHMEM or MPI" >&2; exit 1; }
+  part=compile
+  while IFS= read -r w; do
+    if [ "$w" = "--" ]; then part=link; elif [ "$part" = compile ]; then nvshmem_compile+=("$w"); else nvshmem_link+=("$w"); fi
+  done <<< "$flags"
+fi
 reuse() { [ -n "${REUSE_BUILD:-}" ] && [ -x "$1" ]; }
 reuse "$bin/bandwidth" || "$nvcc" -O2 -arch=sm_90 "$root/bench/bandwidth.cu" -o "$bin/bandwidth" &
 for src in "$root"/bench/programs/*.cpp; do
@@ -34,8 +46,11 @@ for src in "$root"/bench/programs/*.cpp; do
   for schedule in ${schedules//,/ }; do
     reuse "$bin/$name.$schedule" && continue
     read -r -a extra <<< "${NVCC_FLAGS:-}"
+    backend=() link=()
+    [ "$schedule" = nvshmem ] && backend=("${nvshmem_compile[@]}") link=("${nvshmem_link[@]}")
     "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
-      "${extra[@]}" "$gen/$name.$schedule.cu" -o "$bin/$name.$schedule" 2> "$bin/$name.$schedule.nvcc.log" &
+      "${extra[@]}" "${backend[@]}" "$gen/$name.$schedule.cu" "${link[@]}" -o "$bin/$name.$schedule" \
+      2> "$bin/$name.$schedule.nvcc.log" &
   done
   reuse "$bin/$name.ref" || g++ -std=c++17 -O2 -I "$root/include" "$src" -o "$bin/$name.ref" -pthread &
 done

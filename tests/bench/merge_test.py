@@ -43,6 +43,7 @@ def main(root):
             f"{d},jacobi2d,1024,2,host-controlled,p2p,39.79,0.025,true",
             f"{d},heat3d,256,2,cpu-free,p2p,74.99,0.423,false",
             f"{d},jacobi2d,1024,2,cpu-free-regs,p2p,4.10,0.246,true",
+            f"{d},jacobi2d,1024,2,cpu-free,nvshmem,8.20,0.123,true",
         ], [4158.2, 4159.7])
         out = os.path.join(work, "out")
         r = subprocess.run([sys.executable, os.path.join(root, "bench/measure.py"), "--merge",
@@ -53,6 +54,7 @@ def main(root):
         keys = [(x["program"], x["size"], x["gpus"], x["schedule"]) for x in rows]
         expect(keys == [("jacobi2d", "256", "1", "cpu-free"), ("jacobi2d", "1024", "2", "cpu-free"),
                         ("jacobi2d", "1024", "2", "host-controlled"), ("jacobi2d", "1024", "2", "cpu-free-regs"),
+                        ("jacobi2d", "1024", "2", "cpu-free"),
                         ("heat3d", "256", "2", "cpu-free"),
                         ("wave2d", "2048", "1", "cpu-free"), ("jacobi2d@weak", "8192", "2", "cpu-free")],
                f"rows sorted, weak scaling last, one row per configuration: {keys}")
@@ -61,11 +63,14 @@ def main(root):
         table = open(os.path.join(out, "table.md")).read()
         expect("4187-4188 GB/s, 4158-4160 GB/s (each part's own run)" in table,
                "each part's bandwidth in the header: " + table.splitlines()[0])
-        expect("| jacobi2d | 1024^2 | 2 | 16.41 | 6% | 39.79 | 2% | 2.42 | 4.10 | 25% | 4.00 | yes |" in table,
-               "the two schedules side by side with their ratio, then another schedule with its ratio to cpu-free")
-        expect("host-controlled / cpu-free | cpu-free-regs us/step | of bandwidth | cpu-free / cpu-free-regs | verified |" in table,
-               "another schedule's columns named")
-        expect("| heat3d | 256^3 | 2 | 74.99 | 42% | - | - | - | - | - | - | NO |" in table, "an unverified row says NO")
+        expect("| jacobi2d | 1024^2 | 2 | 16.41 | 6% | 39.79 | 2% | 2.42 | 4.10 | 25% | 4.00 | 8.20 | 12% | 2.00 | yes |"
+               in table, "the two schedules side by side with their ratio, then another schedule and the nvshmem "
+               "backend, each with its ratio to cpu-free on p2p")
+        expect("host-controlled / cpu-free | cpu-free-regs us/step | of bandwidth | cpu-free / cpu-free-regs | "
+               "cpu-free (nvshmem) us/step | of bandwidth | cpu-free / cpu-free (nvshmem) | verified |" in table,
+               "another schedule's and backend's columns named")
+        expect("| heat3d | 256^3 | 2 | 74.99 | 42% | - | - | - | - | - | - | - | - | - | NO |" in table,
+               "an unverified row says NO")
         expect("| jacobi2d@weak | 8192^2 per GPU | 2 |" in table, "a weak-scaling row names its size per GPU")
         # A device name with a comma in it stays one field (latest.csv is written by the csv module).
         part = os.path.join(work, "c")
@@ -83,6 +88,22 @@ def main(root):
             rows = list(csv.DictReader(open(os.path.join(out, "latest.csv"))))
             expect([(x["device"], x["us_per_step"]) for x in rows] == [(device, "11.16")],
                    f"a device name with a comma reads back as one field: {rows}")
+    # The kernel times of a run: one line a run (p2p), or one a process and run (nvshmem under
+    # mpirun, the lines of the processes interleaved), of which each run's slowest PE counts.
+    sys.path.insert(0, os.path.join(root, "bench"))
+    import measure  # noqa: E402
+    p2p = "stencilc: jacobi on 2 GPUs (128 blocks of 256 threads each, 45 comm): 11.188 ms\n" * 2
+    expect(measure.run_times(p2p) == [11.188, 11.188], f"p2p times: {measure.run_times(p2p)}")
+    pes = ("stencilc: jacobi: time loop at j.cpp:12: barrier (why)\n"
+           "stencilc: jacobi on PE 1 of 2 (132 blocks of 256 threads, 4 comm): 5.0 ms\n"
+           "stencilc: jacobi on PE 0 of 2 (132 blocks of 256 threads, 4 comm): 6.0 ms\n"
+           "stencilc: jacobi on PE 0 of 2 (132 blocks of 256 threads, 4 comm): 3.0 ms\n"
+           "stencilc: jacobi on PE 1 of 2 (132 blocks of 256 threads, 4 comm): 4.0 ms\n"
+           "stencilc: jacobi on PE 0 of 2 (132 blocks of 256 threads, 4 comm): 9.0 ms\n")
+    expect(measure.run_times(pes) == [6.0, 4.0], f"nvshmem: each run's slowest PE, complete runs only: "
+                                                 f"{measure.run_times(pes)}")
+    expect(measure.schedule_backend("nvshmem") == ("cpu-free", "nvshmem") and
+           measure.schedule_backend("host-controlled") == ("host-controlled", "p2p"), "schedule and backend columns")
     for f in failures:
         print("FAIL: " + f)
     print(f"bench merge: {'ok' if not failures else f'{len(failures)} failed'}")
