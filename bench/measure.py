@@ -39,6 +39,11 @@ PROGRAMS = {
     "fdtd2d": (80, 2, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["96 30 2", "45 21 1 37", "40 9 1 83"]),
     # Two coupled fp64 grids, one update writing both (u, v read; u_next, v_next written).
     "gray_scott": (32, 2, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["96 30 2", "45 21 1 37", "40 9 1 83"]),
+    # 9 points, fp64, the largest update (a Max reduction) read in the loop: u and f read, v written
+    # (the reduction reads v and u again unless folded into the update).
+    "poisson9": (24, 2, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["96 30 2", "45 21 1 37", "40 9 1 83"]),
+    # Upwind advection, fp32, periodic: q read, q_next written.
+    "advect2d": (8, 2, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["96 30 2", "45 21 1 37", "40 9 1 83"]),
     # 27 points, fp32: a read, b written.
     "box27": (8, 3, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["24 10 2", "13 7 1 19", "11 5 1 27"]),
 }
