@@ -101,7 +101,15 @@ def run(cmd, env=None, timeout=600):
     return subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=timeout)
 
 
-def kernel_ms(exe, args, gpus, env=None):
+# A program that says how many iterations it ran ("iters=N": cg2d) must have run all it was asked
+# for: CG's residual underflows to 0 after some 15000 iterations at 258^2 (serially: 7e-162
+# after 15000), which ends its loop early and would make the time a step look smaller.
+ITERS = re.compile(r"\biters=([0-9]+)")
+# The most steps a run of a program may take (cg2d: well before its residual underflows).
+MAX_STEPS = {"cg2d": 1000}
+
+
+def kernel_ms(exe, args, gpus, env=None, steps=None):
     cmd = [exe] + args.split()
     e = {"STENCILC_TIMING": "1", "STENCILC_PES": str(gpus), **(env or {})}
     if exe.endswith(".nvshmem"):
@@ -110,6 +118,9 @@ def kernel_ms(exe, args, gpus, env=None):
     r = run(cmd, e)
     if r.returncode != 0:
         raise RuntimeError(f"{exe} {args} on {gpus} GPUs: exit {r.returncode}: {r.stderr.strip()[-400:]}")
+    ran = {int(m.group(1)) for m in ITERS.finditer(r.stdout)}
+    if steps is not None and ran and ran != {steps}:
+        raise RuntimeError(f"{exe} {args} on {gpus} GPUs: asked for {steps} iterations, ran {sorted(ran)}")
     return run_times(r.stderr)
 
 
@@ -117,14 +128,16 @@ def step_us(exe, args_of, s1, gpus, env=None):
     """us a step by the method above: the kernel times of runs at s1 and 3 s1 steps (`args_of(steps)`:
     the argument line; each process's first run, the warm-up, dropped), the median over runs of
     their difference over 2 s1."""
-    t1 = kernel_ms(exe, args_of(s1), gpus, env)[1:]
-    t2 = kernel_ms(exe, args_of(3 * s1), gpus, env)[1:]
+    t1 = kernel_ms(exe, args_of(s1), gpus, env, s1)[1:]
+    t2 = kernel_ms(exe, args_of(3 * s1), gpus, env, 3 * s1)[1:]
     return statistics.median((b - a) * 1000.0 / (2 * s1) for a, b in zip(t1, t2))
 
 
-def steps_for(points, bytes_per_point):
-    # About 20 ms of memory traffic per run at ~4 TB/s, within [10, 5000] steps.
-    return max(10, min(5000, int(8e10 / (points * bytes_per_point))))
+def steps_for(points, bytes_per_point, program=None):
+    # About 20 ms of memory traffic per run at ~4 TB/s, within [10, 5000] steps (and the program's
+    # MAX_STEPS / 3: the second run takes 3 s1).
+    most = min(5000, MAX_STEPS.get(program, 3 * 5000) // 3)
+    return max(10, min(most, int(8e10 / (points * bytes_per_point))))
 
 
 def write_outputs(out, rows, device, bandwidth, date):
@@ -252,7 +265,7 @@ def main():
                 points = n0 * n ** (rank - 1)
                 for schedule in schedules:
                     exe = os.path.join(a.bin, f"{source_of(program)}.{schedule}")
-                    s1 = steps_for(points / g, bpp)
+                    s1 = steps_for(points / g, bpp, kind_of(program))
                     try:
                         per_step = step_us(exe, lambda s: argline(n, s, a.runs + 1, n0), s1, g)
                     except (RuntimeError, subprocess.TimeoutExpired) as e:
