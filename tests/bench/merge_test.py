@@ -102,6 +102,22 @@ def main(root):
            "stencilc: jacobi on PE 0 of 2 (132 blocks of 256 threads, 4 comm): 9.0 ms\n")
     expect(measure.run_times(pes) == [6.0, 4.0], f"nvshmem: each run's slowest PE, complete runs only: "
                                                  f"{measure.run_times(pes)}")
+    # A run that stopped before the iterations it was asked for (CG whose residual underflowed) is
+    # an error, not a short time.
+    with tempfile.TemporaryDirectory() as work:
+        fake = os.path.join(work, "cg2d.cpu-free")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\necho 'stencilc: cg on 1 GPUs (1 blocks of 256 threads each, 0 comm): 1.000 ms' >&2\n"
+                    "echo \"cg2d n=8 iters=$2 checksum=0\"\n")
+        os.chmod(fake, 0o755)
+        expect(measure.kernel_ms(fake, "8 30", 1, steps=30) == [1.0], "a run of all its iterations times")
+        try:
+            measure.kernel_ms(fake, "8 29", 1, steps=30)
+            expect(False, "a run of fewer iterations than asked for raises")
+        except RuntimeError as e:
+            expect("asked for 30 iterations, ran [29]" in str(e), f"the message says so: {e}")
+    expect(measure.steps_for(258 * 258, 88, "cg2d") == 333 and measure.steps_for(258 * 258, 8) == 5000,
+           "cg2d's steps stay under its MAX_STEPS over the two runs")
     expect(measure.schedule_backend("nvshmem") == ("cpu-free", "nvshmem") and
            measure.schedule_backend("host-controlled") == ("host-controlled", "p2p"), "schedule and backend columns")
     for f in failures:
