@@ -278,12 +278,22 @@ void CudaKernelEmitter::reduce(const Stmt& self, int indent) {
                      ";  // this thread's points, added up in the update's walk");
   } else {
     line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
+    // Outside the dataflow loop a reduction of two or more dimensions walks its range as an
+    // update does: strips, and wide items (16-byte loads of the last dimension) where the layout
+    // allows, each thread combining its points' values.
+    const bool strip = !flow_ && s->indices.size() >= 2;
     flow_rows_ = barrier_free;
     int inner = open_points(self, s->range, s->indices, s->body, indent,
-                            barrier_free ? "sc_mine" : "sc_all");
+                            barrier_free ? "sc_mine" : "sc_all", nullptr, strip);
     flow_rows_ = false;
-    reduce_point(s, s->result, inner);
-    close_points(inner);
+    if (strip) {
+      reducing_ = s;
+      strip_points(s->body, inner, "sc_all");
+      reducing_ = nullptr;
+    } else {
+      reduce_point(s, s->result, inner);
+    }
+    close_points(inner, strip);
   }
   if (barrier_free) {
     const std::string r = "sc_red" + std::to_string(flow_reduction->second);

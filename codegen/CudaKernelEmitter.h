@@ -78,6 +78,7 @@ class CudaKernelEmitter : public CppEmitter {
   bool roles_ = false;       // the program has role(...) statements: the kernel has groups
   bool spmd_ = false;        // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
   bool defer_stores_ = false;        // inside a strip's first loop: stores go to sc_st_<grid>[sc_r]
+  const Reduce* reducing_ = nullptr;  // the reduction a strip or wide loop walks (point())
   std::set<std::string> exchanged_;  // grids with a halo exchange (DHaloExchange args.<grid>_halo)
   std::vector<std::string> indices_;  // the point loop's user index variables
   int transfers_ =
@@ -401,6 +402,10 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// A reduction's value at the point (its body), combined into `acc`.
   void reduce_point(const Reduce* r, const std::string& acc, int indent);
+
+  /// One point of the strip and wide loops: the update's body, or, walking a reduction
+  /// (reducing_), its value combined into the thread's partial.
+  void point(const Stmt& point_body, int indent);
 
   /// A flow reduction folded into the update (fold_into_update), before the update's walk: each
   /// thread's partial value, and whether this step computes it.

@@ -284,7 +284,7 @@ void CudaKernelEmitter::strip_points(const Stmt& point_body, int indent, const s
   if (v > 1) line(at - 1, "}");
   line(indent, "} else {  // thinner than a strip: point by point");
   inner = open_point_loop(indent + 1, group, false);
-  body(point_body, inner);
+  point(point_body, inner);
   line(inner - 1, "}");
   line(indent, "}");
 }
@@ -301,7 +301,7 @@ void CudaKernelEmitter::index_var(size_t d, int indent) {
 }
 
 void CudaKernelEmitter::strip_body(const Stmt& point_body, int indent) {
-  const bool defer = deferrable_stores(point_body);
+  const bool defer = deferrable_stores(point_body) && !stored_grids(point_body).empty();
   line(indent, std::string("if (sc_e0 - sc_s0 == ") + kRt + strip_rows() + ") {");
   std::vector<std::string> stored;
   if (defer) {
@@ -317,7 +317,7 @@ void CudaKernelEmitter::strip_body(const Stmt& point_body, int indent) {
   line(indent + 2, "const int sc_l0 = sc_s0 + sc_r;");
   index_var(0, indent + 2);
   defer_stores_ = defer;
-  body(point_body, indent + 2);
+  point(point_body, indent + 2);
   defer_stores_ = false;
   line(indent + 1, "}");
   if (defer) {
@@ -334,7 +334,7 @@ void CudaKernelEmitter::strip_body(const Stmt& point_body, int indent) {
   line(indent, "} else {");
   line(indent + 1, "for (int sc_l0 = sc_s0; sc_l0 < sc_e0; ++sc_l0) {");
   index_var(0, indent + 2);
-  body(point_body, indent + 2);
+  point(point_body, indent + 2);
   line(indent + 1, "}");
   line(indent, "}");
 }
@@ -408,7 +408,7 @@ void CudaKernelEmitter::wide_points(const Stmt& point_body, int indent, const st
     line(in + 2, "{");
     line(in + 3, "const int sc_l" + L + " = sc_wl + " + std::to_string(c) + ";");
     index_var(indices_.size() - 1, in + 3);
-    body(point_body, in + 3);
+    point(point_body, in + 3);
     line(in + 2, "}");
   }
   line(in + 1, "}");
@@ -489,7 +489,7 @@ void CudaKernelEmitter::wide_item(const Stmt& point_body, int indent, int v) {
       index_var(last, indent + 2);
       wide_r_ = r;
       wide_v_ = c;
-      body(point_body, indent + 2);
+      point(point_body, indent + 2);
       wide_r_ = wide_v_ = -1;
       line(indent + 1, "}");
     }
@@ -534,7 +534,7 @@ void CudaKernelEmitter::side_point(const Stmt& point_body, int indent, const std
   const std::string rest = split_dims("sc_qs", n - 1, indent);
   line(indent, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
   for (size_t d = 0; d < n; ++d) index_var(d, indent);
-  body(point_body, indent);
+  point(point_body, indent);
 }
 
 bool CudaKernelEmitter::deferrable_stores(const Stmt& point_body) {
@@ -736,6 +736,14 @@ int CudaKernelEmitter::batched_plain_points(const ForEach& u, int indent,
   }
   line(indent, "}");
   return indent;
+}
+
+void CudaKernelEmitter::point(const Stmt& point_body, int indent) {
+  if (reducing_) {
+    reduce_point(reducing_, reducing_->result, indent);
+  } else {
+    body(point_body, indent);
+  }
 }
 
 void CudaKernelEmitter::open_fold(int indent) {
