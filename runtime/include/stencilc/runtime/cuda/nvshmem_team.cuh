@@ -182,7 +182,7 @@ class NvshmemTeam {
     sym.count = count;
     sym.offset = base_ != nullptr ? static_cast<std::size_t>(static_cast<char*>(p) - base_) : 0;
     sym.n = n_;
-    for (int pe = 0; pe < n_ && pe < kMaxPes; ++pe) sym.ptr[pe] = static_cast<T*>(p);
+    sym.ptr.assign(1, static_cast<T*>(p));  // the same symmetric address for every PE
     return sym;
   }
 
@@ -192,7 +192,7 @@ class NvshmemTeam {
     NvshmemDevicePe d;
     d.id = me_;
     d.n = n_;
-    d.heap[me_] = base_;
+    d.heap = base_;
     d.heap_bytes = heap_bytes_;
     d.timeout_ns = static_cast<unsigned long long>(timeout_ms_) * 1000000ULL;
     d.barrier_sig = barrier_sig_.on(me_);
@@ -200,6 +200,7 @@ class NvshmemTeam {
     d.reduce_sig = reduce_sig_.on(me_);
     d.control = control_.on(me_);
     d.errors = errors_device_;
+    d.record = errors_device_->record(0);
     return d;
   }
 
@@ -292,7 +293,7 @@ class NvshmemTeam {
       if (polls > 1000) std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
     last_.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - launched_at_).count();
-    if (status == cudaSuccess && errors_->record[me_].state == 0) return last_;
+    if (status == cudaSuccess && errors_->record(0)->state == 0) return last_;
     report_failure(status);
   }
 
@@ -303,10 +304,6 @@ class NvshmemTeam {
     MpiWorld& world = MpiWorld::get();
     me_ = world.rank();
     n_ = world.size();
-    world.check_all(n_ <= kMaxPes,
-                    format("the nvshmem backend runs 1 to %d PEs in this version; mpirun started %d "
-                           "processes",
-                           kMaxPes, n_));
     // The GPU: the node-local rank among the visible ones (or the only one, when a launcher
     // script binds each process to its GPU with CUDA_VISIBLE_DEVICES).
     int visible = 0;
@@ -378,21 +375,20 @@ class NvshmemTeam {
     std::atexit(&NvshmemTeam::finalize_at_exit);
     STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     void* area = nullptr;
-    STENCILC_CUDA_CHECK(cudaHostAlloc(&area, sizeof(ErrorArea), cudaHostAllocMapped));
+    STENCILC_CUDA_CHECK(cudaHostAlloc(&area, error_area_bytes(1), cudaHostAllocMapped));
     errors_ = static_cast<ErrorArea*>(area);
-    std::memset(errors_, 0, sizeof(ErrorArea));
+    std::memset(errors_, 0, error_area_bytes(1));
     void* mapped = nullptr;
     STENCILC_CUDA_CHECK(cudaHostGetDevicePointer(&mapped, area, 0));
-    // The record of this process's PE is entry `me` of the device's view; the host reads it back
-    // through record[me] as well (one area per process).
+    // One area per process, with the one record of its PE.
     errors_device_ = static_cast<ErrorArea*>(mapped);
     // The collectives' state, the team's first allocations (kept for the life of the process):
     // offsets in diagnostics count from the first.
     control_ = alloc<Control>(1);
     base_ = reinterpret_cast<char*>(control_.on(me_));
-    barrier_sig_ = alloc<std::uint64_t>(kMaxPes);
-    reduce_slot_ = alloc<std::uint64_t>(2 * kMaxPes);
-    reduce_sig_ = alloc<std::uint64_t>(kMaxPes);
+    barrier_sig_ = alloc<std::uint64_t>(static_cast<std::size_t>(n_));
+    reduce_slot_ = alloc<std::uint64_t>(2 * static_cast<std::size_t>(n_));
+    reduce_sig_ = alloc<std::uint64_t>(static_cast<std::size_t>(n_));
     kept_ = allocations_.size();
     STENCILC_CUDA_CHECK(cudaDeviceSynchronize());
     nvshmem_barrier_all();
@@ -432,8 +428,8 @@ class NvshmemTeam {
   }
 
   [[noreturn]] void report_failure(cudaError_t status) {
-    // The device wrote record[me] of this process's area (P2PDevicePe indexes it by PE id).
-    const ErrorRecord& r = errors_->record[me_];
+    // The device wrote the one record of this process's area (DevicePe::record).
+    const ErrorRecord& r = *errors_->record(0);
     bool fatal_kind = false;
     if (r.state != 0) {
       char what[sizeof r.what + 1];
