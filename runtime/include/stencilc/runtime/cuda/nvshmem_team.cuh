@@ -66,6 +66,7 @@ class MpiWorld {
   int local_size() const { return local_size_; }
   bool initialized_here() const { return initialized_here_; }
   MPI_Comm comm() const { return comm_; }
+  MPI_Comm node_comm() const { return node_; }  // the processes of this node
 
   // Collective: if `ok` is false on any process, every process that saw a problem prints its
   // `message` (prefixed with its rank) and all exit with status 2 after MPI_Finalize: a bad
@@ -92,17 +93,16 @@ class MpiWorld {
     detail::check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
-    MPI_Comm node;
-    detail::check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+    detail::check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_),
                       "MPI_Comm_split_type");
-    MPI_Comm_rank(node, &local_rank_);
-    MPI_Comm_size(node, &local_size_);
-    MPI_Comm_free(&node);
+    MPI_Comm_rank(node_, &local_rank_);
+    MPI_Comm_size(node_, &local_size_);
   }
 
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   bool initialized_here_ = false;
   MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Comm node_ = MPI_COMM_NULL;
 };
 
 // One process's part of a team: its PE (the MPI rank), its GPU (the node-local rank), NVSHMEM's
@@ -231,7 +231,9 @@ class NvshmemTeam {
     STENCILC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm, kernel, config.block_threads, config.dynamic_smem));
     if (config.blocks_per_sm > 0 && config.blocks_per_sm < per_sm) per_sm = config.blocks_per_sm;
-    int blocks = per_sm * sm_count_;
+    // PEs sharing a GPU (under CUDA MPS) split what is resident, so all their kernels run at once.
+    int blocks = per_sm * sm_count_ / sharers_;
+    if (per_sm > 0 && blocks < 1) blocks = 1;
     if (config.max_blocks > 0 && config.max_blocks < blocks) blocks = config.max_blocks;
     int collective = 0;
     const int rc = nvshmemx_collective_launch_query_gridsize(
@@ -324,6 +326,7 @@ class NvshmemTeam {
     }
     world.check_all(problem.empty(), problem);
     STENCILC_CUDA_CHECK(cudaSetDevice(device_));
+    sharers_ = processes_on_my_gpu(world);
     int cooperative = 0;
     STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device_));
     STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
@@ -371,6 +374,19 @@ class NvshmemTeam {
       fatal("NVSHMEM made this process PE %d of %d, MPI rank %d of %d", nvshmem_my_pe(),
             nvshmem_n_pes(), me_, n_);
     }
+    // Several PEs on one GPU: NVSHMEM runs them in full only under CUDA MPS (with the PEs of a GPU
+    // asking for at most 100% of its threads together); otherwise their processes' kernels take
+    // turns on the GPU, and persistent kernels that wait for each other would only time out.
+    const bool limited = nvshmemx_init_status() == NVSHMEM_STATUS_LIMITED_MPG;
+    int any_limited = limited ? 1 : 0;
+    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &any_limited, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+    if (any_limited != 0) nvshmem_finalize();
+    world.check_all(!limited,
+                    format("%d PEs share one GPU without CUDA MPS (NVSHMEM's limited multiple-PEs-per-GPU "
+                           "mode): their persistent kernels cannot run at once; start one process per GPU, "
+                           "or the MPS control daemon (nvidia-cuda-mps-control -d) with "
+                           "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE at most 100 / %d",
+                           sharers_, sharers_));
     // After CUDA and NVSHMEM: handlers registered later run earlier, before CUDA's teardown.
     std::atexit(&NvshmemTeam::finalize_at_exit);
     STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -392,6 +408,22 @@ class NvshmemTeam {
     kept_ = allocations_.size();
     STENCILC_CUDA_CHECK(cudaDeviceSynchronize());
     nvshmem_barrier_all();
+  }
+
+  // The processes of this node whose GPU is this process's (by PCI bus id): 1 unless several
+  // processes share a GPU (each seeing only it, CUDA_VISIBLE_DEVICES).
+  int processes_on_my_gpu(MpiWorld& world) const {
+    constexpr int kIdBytes = 32;
+    char mine[kIdBytes] = {};
+    STENCILC_CUDA_CHECK(cudaDeviceGetPCIBusId(mine, kIdBytes, device_));
+    std::vector<char> all(static_cast<std::size_t>(world.local_size()) * kIdBytes);
+    detail::check_mpi(MPI_Allgather(mine, kIdBytes, MPI_CHAR, all.data(), kIdBytes, MPI_CHAR, world.node_comm()),
+                      "MPI_Allgather");
+    int count = 0;
+    for (int p = 0; p < world.local_size(); ++p) {
+      count += std::strncmp(mine, &all[static_cast<std::size_t>(p) * kIdBytes], kIdBytes) == 0 ? 1 : 0;
+    }
+    return count > 0 ? count : 1;
   }
 
   static void finalize_at_exit() {
@@ -486,6 +518,7 @@ class NvshmemTeam {
   std::size_t allocated_ = 0;
   std::size_t kept_ = 0;
   int failed_peers_ = 0;
+  int sharers_ = 1;  // processes on this process's GPU
   char* base_ = nullptr;
   cudaStream_t stream_ = nullptr;
   ErrorArea* errors_ = nullptr;
