@@ -373,7 +373,7 @@ std::string form_allocations(const Program& p, const std::vector<std::string>& g
     args.push_back("sc_args.sc_flow_down = sc_form.down(sc_pe);");
     if (const size_t reductions = flow_reductions(flow).size(); reductions > 0) {
       flow_reductions_bytes =
-          " + " + std::string(kRt) + "FlowReduceAlloc::bytes(" + std::to_string(reductions) + ")";
+          " + " + std::string(kRt) + "FlowReduceAlloc::bytes(" + std::to_string(reductions) + ", sc_plan.pes)";
       l.push_back("  const " + std::string(kRt) + "FlowReduceAlloc sc_flow_red_alloc(sc_team, " +
                   std::to_string(reductions) + ");  // its reductions' words");
       for (size_t k = 0; k < reductions; ++k)

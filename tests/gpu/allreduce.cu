@@ -58,7 +58,7 @@ struct Results {
 
 struct Args {
   Results* results;     // symmetric (used locally)
-  int* cells;           // symmetric: [kMaxPes][kCells]; PE p writes row p on every PE
+  int* cells;           // symmetric: [n][kCells]; PE p writes row p on every PE
 };
 
 __global__ void allreduce_kernel(const __grid_constant__ DevicePe pe,
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
   P2PTeam team(n);
   gputest::Checker check;
   Sym<Results> results = team.alloc<Results>(1);
-  Sym<int> cells = team.alloc<int>(static_cast<std::size_t>(kMaxPes) * kCells);
+  Sym<int> cells = team.alloc<int>(static_cast<std::size_t>(team.n()) * kCells);
   LaunchConfig config;
   config.max_blocks = 264;
   const LaunchResult launched = team.launch_cooperative(

@@ -57,7 +57,7 @@ struct Args {
   std::uint64_t* ring_sig;    // symmetric [1]
   float* box;                 // symmetric [kRows * kPitch]
   std::uint64_t* box_sig;     // symmetric [1]
-  int* cells;                 // symmetric [kMaxPes]
+  int* cells;                 // symmetric [n]
   double* reduced;            // symmetric [kRounds]: allreduce_leader results
   double* grid_reduced;       // symmetric [1]
   unsigned long long* errors; // symmetric [1]: failed device checks
@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
   a.ring_sig = team.alloc<std::uint64_t>(1).on(me);
   a.box = team.alloc<float>(kRows * kPitch).on(me);
   a.box_sig = team.alloc<std::uint64_t>(1).on(me);
-  a.cells = team.alloc<int>(kMaxPes).on(me);
+  a.cells = team.alloc<int>(static_cast<std::size_t>(team.n())).on(me);
   a.reduced = team.alloc<double>(kRounds).on(me);
   a.grid_reduced = team.alloc<double>(1).on(me);
   a.errors = team.alloc<unsigned long long>(1).on(me);

@@ -27,9 +27,6 @@
 
 namespace stencilc::rt::cuda {
 
-// The most PEs (GPUs) one team may have: the size of the peer tables in device parameters.
-inline constexpr int kMaxPes = 8;
-
 namespace detail {
 
 inline void check_cuda(cudaError_t err, const char* call, const char* file, int line) {
@@ -64,10 +61,32 @@ struct ErrorRecord {
 
 // The host-mapped area of a team: `abort` is set by the first PE that fails (or by the host when
 // a GPU faulted without a record); waiting PEs that see it record their own wait and stop too.
+// The records follow it in the same allocation, as many as the team sizes it for
+// (error_area_bytes): p2p one per PE, the NVSHMEM backend one for its process's PE.
 struct ErrorArea {
   int abort;
   int reserved;
-  ErrorRecord record[kMaxPes];
+
+  __host__ __device__ ErrorRecord* record(int i) { return reinterpret_cast<ErrorRecord*>(this + 1) + i; }
+  __host__ __device__ const ErrorRecord* record(int i) const {
+    return reinterpret_cast<const ErrorRecord*>(this + 1) + i;
+  }
+};
+static_assert(sizeof(ErrorArea) % alignof(ErrorRecord) == 0, "the records follow the area");
+
+// The bytes of an error area with `records` records.
+inline std::size_t error_area_bytes(int records) {
+  return sizeof(ErrorArea) + sizeof(ErrorRecord) * static_cast<std::size_t>(records);
+}
+
+// A peer PE as a loop uses it, resolved once before the loop (P2PDevicePe::peer): its number and
+// the byte distance from this PE's symmetric heap to the peer's where the backend maps the peers'
+// heaps into this GPU's address space (p2p); NVSHMEM translates addresses itself (0 there). The
+// members that take one (remote, signal_set, pack_target, deliver_signal_block) then cost what a
+// fixed table in the kernel parameter cost, with no table a step.
+struct PeerRef {
+  int pe = 0;
+  long long delta = 0;
 };
 
 // ---- Device primitives --------------------------------------------------------------------------

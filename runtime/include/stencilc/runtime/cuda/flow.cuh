@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "stencilc/runtime/common.hpp"
 #include "stencilc/runtime/cuda/common.cuh"
@@ -55,49 +56,55 @@ class FlowAlloc {
   explicit FlowAlloc(Team& team) {
     const auto flags = team.template alloc<std::uint64_t>(kFlowFlagWords);
     const auto edge = team.template alloc<std::uint64_t>(2 * kFlowStride);
-    for (int pe = 0; pe < kMaxPes; ++pe) {
-      flags_[pe] = flags.on(pe);
-      edge_[pe] = edge.on(pe);
+    for (int pe = 0; pe < team.n(); ++pe) {
+      flags_.push_back(flags.on(pe));
+      edge_.push_back(edge.on(pe));
     }
   }
   FlowSignals on(int pe) const { return FlowSignals{flags_[pe], edge_[pe]}; }
 
  private:
-  std::uint64_t* flags_[kMaxPes] = {};
-  std::uint64_t* edge_[kMaxPes] = {};
+  std::vector<std::uint64_t*> flags_, edge_;
 };
 
 // The executions whose words a dataflow loop's blocking reduction keeps (DFlowReduce::reduce,
 // reduce.cuh: a block writes execution e's words only after it has read all of e - 1's).
 inline constexpr int kFlowReduceSlots = 2;
 
-// The reductions of the dataflow loop's step (DFlowReduce, reduce.cuh): per reduction, its LL
-// words, kFlowReduceSlots slots (by execution) of kMaxPes x kMaxFlowBlocks entries of 2 words (a
-// block's value as LL words), then a header: each PE's block count, then the executions of the
-// launches before; then, for the deferred post, kMaxPes x kFlowLazyEntries entries of 2 words, a
-// warp's latest value each (one slot: each entry has one writer, and only the last execution's
-// values are read, after the loop).
-inline constexpr std::size_t kFlowReduceEntries = static_cast<std::size_t>(kFlowReduceSlots) * kMaxPes * kMaxFlowBlocks;
-inline constexpr std::size_t kFlowReduceHeader = kFlowReduceEntries * 2;
+// The reductions of the dataflow loop's step (DFlowReduce, reduce.cuh): per reduction on a team
+// of `pes` PEs, its LL words, kFlowReduceSlots slots (by execution) of pes x kMaxFlowBlocks
+// entries of 2 words (a block's value as LL words), then a header (flow_reduce_header(pes)):
+// each PE's block count, then the executions of the launches before; then, for the deferred
+// post, pes x kFlowLazyEntries entries of 2 words, a warp's latest value each (one slot: each
+// entry has one writer, and only the last execution's values are read, after the loop).
 inline constexpr std::size_t kFlowLazyEntries = 16384;  // warps a PE (an H200: 132 x 64 resident)
-inline constexpr std::size_t kFlowReduceWords = kFlowReduceHeader + kMaxPes + 1 + kMaxPes * kFlowLazyEntries * 2;
+__host__ __device__ inline std::size_t flow_reduce_header(int pes) {
+  return static_cast<std::size_t>(kFlowReduceSlots) * static_cast<std::size_t>(pes) * kMaxFlowBlocks * 2;
+}
+__host__ __device__ inline std::size_t flow_reduce_words(int pes) {
+  const auto n = static_cast<std::size_t>(pes);
+  return flow_reduce_header(pes) + n + 1 + n * kFlowLazyEntries * 2;
+}
 
 // The host side of `count` such reductions (symmetric, zero-filled: tags count from 1).
 class FlowReduceAlloc {
  public:
   template <class Team>
-  FlowReduceAlloc(Team& team, int count) {
+  FlowReduceAlloc(Team& team, int count) : per_(flow_reduce_words(team.n())) {
     if (count <= 0) return;
-    const auto words = team.template alloc<std::uint64_t>(kFlowReduceWords * static_cast<std::size_t>(count));
-    for (int pe = 0; pe < kMaxPes; ++pe) words_[pe] = words.on(pe);
+    const auto words = team.template alloc<std::uint64_t>(per_ * static_cast<std::size_t>(count));
+    for (int pe = 0; pe < team.n(); ++pe) words_.push_back(words.on(pe));
   }
   // Reduction k's words on PE `pe`.
-  std::uint64_t* on(int pe, int k) const { return words_[pe] + kFlowReduceWords * static_cast<std::size_t>(k); }
-  // What `count` of them take of the symmetric heap.
-  static std::size_t bytes(int count) { return kFlowReduceWords * sizeof(std::uint64_t) * static_cast<std::size_t>(count); }
+  std::uint64_t* on(int pe, int k) const { return words_[pe] + per_ * static_cast<std::size_t>(k); }
+  // What `count` of them take of the symmetric heap on a team of `pes` PEs.
+  static std::size_t bytes(int count, int pes) {
+    return flow_reduce_words(pes) * sizeof(std::uint64_t) * static_cast<std::size_t>(count);
+  }
 
  private:
-  std::uint64_t* words_[kMaxPes] = {};
+  std::size_t per_;
+  std::vector<std::uint64_t*> words_;
 };
 
 // The partition of a PE's `rows` (along dimension 0) over `grid_blocks` blocks for a stencil of
@@ -138,6 +145,9 @@ class DFlow {
     r0_ = part.begin;
     r1_ = part.end;
     base_ = *static_cast<volatile std::uint64_t*>(&s_.flags[kMaxFlowBlocks * kFlowStride]);
+    // The face blocks' signals on the neighbour PEs, resolved once: a publish reads no peer table.
+    if (g_ == 0 && up_ >= 0) up_edge_ = pe.remote(&s_.edge[kFlowStride], up_);
+    if (g_ == active_ - 1 && down_ >= 0) down_edge_ = pe.remote(&s_.edge[0], down_);
   }
 
   __device__ bool active() const { return g_ < active_; }
@@ -155,8 +165,8 @@ class DFlow {
     __syncthreads();
     if (threadIdx.x != 0) return;
     const std::uint64_t v = base_ + step;
-    if (g_ == 0 && up_ >= 0) release_edge(&s_.edge[kFlowStride], up_, v);
-    if (g_ == active_ - 1 && down_ >= 0) release_edge(&s_.edge[0], down_, v);
+    if (up_edge_ != nullptr) detail::store_release_sys(up_edge_, v);
+    if (down_edge_ != nullptr) detail::store_release_sys(down_edge_, v);
     detail::store_release_gpu(&s_.flags[g_ * kFlowStride], v);  // read by this GPU's blocks only
   }
 
@@ -195,12 +205,6 @@ class DFlow {
     wait_for(sig, v, who, which);
   }
 
-  // A face block's signal to the neighbour PE `pe` (its edge word `edge`, this PE's address):
-  // a release at system scope, which orders the face rows stored into that PE's halo before it.
-  __device__ void release_edge(std::uint64_t* edge, int pe, std::uint64_t v) const {
-    detail::store_release_sys(pe_->remote(edge, pe), v);
-  }
-
   __device__ void wait_for(const std::uint64_t* sig, std::uint64_t v, const char* who, int which) const {
     pe_->wait_with(sig, Cmp::GE, v, [&](detail::Message& m) {
       m.str("dataflow step ").num(static_cast<long long>(v - base_)).str(": block ").num(g_);
@@ -211,6 +215,8 @@ class DFlow {
   const Pe* pe_;
   FlowSignals s_;
   int up_, down_;
+  std::uint64_t* up_edge_ = nullptr;    // block 0's signal on PE up_ (a face block only)
+  std::uint64_t* down_edge_ = nullptr;  // the last active block's on PE down_
   int active_ = 1, g_ = 0, r0_ = 0, r1_ = 0;
   std::uint64_t base_ = 0;
 };

@@ -61,6 +61,10 @@ struct HaloPlan {
   struct Channel {
     int code;  // the direction as this PE sees it
     int peer;
+    // Bytes from this PE's symmetric heap to the peer's as this GPU addresses them (p2p; 0 where
+    // the backend translates addresses itself, NVSHMEM): the peer resolved on the host, so a send
+    // or recv reads no peer table (PeerRef).
+    long long peer_delta;
     int lo[3];
     int count[3];
     long long elements;
@@ -285,14 +289,15 @@ struct DHaloExchange {
     // Pack into the backend's target: on p2p straight into the receiver's slot (strided reads
     // here, contiguous stores over NVLink), on NVSHMEM into the local staging slot that is put.
     T* const dst = slot(theirs, epoch);
-    T* out = pe.pack_target(dst, plan->staging + (dst - plan->slots), c.peer);
+    const PeerRef to{c.peer, c.peer_delta};
+    T* out = pe.pack_target(dst, plan->staging + (dst - plan->slots), to);
     long step[3];
     steps3(block, step);
     unsigned begin = 0, end = 0;
     piece_range(c, piece, &begin, &end);
     copy_face<true>(c, block.data, out, step, begin, end);
     pe.deliver_signal_block(dst + begin, out + begin, static_cast<std::size_t>(end - begin),
-                            ready(theirs, piece), epoch, c.peer);
+                            ready(theirs, piece), epoch, to);
     // Off the signal's path: the checks, and the wait that frees the other parity's slot for
     // epoch + 1 (the receiver acks epoch - 1 in its recv of epoch - 1, which waits for nothing
     // but my earlier sends, so this cannot deadlock).
@@ -335,7 +340,7 @@ struct DHaloExchange {
     // The slot's reads are done before the ack lets the sender overwrite it: the barrier orders
     // every thread's reads before thread 0's signal, a release (no further fence needed).
     __syncthreads();
-    if (thread_rank() == 0) pe.signal_set(ack(opposite(c.code), piece), epoch, c.peer);
+    if (thread_rank() == 0) pe.signal_set(ack(opposite(c.code), piece), epoch, PeerRef{c.peer, c.peer_delta});
   }
 #endif  // __CUDACC__
 };
@@ -545,11 +550,18 @@ class HaloExchange {
     const Sym<unsigned long long> last = team.template alloc<unsigned long long>(2 * kCodes);
     plan_memory_ = team.template alloc<Plan>(1);
     for (int pe = 0; pe < n_; ++pe) {
-      plans_[pe].slots = slots.on(pe);
-      plans_[pe].staging = staging.on(pe);
-      plans_[pe].signals = signals.on(pe);
-      plans_[pe].last = last.on(pe);
-      if (team.holds(pe)) team.upload(pe, plan_memory_.on(pe), &plans_[pe], 1);
+      Plan& plan = plans_[pe];
+      plan.slots = slots.on(pe);
+      plan.staging = staging.on(pe);
+      plan.signals = signals.on(pe);
+      plan.last = last.on(pe);
+      // Every symmetric object lies as far from its copy on the peer as the heaps do.
+      auto delta = [&](int peer) {
+        return reinterpret_cast<const char*>(signals.on(peer)) - reinterpret_cast<const char*>(signals.on(pe));
+      };
+      for (int s = 0; s < plan.n_send; ++s) plan.send[s].peer_delta = delta(plan.send[s].peer);
+      for (int r = 0; r < plan.n_recv; ++r) plan.recv[r].peer_delta = delta(plan.recv[r].peer);
+      if (team.holds(pe)) team.upload(pe, plan_memory_.on(pe), &plan, 1);
     }
   }
 

@@ -156,6 +156,12 @@ class Control {
  public:
   explicit Control(P2PTeam& team)
       : team_(team), n_(team.n()) {
+    const auto n = static_cast<std::size_t>(n_);
+    compute_.assign(n, nullptr);
+    halo_.assign(n, nullptr);
+    fork_.assign(n, nullptr);
+    join_.assign(n, nullptr);
+    boundary_done_.assign(n, nullptr);
     for (int pe = 0; pe < n_; ++pe) {
       STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
       STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_[pe], cudaStreamNonBlocking));
@@ -167,7 +173,7 @@ class Control {
     scratch_ = team.alloc<std::uint64_t>(kReduceBlocks + 1);
     void* pinned = nullptr;
     STENCILC_CUDA_CHECK(
-        cudaHostAlloc(&pinned, sizeof(std::uint64_t) * kMaxPes, cudaHostAllocPortable));
+        cudaHostAlloc(&pinned, sizeof(std::uint64_t) * n, cudaHostAllocPortable));
     results_ = static_cast<std::uint64_t*>(pinned);
   }
 
@@ -372,11 +378,11 @@ class Control {
 
   const P2PTeam& team_;  // outlives the Control (declared before it)
   int n_;
-  cudaStream_t compute_[kMaxPes] = {};
-  cudaStream_t halo_[kMaxPes] = {};
-  cudaEvent_t fork_[kMaxPes] = {};
-  cudaEvent_t join_[kMaxPes] = {};
-  cudaEvent_t boundary_done_[kMaxPes] = {};
+  std::vector<cudaStream_t> compute_;  // per PE
+  std::vector<cudaStream_t> halo_;
+  std::vector<cudaEvent_t> fork_;
+  std::vector<cudaEvent_t> join_;
+  std::vector<cudaEvent_t> boundary_done_;
   Sym<std::uint64_t> scratch_;
   std::uint64_t* results_ = nullptr;
   std::chrono::steady_clock::time_point started_{};
@@ -526,6 +532,8 @@ class HaloCopies {
         plan_(plan_halo_copies<T, N>(grid, blocks, periodic, corners, name)) {
     if (control.n() != grid.size())
       fatal("halo copies of grid '%s': a process grid for another team", name);
+    ready_.assign(static_cast<std::size_t>(control.n()), nullptr);
+    copied_.assign(static_cast<std::size_t>(control.n()), nullptr);
     for (int pe = 0; pe < control.n(); ++pe) {
       STENCILC_CUDA_CHECK(cudaSetDevice(control_.device(pe)));
       STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&ready_[pe], cudaEventDisableTiming));
@@ -649,8 +657,8 @@ class HaloCopies {
   int id_;
   HaloCopyPlan plan_;
   long long sent_ = 0;
-  cudaEvent_t ready_[kMaxPes] = {};
-  cudaEvent_t copied_[kMaxPes] = {};
+  std::vector<cudaEvent_t> ready_;  // per PE
+  std::vector<cudaEvent_t> copied_;
 };
 
 // One grid as heap_bytes_for sees it.

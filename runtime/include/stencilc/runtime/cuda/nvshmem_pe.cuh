@@ -73,6 +73,12 @@ struct NvshmemDevicePe : private P2PDevicePe {
   __device__ T* remote(T* local_sym, int pe) const {
     return static_cast<T*>(nvshmem_ptr(local_sym, pe));
   }
+  // A peer for a loop: NVSHMEM translates symmetric addresses itself, so only the number counts.
+  __device__ PeerRef peer(int pe) const { return PeerRef{pe, 0}; }
+  template <class T>
+  __device__ T* remote(T* local_sym, PeerRef q) const {
+    return remote(local_sym, q.pe);
+  }
 
   // Block level. Complete (visible on `pe`, `src` reusable) after a later quiet(). For a PE that is
   // not load/store reachable, `src` must be symmetric (or registered) memory, as NVSHMEM requires.
@@ -112,15 +118,15 @@ struct NvshmemDevicePe : private P2PDevicePe {
   // The staging slot of epoch e is packed again at epoch e + 2 only after the receiver acked
   // epoch e, i.e. after the put of epoch e had read it.
   template <class T>
-  __device__ T* pack_target(T* dst_sym, T* staging, int pe) const {
-    (void)dst_sym, (void)pe;
+  __device__ T* pack_target(T* dst_sym, T* staging, PeerRef q) const {
+    (void)dst_sym, (void)q;
     return staging;
   }
   template <class T>
   __device__ void deliver_signal_block(T* dst_sym, const T* packed, std::size_t count,
-                                       std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
+                                       std::uint64_t* sig_sym, std::uint64_t value, PeerRef q) const {
     __syncthreads();  // every thread's part of the face is packed
-    put_signal_block(dst_sym, packed, count, sig_sym, value, pe);
+    put_signal_block(dst_sym, packed, count, sig_sym, value, q.pe);
   }
 
   // Thread level: PE `pe`'s signal = value, after this thread's earlier stores and puts to `pe`
@@ -128,6 +134,9 @@ struct NvshmemDevicePe : private P2PDevicePe {
   __device__ void signal_set(std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
     nvshmem_fence();
     nvshmemx_signal_op(sig_sym, value, NVSHMEM_SIGNAL_SET, pe);
+  }
+  __device__ void signal_set(std::uint64_t* sig_sym, std::uint64_t value, PeerRef q) const {
+    signal_set(sig_sym, value, q.pe);
   }
 
   // Completes this thread's earlier puts (and, on proxy transports, the PE's).
@@ -192,7 +201,7 @@ struct NvshmemDevicePe : private P2PDevicePe {
     const int parity = static_cast<int>(epoch & 1);
     std::uint64_t bits = 0;
     memcpy(&bits, &value, sizeof(T));
-    for (int p = 0; p < n; ++p) nvshmem_uint64_p(&reduce_slot[parity * kMaxPes + id], bits, p);
+    for (int p = 0; p < n; ++p) nvshmem_uint64_p(&reduce_slot[parity * n + id], bits, p);
     nvshmem_fence();
     for (int p = 0; p < n; ++p) nvshmemx_signal_op(&reduce_sig[id], epoch, NVSHMEM_SIGNAL_SET, p);
     for (int p = 0; p < n; ++p) {
@@ -203,7 +212,7 @@ struct NvshmemDevicePe : private P2PDevicePe {
     T result{};
     for (int p = 0; p < n; ++p) {
       const std::uint64_t word =
-          *static_cast<volatile const std::uint64_t*>(&reduce_slot[parity * kMaxPes + p]);
+          *static_cast<volatile const std::uint64_t*>(&reduce_slot[parity * n + p]);
       T next;
       memcpy(&next, &word, sizeof(T));
       if (p == 0) {

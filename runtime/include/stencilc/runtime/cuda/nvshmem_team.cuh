@@ -66,6 +66,7 @@ class MpiWorld {
   int local_size() const { return local_size_; }
   bool initialized_here() const { return initialized_here_; }
   MPI_Comm comm() const { return comm_; }
+  MPI_Comm node_comm() const { return node_; }  // the processes of this node
 
   // Collective: if `ok` is false on any process, every process that saw a problem prints its
   // `message` (prefixed with its rank) and all exit with status 2 after MPI_Finalize: a bad
@@ -92,17 +93,16 @@ class MpiWorld {
     detail::check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
-    MPI_Comm node;
-    detail::check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+    detail::check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_),
                       "MPI_Comm_split_type");
-    MPI_Comm_rank(node, &local_rank_);
-    MPI_Comm_size(node, &local_size_);
-    MPI_Comm_free(&node);
+    MPI_Comm_rank(node_, &local_rank_);
+    MPI_Comm_size(node_, &local_size_);
   }
 
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   bool initialized_here_ = false;
   MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Comm node_ = MPI_COMM_NULL;
 };
 
 // One process's part of a team: its PE (the MPI rank), its GPU (the node-local rank), NVSHMEM's
@@ -182,7 +182,7 @@ class NvshmemTeam {
     sym.count = count;
     sym.offset = base_ != nullptr ? static_cast<std::size_t>(static_cast<char*>(p) - base_) : 0;
     sym.n = n_;
-    for (int pe = 0; pe < n_ && pe < kMaxPes; ++pe) sym.ptr[pe] = static_cast<T*>(p);
+    sym.ptr.assign(1, static_cast<T*>(p));  // the same symmetric address for every PE
     return sym;
   }
 
@@ -192,7 +192,7 @@ class NvshmemTeam {
     NvshmemDevicePe d;
     d.id = me_;
     d.n = n_;
-    d.heap[me_] = base_;
+    d.heap = base_;
     d.heap_bytes = heap_bytes_;
     d.timeout_ns = static_cast<unsigned long long>(timeout_ms_) * 1000000ULL;
     d.barrier_sig = barrier_sig_.on(me_);
@@ -200,6 +200,7 @@ class NvshmemTeam {
     d.reduce_sig = reduce_sig_.on(me_);
     d.control = control_.on(me_);
     d.errors = errors_device_;
+    d.record = errors_device_->record(0);
     return d;
   }
 
@@ -230,7 +231,9 @@ class NvshmemTeam {
     STENCILC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm, kernel, config.block_threads, config.dynamic_smem));
     if (config.blocks_per_sm > 0 && config.blocks_per_sm < per_sm) per_sm = config.blocks_per_sm;
-    int blocks = per_sm * sm_count_;
+    // PEs sharing a GPU (under CUDA MPS) split what is resident, so all their kernels run at once.
+    int blocks = per_sm * sm_count_ / sharers_;
+    if (per_sm > 0 && blocks < 1) blocks = 1;
     if (config.max_blocks > 0 && config.max_blocks < blocks) blocks = config.max_blocks;
     int collective = 0;
     const int rc = nvshmemx_collective_launch_query_gridsize(
@@ -292,7 +295,7 @@ class NvshmemTeam {
       if (polls > 1000) std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
     last_.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - launched_at_).count();
-    if (status == cudaSuccess && errors_->record[me_].state == 0) return last_;
+    if (status == cudaSuccess && errors_->record(0)->state == 0) return last_;
     report_failure(status);
   }
 
@@ -303,10 +306,6 @@ class NvshmemTeam {
     MpiWorld& world = MpiWorld::get();
     me_ = world.rank();
     n_ = world.size();
-    world.check_all(n_ <= kMaxPes,
-                    format("the nvshmem backend runs 1 to %d PEs in this version; mpirun started %d "
-                           "processes",
-                           kMaxPes, n_));
     // The GPU: the node-local rank among the visible ones (or the only one, when a launcher
     // script binds each process to its GPU with CUDA_VISIBLE_DEVICES).
     int visible = 0;
@@ -327,6 +326,7 @@ class NvshmemTeam {
     }
     world.check_all(problem.empty(), problem);
     STENCILC_CUDA_CHECK(cudaSetDevice(device_));
+    sharers_ = processes_on_my_gpu(world);
     int cooperative = 0;
     STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device_));
     STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
@@ -374,28 +374,56 @@ class NvshmemTeam {
       fatal("NVSHMEM made this process PE %d of %d, MPI rank %d of %d", nvshmem_my_pe(),
             nvshmem_n_pes(), me_, n_);
     }
+    // Several PEs on one GPU: NVSHMEM runs them in full only under CUDA MPS (with the PEs of a GPU
+    // asking for at most 100% of its threads together); otherwise their processes' kernels take
+    // turns on the GPU, and persistent kernels that wait for each other would only time out.
+    const bool limited = nvshmemx_init_status() == NVSHMEM_STATUS_LIMITED_MPG;
+    int any_limited = limited ? 1 : 0;
+    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &any_limited, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+    if (any_limited != 0) nvshmem_finalize();
+    world.check_all(!limited,
+                    format("%d PEs share one GPU without CUDA MPS (NVSHMEM's limited multiple-PEs-per-GPU "
+                           "mode): their persistent kernels cannot run at once; start one process per GPU, "
+                           "or the MPS control daemon (nvidia-cuda-mps-control -d) with "
+                           "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE at most 100 / %d",
+                           sharers_, sharers_));
     // After CUDA and NVSHMEM: handlers registered later run earlier, before CUDA's teardown.
     std::atexit(&NvshmemTeam::finalize_at_exit);
     STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     void* area = nullptr;
-    STENCILC_CUDA_CHECK(cudaHostAlloc(&area, sizeof(ErrorArea), cudaHostAllocMapped));
+    STENCILC_CUDA_CHECK(cudaHostAlloc(&area, error_area_bytes(1), cudaHostAllocMapped));
     errors_ = static_cast<ErrorArea*>(area);
-    std::memset(errors_, 0, sizeof(ErrorArea));
+    std::memset(errors_, 0, error_area_bytes(1));
     void* mapped = nullptr;
     STENCILC_CUDA_CHECK(cudaHostGetDevicePointer(&mapped, area, 0));
-    // The record of this process's PE is entry `me` of the device's view; the host reads it back
-    // through record[me] as well (one area per process).
+    // One area per process, with the one record of its PE.
     errors_device_ = static_cast<ErrorArea*>(mapped);
     // The collectives' state, the team's first allocations (kept for the life of the process):
     // offsets in diagnostics count from the first.
     control_ = alloc<Control>(1);
     base_ = reinterpret_cast<char*>(control_.on(me_));
-    barrier_sig_ = alloc<std::uint64_t>(kMaxPes);
-    reduce_slot_ = alloc<std::uint64_t>(2 * kMaxPes);
-    reduce_sig_ = alloc<std::uint64_t>(kMaxPes);
+    barrier_sig_ = alloc<std::uint64_t>(static_cast<std::size_t>(n_));
+    reduce_slot_ = alloc<std::uint64_t>(2 * static_cast<std::size_t>(n_));
+    reduce_sig_ = alloc<std::uint64_t>(static_cast<std::size_t>(n_));
     kept_ = allocations_.size();
     STENCILC_CUDA_CHECK(cudaDeviceSynchronize());
     nvshmem_barrier_all();
+  }
+
+  // The processes of this node whose GPU is this process's (by PCI bus id): 1 unless several
+  // processes share a GPU (each seeing only it, CUDA_VISIBLE_DEVICES).
+  int processes_on_my_gpu(MpiWorld& world) const {
+    constexpr int kIdBytes = 32;
+    char mine[kIdBytes] = {};
+    STENCILC_CUDA_CHECK(cudaDeviceGetPCIBusId(mine, kIdBytes, device_));
+    std::vector<char> all(static_cast<std::size_t>(world.local_size()) * kIdBytes);
+    detail::check_mpi(MPI_Allgather(mine, kIdBytes, MPI_CHAR, all.data(), kIdBytes, MPI_CHAR, world.node_comm()),
+                      "MPI_Allgather");
+    int count = 0;
+    for (int p = 0; p < world.local_size(); ++p) {
+      count += std::strncmp(mine, &all[static_cast<std::size_t>(p) * kIdBytes], kIdBytes) == 0 ? 1 : 0;
+    }
+    return count > 0 ? count : 1;
   }
 
   static void finalize_at_exit() {
@@ -432,8 +460,8 @@ class NvshmemTeam {
   }
 
   [[noreturn]] void report_failure(cudaError_t status) {
-    // The device wrote record[me] of this process's area (P2PDevicePe indexes it by PE id).
-    const ErrorRecord& r = errors_->record[me_];
+    // The device wrote the one record of this process's area (DevicePe::record).
+    const ErrorRecord& r = *errors_->record(0);
     bool fatal_kind = false;
     if (r.state != 0) {
       char what[sizeof r.what + 1];
@@ -490,6 +518,7 @@ class NvshmemTeam {
   std::size_t allocated_ = 0;
   std::size_t kept_ = 0;
   int failed_peers_ = 0;
+  int sharers_ = 1;  // processes on this process's GPU
   char* base_ = nullptr;
   cudaStream_t stream_ = nullptr;
   ErrorArea* errors_ = nullptr;

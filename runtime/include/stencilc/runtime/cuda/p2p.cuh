@@ -35,16 +35,19 @@
 
 namespace stencilc::rt::cuda {
 
-// A symmetric allocation: `count` elements at the same offset of every PE's symmetric heap.
-// Trivially copyable: passed to a kernel it is the device-readable table of the n copies.
+// A symmetric allocation: `count` elements at the same offset of every PE's symmetric heap. Host
+// side: a kernel gets the pointer of its PE (`on(pe)`), and reaches the other PEs' copies through
+// its DevicePe (remote, or a PeerRef resolved before its loop).
 template <class T>
 struct Sym {
-  T* ptr[kMaxPes] = {};   // PE p's copy (a device pointer of GPU p, reachable from every peer)
+  // PE p's copy (p2p: a device pointer of GPU p, reachable from every peer); one entry: the same
+  // address on every PE (NVSHMEM's symmetric addresses).
+  std::vector<T*> ptr;
   std::size_t count = 0;  // elements
   std::size_t offset = 0; // bytes from the start of the symmetric heap
   int n = 0;              // PEs
 
-  __host__ __device__ T* on(int pe) const { return ptr[pe]; }
+  T* on(int pe) const { return ptr.size() == 1 ? ptr[0] : ptr[static_cast<std::size_t>(pe)]; }
 };
 
 // Per-PE bookkeeping of the collectives, in the PE's own device memory (only its leader thread,
@@ -144,14 +147,19 @@ __device__ void block_copy_2d(T* dst, std::size_t dst_pitch, const T* src, std::
 struct P2PDevicePe {
   int id = 0;
   int n = 1;
-  char* heap[kMaxPes] = {};           // base of every PE's symmetric heap, as this GPU sees it
+  char* heap = nullptr;               // this PE's symmetric heap
+  // Every PE's heap as this GPU sees it: n entries in this PE's heap (sized at run time, read
+  // through the cache). remote(p, pe) reads entry pe; a loop resolves its peers once before it
+  // (peer(), PeerRef) and reads no table a step.
+  char* const* heaps = nullptr;
   unsigned long long heap_bytes = 0;  // per PE
   unsigned long long timeout_ns = 0;  // a wait longer than this fails (STENCILC_WAIT_TIMEOUT_MS)
-  std::uint64_t* barrier_sig = nullptr;  // symmetric [kMaxPes]: PE p writes slot p
-  std::uint64_t* reduce_slot = nullptr;  // symmetric [2][kMaxPes]: by epoch parity, then PE
-  std::uint64_t* reduce_sig = nullptr;   // symmetric [kMaxPes]
+  std::uint64_t* barrier_sig = nullptr;  // symmetric [n]: PE p writes slot p
+  std::uint64_t* reduce_slot = nullptr;  // symmetric [2][n]: by epoch parity, then PE
+  std::uint64_t* reduce_sig = nullptr;   // symmetric [n]
   Control* control = nullptr;            // this PE's own (in its heap)
-  ErrorArea* errors = nullptr;           // host-mapped
+  ErrorArea* errors = nullptr;           // host-mapped: the abort flag
+  ErrorRecord* record = nullptr;         // host-mapped: this PE's record
 
 #if defined(__CUDACC__)
   // ---- Addresses ---------------------------------------------------------------------------
@@ -160,14 +168,28 @@ struct P2PDevicePe {
   // Checked (a fatal error) only when STENCILC_CHECK_BOUNDS is defined.
   template <class T>
   __device__ T* remote(T* local_sym, int pe) const {
-    const auto offset = reinterpret_cast<const char*>(local_sym) - heap[id];
+    const auto offset = reinterpret_cast<const char*>(local_sym) - heap;
 #if defined(STENCILC_CHECK_BOUNDS)
     if (offset < 0 || static_cast<unsigned long long>(offset) >= heap_bytes || pe < 0 ||
         pe >= n) {
       fatal("remote(): the pointer is not in this PE's symmetric heap, or the PE does not exist");
     }
 #endif
-    return reinterpret_cast<T*>(heap[pe] + offset);
+    return reinterpret_cast<T*>(heap_of(pe) + offset);
+  }
+
+  // PE `pe` resolved for a loop (one read of the table, before the loop).
+  __device__ PeerRef peer(int pe) const {
+#if defined(STENCILC_CHECK_BOUNDS)
+    if (pe < 0 || pe >= n) fatal("peer(): the PE does not exist");
+#endif
+    return PeerRef{pe, static_cast<long long>(heap_of(pe) - heap)};
+  }
+
+  // The same symmetric object on a resolved peer: an add, no table.
+  template <class T>
+  __device__ T* remote(T* local_sym, PeerRef q) const {
+    return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(local_sym) + static_cast<std::uintptr_t>(q.delta));
   }
 
   // ---- Puts and signals ---------------------------------------------------------------------
@@ -205,22 +227,27 @@ struct P2PDevicePe {
   // sets `sig_sym` there to `value`. Here the face is packed straight into the peer's memory over
   // NVLink (`staging` is unused) and delivery is only the signal; the NVSHMEM backend packs into
   // the local `staging` and puts it with the signal.
+  // The peer comes resolved (the halo plan's channels carry their PeerRef).
   template <class T>
-  __device__ T* pack_target(T* dst_sym, T* staging, int pe) const {
+  __device__ T* pack_target(T* dst_sym, T* staging, PeerRef q) const {
     (void)staging;
-    return remote(dst_sym, pe);
+    return remote(dst_sym, q);
   }
   template <class T>
   __device__ void deliver_signal_block(T* dst_sym, const T* packed, std::size_t count,
-                                       std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
+                                       std::uint64_t* sig_sym, std::uint64_t value, PeerRef q) const {
     (void)dst_sym, (void)packed, (void)count;
-    signal_after_block(sig_sym, value, pe);
+    __syncthreads();
+    if (thread_rank() == 0) detail::store_release_sys(remote(sig_sym, q), value);
   }
 
   // Thread level: sets PE `pe`'s signal to `value` (release: this thread's earlier stores, and
   // everything it has observed, are visible to whoever acquires the value).
   __device__ void signal_set(std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
     detail::store_release_sys(remote(sig_sym, pe), value);
+  }
+  __device__ void signal_set(std::uint64_t* sig_sym, std::uint64_t value, PeerRef q) const {
+    detail::store_release_sys(remote(sig_sym, q), value);
   }
 
   // Thread level: this PE's value of its signal (acquire).
@@ -322,7 +349,7 @@ struct P2PDevicePe {
     std::uint64_t bits = 0;
     memcpy(&bits, &value, sizeof(T));
     for (int p = 0; p < n; ++p) {
-      *static_cast<volatile std::uint64_t*>(remote(&reduce_slot[parity * kMaxPes + id], p)) = bits;
+      *static_cast<volatile std::uint64_t*>(remote(&reduce_slot[parity * n + id], p)) = bits;
     }
     for (int p = 0; p < n; ++p) detail::store_release_sys(remote(&reduce_sig[id], p), epoch);
     for (int p = 0; p < n; ++p) {
@@ -333,7 +360,7 @@ struct P2PDevicePe {
     T result{};
     for (int p = 0; p < n; ++p) {
       const std::uint64_t word =
-          *static_cast<volatile const std::uint64_t*>(&reduce_slot[parity * kMaxPes + p]);
+          *static_cast<volatile const std::uint64_t*>(&reduce_slot[parity * n + p]);
       T next;
       memcpy(&next, &word, sizeof(T));
       if (p == 0) {
@@ -384,6 +411,11 @@ struct P2PDevicePe {
   }
 
  private:
+  // Entry pe of the heap table, through the read-only cache (the table never changes in a launch).
+  __device__ char* heap_of(int pe) const {
+    return reinterpret_cast<char*>(__ldg(reinterpret_cast<const unsigned long long*>(heaps) + pe));
+  }
+
   // After a block-wide copy: every thread's stores happen before thread 0's release store of the
   // signal (bar.sync), and a release is cumulative (PTX memory model: what precedes it in
   // causality order, the other threads' stores included, is visible to whoever acquires the
@@ -406,33 +438,33 @@ struct P2PDevicePe {
   __device__ __noinline__ void write_record(FailureKind kind, const std::uint64_t* sig, Cmp cmp,
                                             std::uint64_t value, std::uint64_t current,
                                             std::uint64_t waited, const detail::Message& m) const {
-    volatile ErrorRecord* record = &errors->record[id];
+    volatile ErrorRecord* out = record;
     if (atomicCAS(&control->fail_claim, 0, 1) != 0) {
       // Another thread of this PE is writing the record: wait (bounded) for it, then stop.
       const std::uint64_t start = global_timer_ns();
-      while (record->state == 0 && global_timer_ns() - start < 1000000000ULL) {
+      while (out->state == 0 && global_timer_ns() - start < 1000000000ULL) {
         __nanosleep(1000);
       }
       __trap();
     }
     const long long offset =
-        sig == nullptr ? -1 : reinterpret_cast<const char*>(sig) - heap[id];
-    record->kind = static_cast<int>(kind);
-    record->pe = id;
-    record->n = n;
-    record->block = block_rank();
-    record->thread = thread_rank();
-    record->cmp = static_cast<int>(cmp);
-    record->value = value;
-    record->current = current;
-    record->waited_ns = waited;
-    record->signal_offset =
+        sig == nullptr ? -1 : reinterpret_cast<const char*>(sig) - heap;
+    out->kind = static_cast<int>(kind);
+    out->pe = id;
+    out->n = n;
+    out->block = block_rank();
+    out->thread = thread_rank();
+    out->cmp = static_cast<int>(cmp);
+    out->value = value;
+    out->current = current;
+    out->waited_ns = waited;
+    out->signal_offset =
         offset < 0 || static_cast<unsigned long long>(offset) >= heap_bytes ? ~0ULL : offset;
-    for (int i = 0; i <= m.length && i < static_cast<int>(sizeof record->what); ++i) {
-      record->what[i] = m.text[i];
+    for (int i = 0; i <= m.length && i < static_cast<int>(sizeof out->what); ++i) {
+      out->what[i] = m.text[i];
     }
     __threadfence_system();
-    record->state = 1;
+    out->state = 1;
     __threadfence_system();
     *static_cast<volatile int*>(&errors->abort) = 1;
     __threadfence_system();
@@ -475,16 +507,20 @@ struct LaunchResult {
 class P2PTeam {
  public:
   // Fatal (status 2) if fewer than n GPUs are visible (unless in the shared-GPU test mode), if n
-  // is outside 1..kMaxPes, or if some pair of GPUs cannot reach each other's memory. heap_bytes:
+  // is below 1, or if some pair of GPUs cannot reach each other's memory. heap_bytes:
   // the symmetric heap per PE (STENCILC_SYM_HEAP_MB when set, which overrides it; 0: 1024 MiB).
   explicit P2PTeam(int n, std::size_t heap_bytes = 0)
       : n_(n),
         heap_bytes_(heap_bytes != 0 && std::getenv("STENCILC_SYM_HEAP_MB") == nullptr ? heap_bytes
                                                                                    : default_heap_bytes()),
         timeout_ms_(wait_timeout_ms()) {
-    if (n < 1 || n > kMaxPes) {
-      fatal("cannot run %d PEs with the p2p backend: it drives 1 to %d GPUs", n, kMaxPes);
-    }
+    if (n < 1) fatal("cannot run %d PEs with the p2p backend: it needs at least 1", n);
+    device_.assign(static_cast<std::size_t>(n), 0);
+    heap_.assign(static_cast<std::size_t>(n), nullptr);
+    streams_.assign(static_cast<std::size_t>(n), nullptr);
+    started_.assign(static_cast<std::size_t>(n), nullptr);
+    finished_.assign(static_cast<std::size_t>(n), nullptr);
+    sm_count_.assign(static_cast<std::size_t>(n), 0);
     int visible = 0;
     const cudaError_t count_error = cudaGetDeviceCount(&visible);
     if (count_error != cudaSuccess) {
@@ -546,17 +582,20 @@ class P2PTeam {
     }
     void* area = nullptr;
     STENCILC_CUDA_CHECK(
-        cudaHostAlloc(&area, sizeof(ErrorArea), cudaHostAllocMapped | cudaHostAllocPortable));
+        cudaHostAlloc(&area, error_area_bytes(n_), cudaHostAllocMapped | cudaHostAllocPortable));
     errors_ = static_cast<ErrorArea*>(area);
-    std::memset(errors_, 0, sizeof(ErrorArea));
+    std::memset(errors_, 0, error_area_bytes(n_));
     void* mapped = nullptr;
     STENCILC_CUDA_CHECK(cudaHostGetDevicePointer(&mapped, area, 0));
     errors_device_ = static_cast<ErrorArea*>(mapped);
     // The collectives' state, at the start of every heap.
     control_ = alloc<Control>(1);
-    barrier_sig_ = alloc<std::uint64_t>(kMaxPes);
-    reduce_slot_ = alloc<std::uint64_t>(2 * kMaxPes);
-    reduce_sig_ = alloc<std::uint64_t>(kMaxPes);
+    barrier_sig_ = alloc<std::uint64_t>(static_cast<std::size_t>(n_));
+    reduce_slot_ = alloc<std::uint64_t>(2 * static_cast<std::size_t>(n_));
+    reduce_sig_ = alloc<std::uint64_t>(static_cast<std::size_t>(n_));
+    // Every PE's heap base, in every PE's heap (DevicePe::heaps).
+    heaps_ = alloc<char*>(static_cast<std::size_t>(n_));
+    for (int pe = 0; pe < n_; ++pe) upload(pe, heaps_.on(pe), heap_.data(), heap_.size());
   }
 
   ~P2PTeam() {
@@ -610,6 +649,7 @@ class P2PTeam {
     sym.count = count;
     sym.offset = offset;
     sym.n = n_;
+    sym.ptr.resize(static_cast<std::size_t>(n_));
     for (int pe = 0; pe < n_; ++pe) {
       sym.ptr[pe] = reinterpret_cast<T*>(heap_[pe] + offset);
       STENCILC_CUDA_CHECK(cudaSetDevice(device_[pe]));
@@ -624,7 +664,8 @@ class P2PTeam {
     P2PDevicePe d;
     d.id = pe;
     d.n = n_;
-    for (int p = 0; p < n_; ++p) d.heap[p] = heap_[p];
+    d.heap = heap_[pe];
+    d.heaps = heaps_.on(pe);
     d.heap_bytes = heap_bytes_;
     d.timeout_ns = static_cast<unsigned long long>(timeout_ms_) * 1000000ULL;
     d.barrier_sig = barrier_sig_.on(pe);
@@ -632,6 +673,7 @@ class P2PTeam {
     d.reduce_sig = reduce_sig_.on(pe);
     d.control = control_.on(pe);
     d.errors = errors_device_;
+    d.record = errors_device_->record(pe);
     return d;
   }
 
@@ -760,7 +802,7 @@ class P2PTeam {
     last_.wall_ms =
         std::chrono::duration<double, std::milli>(Clock::now() - launched_at_).count();
     bool recorded = false;
-    for (int pe = 0; pe < n_; ++pe) recorded |= errors_->record[pe].state != 0;
+    for (int pe = 0; pe < n_; ++pe) recorded |= errors_->record(pe)->state != 0;
     if (!failed && !recorded) {
       last_.kernel_ms = 0;
       for (int pe = 0; pe < n_; ++pe) {
@@ -792,7 +834,7 @@ class P2PTeam {
                                    const std::vector<bool>& done, bool stuck) {
     bool any_fatal = false, any_wait = false;
     for (int pe = 0; pe < n_; ++pe) {
-      const ErrorRecord& r = errors_->record[pe];
+      const ErrorRecord& r = *errors_->record(pe);
       if (r.state == 0) continue;
       char what[sizeof r.what + 1];
       std::memcpy(what, r.what, sizeof r.what);
@@ -814,7 +856,7 @@ class P2PTeam {
                    cmp_symbol(static_cast<Cmp>(r.cmp)), r.value, where.c_str());
     }
     for (int pe = 0; pe < n_; ++pe) {
-      if (errors_->record[pe].state != 0) continue;
+      if (errors_->record(pe)->state != 0) continue;
       if (!done[pe]) {
         report_error("PE %d of %d: the kernel on GPU %d did not stop within 5 s of the failure above",
                      pe, n_, device_[pe]);
@@ -845,20 +887,21 @@ class P2PTeam {
   }
 
   int n_;
-  int device_[kMaxPes] = {};    // PE -> visible GPU
+  std::vector<int> device_;    // PE -> visible GPU
   std::size_t heap_bytes_;
   long long timeout_ms_;
-  char* heap_[kMaxPes] = {};
-  cudaStream_t streams_[kMaxPes] = {};
-  cudaEvent_t started_[kMaxPes] = {};   // around each PE's kernel (LaunchResult::kernel_ms)
-  cudaEvent_t finished_[kMaxPes] = {};
-  int sm_count_[kMaxPes] = {};
+  std::vector<char*> heap_;
+  std::vector<cudaStream_t> streams_;
+  std::vector<cudaEvent_t> started_;   // around each PE's kernel (LaunchResult::kernel_ms)
+  std::vector<cudaEvent_t> finished_;
+  std::vector<int> sm_count_;
   std::size_t heap_used_ = 0;
   int allocations_ = 0;
   ErrorArea* errors_ = nullptr;
   ErrorArea* errors_device_ = nullptr;
   Sym<Control> control_;
   Sym<std::uint64_t> barrier_sig_, reduce_slot_, reduce_sig_;
+  Sym<char*> heaps_;
   LaunchResult last_;
   bool running_ = false;
   std::chrono::steady_clock::time_point launched_at_{};

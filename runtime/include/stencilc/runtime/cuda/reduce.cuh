@@ -151,7 +151,7 @@ class DFlowReduce {
 
  public:
   __device__ DFlowReduce(const Pe& pe, std::uint64_t* words) : pe_(&pe), w_(words) {
-    base_ = *static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + kMaxPes]);
+    base_ = *static_cast<volatile std::uint64_t*>(&header()[pe.n]);
   }
 
   /// Every thread: this PE's block count into every PE's header (thread 0 of block 0; the
@@ -171,7 +171,7 @@ class DFlowReduce {
     }
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
     for (int p = 0; p < pe_->n; ++p) {
-      *static_cast<volatile std::uint64_t*>(peer(&w_[kFlowReduceHeader + pe_->id], p)) = gridDim.x;
+      *static_cast<volatile std::uint64_t*>(peer(&header()[pe_->id], p)) = gridDim.x;
     }
   }
 
@@ -226,15 +226,18 @@ class DFlowReduce {
   /// After the loop's last barrier_all: the executions so far, for the next launch's tags.
   __device__ void finish() const {
     if (blockIdx.x == 0 && threadIdx.x == 0) {
-      *static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + kMaxPes]) = base_ + done_;
+      *static_cast<volatile std::uint64_t*>(&header()[pe_->n]) = base_ + done_;
     }
   }
 
  private:
+  // The header (this PE's copy): each PE's block count, then the base. After the slots, whose
+  // size the PE count sets.
+  __device__ std::uint64_t* header() const { return w_ + flow_reduce_header(pe_->n); }
   // The entry of block b of PE p in tag `tag`'s slot (this PE's copy).
   __device__ std::uint64_t* entry(std::uint32_t tag, int p, int b) const {
     static_assert((kFlowReduceSlots & (kFlowReduceSlots - 1)) == 0, "slots by the tag's low bits");
-    return w_ + ((static_cast<std::size_t>(tag & (kFlowReduceSlots - 1u)) * kMaxPes + static_cast<std::size_t>(p)) * kMaxFlowBlocks +
+    return w_ + ((static_cast<std::size_t>(tag & (kFlowReduceSlots - 1u)) * static_cast<std::size_t>(pe_->n) + static_cast<std::size_t>(p)) * kMaxFlowBlocks +
                  static_cast<std::size_t>(b)) * 2;
   }
   __device__ std::uint64_t* peer(std::uint64_t* mine, int p) const {
@@ -278,7 +281,7 @@ class DFlowReduce {
 
   // The lazy post's entry i (warp i % warps of block i / warps) of PE p (this PE's copy).
   __device__ std::uint64_t* lazy_entry(int p, int i) const {
-    return w_ + kFlowReduceHeader + kMaxPes + 1 + (static_cast<std::size_t>(p) * kFlowLazyEntries + static_cast<std::size_t>(i)) * 2;
+    return header() + pe_->n + 1 + (static_cast<std::size_t>(p) * kFlowLazyEntries + static_cast<std::size_t>(i)) * 2;
   }
   __device__ static int warps() { return static_cast<int>((blockDim.x + 31) / 32); }
 
@@ -293,7 +296,7 @@ class DFlowReduce {
     T acc{};
     bool have = false;
     for (int p = 0; p < pe_->n; ++p) {
-      const int n = __shfl_sync(0xffffffffu, lane_blocks_, p % 32) * warps();
+      const int n = blocks_of(p) * warps();
       for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) {
         const T v = take<T>(lazy_entry(p, i), t, p, i / warps());
         acc = have ? combine(acc, v, op) : v;
@@ -398,15 +401,25 @@ class DFlowReduce {
     stage(acc, have, op, kAll);
   }
 
-  // Every thread of the warp, once a launch: each PE's block count (lane p holds PE p's) and
-  // the most of any PE.
+  // Every thread of the warp, once a launch: each PE's block count (lane p holds PE p's, for the
+  // first 32 PEs) and the most of any PE.
   __device__ void read_counts() {
     const int lane = static_cast<int>(threadIdx.x % 32);
     if (per_pe_ < 0) {
-      lane_blocks_ = lane < pe_->n ? static_cast<int>(*static_cast<volatile std::uint64_t*>(&w_[kFlowReduceHeader + lane])) : 0;
+      lane_blocks_ = lane < pe_->n ? static_cast<int>(*static_cast<volatile std::uint64_t*>(&header()[lane])) : 0;
       per_pe_ = lane_blocks_;
+      for (int p = 32 + lane; p < pe_->n; p += 32) {
+        per_pe_ = max(per_pe_, static_cast<int>(*static_cast<volatile std::uint64_t*>(&header()[p])));
+      }
       for (int offset = 16; offset > 0; offset /= 2) per_pe_ = max(per_pe_, __shfl_xor_sync(0xffffffffu, per_pe_, offset));
     }
+  }
+
+  // PE p's block count. Every lane of the warp calls it (a shuffle: never under a condition that
+  // differs between lanes); past 32 PEs the header's word, read again.
+  __device__ int blocks_of(int p) const {
+    const int held = __shfl_sync(0xffffffffu, lane_blocks_, p % 32);
+    return p < 32 ? held : static_cast<int>(*static_cast<volatile const std::uint64_t*>(&header()[p]));
   }
 
   // Entry i of the entries in PE order (per_pe_ a PE): block *b of PE *p.
@@ -418,7 +431,7 @@ class DFlowReduce {
   // calls it (the block counts' shuffle: never under a condition that differs between lanes).
   __device__ bool entry_at(int i, int total, int* p, int* b) const {
     split_entry(i, p, b);
-    const int blocks = __shfl_sync(0xffffffffu, lane_blocks_, *p % 32);
+    const int blocks = blocks_of(*p);
     return i < total && *b < blocks;
   }
 

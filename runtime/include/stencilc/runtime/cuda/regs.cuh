@@ -378,15 +378,19 @@ class RegsBand {
       const std::uint64_t want = static_cast<std::uint64_t>(step);
       // A neighbour on this PE (this GPU) takes a GPU-scope release and acquire, one on another
       // PE the team's system-scope signal; a short spin first, then the team's bounded wait.
-      auto release = [&](std::uint64_t* flag, int peer) {
+      // The peer comes resolved from its inbox rows (resolved before the loop; the flags are in
+      // the same symmetric heap, as far from their copies): no peer table a step.
+      auto release = [&](std::uint64_t* flag, int peer, int peer_g, const T* rows) {
         if (peer == pe_.id) {
           detail::store_release_gpu(flag, want);
         } else {
-          pe_.signal_set(flag, want, peer);
+          const T* const sym_rows = my_rows_ + static_cast<long>(peer_g - g_) * 4 * pitch_;
+          const PeerRef to{peer, reinterpret_cast<const char*>(rows) - reinterpret_cast<const char*>(sym_rows)};
+          pe_.signal_set(flag, want, to);
         }
       };
-      if (has_up_) release(up_flag_, up_pe_);
-      if (has_dn_) release(dn_flag_, dn_pe_);
+      if (has_up_) release(up_flag_, up_pe_, up_g_, up_rows_);
+      if (has_dn_) release(dn_flag_, dn_pe_, dn_g_, dn_rows_);
       // The description of a stalled wait takes its values by copy: nothing of the loop's has its
       // address taken (a reference would keep it in local memory on the hot path).
       auto wait = [&](int s, int peer, int peer_g) {
