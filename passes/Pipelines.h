@@ -24,13 +24,13 @@ inline const char* cpu_free_pipeline() {
 /// The pipeline of the CUDA target's host-controlled schedule (--schedule=host-controlled, the
 /// CPU-controlled baseline: docs/SCHEDULES.md), after fold-constants. The host runs the program's
 /// control flow and launches a kernel per point update, so it needs the halos, the decomposition
-/// and the exchanges, lowered to send and receive so that the copies can start right after what
-/// they send is written and be waited for right before the halo is read; split-boundary gives the
-/// boundary part the copies wait for (or that waits for them) and the inner part they overlap.
-/// Not persistent-fusion nor specialize-blocks: there is no persistent kernel whose workers need
+/// and the exchanges, lowered to send and receive so that the pushes can start right after what
+/// they send is written and be waited for right before the halo is read. Not split-boundary: each
+/// GPU runs its work on one stream, where an inner part would only add launches; nor
+/// persistent-fusion and specialize-blocks: there is no persistent kernel whose workers need
 /// barriers or roles (kernel boundaries order the updates).
 inline const char* host_controlled_pipeline() {
-  return "infer-halos,decompose,insert-exchanges,lower-exchanges,split-boundary,place-signaled-puts";
+  return "infer-halos,decompose,insert-exchanges,lower-exchanges,place-signaled-puts";
 }
 
 }  // namespace stencilc::passes
