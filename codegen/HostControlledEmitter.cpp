@@ -9,6 +9,7 @@
 // says what each statement is.
 #include "codegen/HostControlledEmitter.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -40,7 +41,7 @@ const char* reduce_op_name(ReduceOp op) {
 /// scalars (program parameters, locals, loop counters) it reads.
 struct PointInputs : IRVisitor {
   using IRVisitor::visit;
-  std::set<std::string> grids, stored;
+  std::set<std::string> grids;
   std::map<std::string, ScalarType> scalars;
   std::set<std::string> locals;
   void visit(const Var* v) override { scalars.emplace(v->name, v->type); }
@@ -54,7 +55,6 @@ struct PointInputs : IRVisitor {
   }
   void visit(const Store* s) override {
     grids.insert(s->grid);
-    stored.insert(s->grid);
     IRVisitor::visit(s);
   }
   void visit(const VarDecl* d) override {
@@ -96,10 +96,13 @@ class HostControlledEmitter : public CppEmitter {
 
   std::string kernels() const { return kernels_.str(); }
 
+  /// The reduce statements host_body() emitted (hc::Control gives each a result slot per GPU).
+  int reductions() const { return reduction_count_; }
+
  protected:
   bool in_kernel_ = false;  // expressions are being written for device code
   std::string first_grid_;  // every grid's blocks have the same layout: this one's serve
-  std::map<std::string, int> grid_ids_;  // grid parameter -> its number (sc_descs, Control)
+  std::map<std::string, int> grid_ids_;  // grid parameter -> its number (sc_descs)
   std::ostringstream kernels_;           // functions and kernels so far
   std::map<std::string, std::string> kernel_of_;  // point update (text) -> its kernel
   int kernel_count_ = 0;
@@ -109,11 +112,6 @@ class HostControlledEmitter : public CppEmitter {
   };
   std::map<std::string, Reduced> reduced_;  // reduction results -> their type and slot
   int reduction_count_ = 0;                  // reduce statements so far: one slot each
-
- public:
-  int reductions() const { return reduction_count_; }
-
- protected:
 
   std::string math_function(const std::string& name) override {
     return in_kernel_ ? name : "std::" + name;
@@ -248,6 +246,21 @@ class HostControlledEmitter : public CppEmitter {
     }
   }
 
+  /// The blocks whose halos a point body reads (its off-centre reads), on PE `sc_pe`: a push into
+  /// them waits for the launch (write after read; hc::Control::halo_free).
+  static std::string halo_reads(const Stmt& point_body) {
+    ReadExtents reads;
+    reads.visit(point_body);
+    std::vector<std::string> blocks;
+    for (const auto& [grid, ext] : reads.grids) {
+      auto nonzero = [](int o) { return o != 0; };
+      if (std::any_of(ext.first.begin(), ext.first.end(), nonzero) ||
+          std::any_of(ext.second.begin(), ext.second.end(), nonzero))
+        blocks.push_back(grid + "[sc_pe].data");
+    }
+    return "{" + join(blocks) + "}";
+  }
+
   void for_each(const Stmt& self, int indent) override {
     auto* s = as<ForEach>(self);
     std::vector<std::string> args, captures;
@@ -274,7 +287,8 @@ class HostControlledEmitter : public CppEmitter {
       ++in;
       box = "sc_parts.box[sc_b]";
     }
-    line(in, "sc_hc.launch(sc_pe, " + box + ", " + first_grid_ + "[sc_pe],");
+    line(in, "sc_hc.launch(sc_pe, " + box + ", " + first_grid_ + "[sc_pe], " +
+                 halo_reads(s->body) + ",");
     line(in + 2, "[" + join(captures) +
                      "](dim3 sc_grid, dim3 sc_block, cudaStream_t sc_stream, const auto& sc_box) {");
     line(in + 3, "sc_" + program_->name + "::" + k +
@@ -303,7 +317,8 @@ class HostControlledEmitter : public CppEmitter {
     line(in + 1, "const auto sc_local = " + kRt + "clip(::stencilc::compiled::sbox(sc_range), " +
                      first_grid_ + "[sc_pe]);");
     line(in + 1, "sc_hc.reduce<" + t + ">(sc_pe, " + std::to_string(id) + ", sc_local, " +
-                     first_grid_ + "[sc_pe], " + reduce_op_name(s->op) + ", " + identity + ",");
+                     first_grid_ + "[sc_pe], " + reduce_op_name(s->op) + ", " + identity + ", " +
+                     halo_reads(s->body) + ",");
     line(in + 3, "[" + join(captures) +
                      "](dim3 sc_grid, dim3 sc_block, cudaStream_t sc_stream, const auto& sc_box, "
                      "const auto& sc_slot) {");

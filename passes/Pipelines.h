@@ -7,7 +7,8 @@ namespace stencilc::passes {
 /// The exchange-lowering prefix of cpu_free_pipeline: infer the halos, decompose the global-view
 /// programs over the PEs, insert the halo exchanges the stencils need, lower each to the
 /// runtime's send and receive, and move each send up and each receive down. The pass tests use it
-/// to show the exchanges alone; both targets run cpu_free_pipeline (docs/PASSES.md).
+/// to show the exchanges alone; both targets run cpu_free_pipeline, and the CUDA target's
+/// host-controlled schedule runs this one (host_controlled_pipeline, docs/PASSES.md).
 inline const char* host_pipeline() {
   return "infer-halos,decompose,insert-exchanges,lower-exchanges,place-signaled-puts";
 }
@@ -29,8 +30,6 @@ inline const char* cpu_free_pipeline() {
 /// GPU runs its work on one stream, where an inner part would only add launches; nor
 /// persistent-fusion and specialize-blocks: there is no persistent kernel whose workers need
 /// barriers or roles (kernel boundaries order the updates).
-inline const char* host_controlled_pipeline() {
-  return "infer-halos,decompose,insert-exchanges,lower-exchanges,place-signaled-puts";
-}
+inline const char* host_controlled_pipeline() { return host_pipeline(); }
 
 }  // namespace stencilc::passes

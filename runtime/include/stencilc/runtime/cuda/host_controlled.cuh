@@ -15,15 +15,17 @@
 // How the GPUs are ordered. Within a GPU, stream order. Across GPUs only halo exchanges touch
 // another GPU's memory, and they are ordered by events, with cudaStreamWaitEvent on a
 // neighbour's event (the host never waits):
-//   send:  every GPU records `ready` (everything issued before it, which includes every read of
-//          its halos, is done); each GPU's stream waits for the `ready` of every neighbour it
-//          sends to (write after read: their halos are free), runs push_faces (its owned face
-//          cells into their halos, its own where a periodic dimension wraps onto itself) and
-//          records `pushed`;
+//   send:  each GPU's stream waits, for every neighbour it sends to, for the event recorded after
+//          the last launch there that read the halo it is about to overwrite (write after read;
+//          every launch that reads halos records one, where another GPU pushes to it), runs
+//          push_faces (its owned face cells into their halos, its own where a periodic dimension
+//          wraps onto itself) and records `pushed`;
 //   recv:  each GPU's stream waits for the `pushed` of every neighbour that sends to it (read
 //          after write). The sender reads only its own cells, so nothing else needs waiting for.
-// An event is recorded by one worker and waited for by another; Control::record and
-// Control::wait make the wait see the right recording (see Control).
+// With two buffers swapped each step, the halo a push overwrites was last read two steps before,
+// so the only wait on a step's critical path is the receiver's for the pushes. An event is
+// recorded by one worker and waited for by another; Control::record and Control::wait make the
+// wait see the right recording (see Control).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -318,15 +320,19 @@ class Control {
 
   // Launches a point-update kernel of `pe` over `local`, unless the box is empty:
   // kernel(grid, block, stream, box) does the <<<...>>> (its arguments captured by value).
+  // `halo_reads`: the blocks (their data) whose halos the kernel reads (see read_mark).
   template <int N, class T, class Kernel>
-  void launch(int pe, const SBox<N>& local, const DBlock<T, N>& layout, Kernel&& kernel) {
+  void launch(int pe, const SBox<N>& local, const DBlock<T, N>& layout,
+              std::initializer_list<const void*> halo_reads, Kernel&& kernel) {
     if (empty(local)) return;
     dim3 grid, block;
     launch_shape(local, false, &grid, &block);
-    enqueue(pe, [kernel = std::forward<Kernel>(kernel), grid, block,
-                 box = launch_box(local, layout)](cudaStream_t stream) mutable {
+    const Mark read = read_mark(pe, halo_reads);
+    enqueue(pe, [this, pe, kernel = std::forward<Kernel>(kernel), grid, block,
+                 box = launch_box(local, layout), read](cudaStream_t stream) mutable {
       kernel(grid, block, stream, box);
       STENCILC_CUDA_CHECK(cudaGetLastError());
+      if (read.id >= 0) record(pe, read);
     });
   }
 
@@ -336,7 +342,7 @@ class Control {
   // (see allreduce).
   template <class V, int N, class T, class Kernel>
   void reduce(int pe, int id, const SBox<N>& local, const DBlock<T, N>& layout, ReduceOp op,
-              V identity, Kernel&& kernel) {
+              V identity, std::initializer_list<const void*> halo_reads, Kernel&& kernel) {
     static_assert(sizeof(V) <= sizeof(std::uint64_t), "scalars of at most 8 bytes");
     ReduceSlot<V> slot;
     slot.partials = reinterpret_cast<V*>(scratch_.on(pe));
@@ -353,10 +359,12 @@ class Control {
     }
     dim3 grid, block;
     launch_shape(local, true, &grid, &block);
-    enqueue(pe, [kernel = std::forward<Kernel>(kernel), grid, block,
-                 box = launch_box(local, layout), slot](cudaStream_t stream) mutable {
+    const Mark read = read_mark(pe, halo_reads);
+    enqueue(pe, [this, pe, kernel = std::forward<Kernel>(kernel), grid, block,
+                 box = launch_box(local, layout), slot, read](cudaStream_t stream) mutable {
       kernel(grid, block, stream, box, slot);
       STENCILC_CUDA_CHECK(cudaGetLastError());
+      if (read.id >= 0) record(pe, read);
     });
   }
 #endif  // __CUDACC__
@@ -403,6 +411,39 @@ class Control {
     return m;
   }
 
+  // PE `pe` receives halos from other GPUs (HaloCopies says so): its halo reads are marked.
+  void receives(int pe) { receives_[pe] = true; }
+
+  // The mark a push into the halo of PE pe's block `data` must wait for (write after read): the
+  // last launch on pe that read that halo, or -1 where none did. A mark old enough for its event
+  // to be reused soon is replaced by a fresh one, recorded now on pe's stream (after that read,
+  // in stream order): fresh() appends its record, and the caller appends the waits after it.
+  long long halo_free(int pe, const void* data) {
+    for (const auto& [block, mark] : last_read_[pe]) {
+      if (block != data) continue;
+      if (!stale(mark)) return mark;
+      bool on[kMaxPes] = {};
+      on[pe] = true;
+      const long long fresh = fresh_mark(on);
+      set_last_read(pe, data, fresh);
+      return fresh;
+    }
+    return -1;
+  }
+
+  // Whether a wait noted now for `mark` could find its event reused before a few more marks:
+  // then a fresh mark takes its place.
+  bool stale(long long mark) const { return marks_ - mark + kMaxPes + 2 >= kRing; }
+
+  // A new mark, recorded now on the stream of every PE in `on`; returns its number.
+  long long fresh_mark(const bool* on) {
+    const Mark m = new_mark();
+    for (int pe = 0; pe < n_; ++pe) {
+      if (on[pe]) enqueue(pe, [this, pe, m](cudaStream_t) { record(pe, m); });
+    }
+    return m.id;
+  }
+
   // The next command appended to `waiter`'s queue waits for mark `mark` (of some PE).
   void note_wait(int waiter, long long mark) {
     if (marks_ - mark >= kRing) {
@@ -432,7 +473,30 @@ class Control {
   }
 
  private:
-  static constexpr int kRing = 32;  // events per PE for marks
+  static constexpr int kRing = 64;  // events per PE for marks
+
+  // A launch on pe that reads the halos of `halo_reads`: the mark its command records after the
+  // kernel (id -1: none, where no other GPU pushes into pe's halos). The launches of one
+  // statement on PE 0, 1, ... share one mark (each PE records its own event), so that the ring
+  // turns over per statement, not per launch.
+  Mark read_mark(int pe, std::initializer_list<const void*> halo_reads) {
+    if (!receives_[pe] || halo_reads.size() == 0) return Mark{-1, {}};
+    const bool same_statement = pe > statement_pe_ && marks_ == statement_mark_.id + 1;
+    if (!same_statement) statement_mark_ = new_mark();
+    statement_pe_ = pe;
+    for (const void* data : halo_reads) set_last_read(pe, data, statement_mark_.id);
+    return statement_mark_;
+  }
+
+  void set_last_read(int pe, const void* data, long long mark) {
+    for (auto& [block, last] : last_read_[pe]) {
+      if (block == data) {
+        last = mark;
+        return;
+      }
+    }
+    last_read_[pe].push_back({data, mark});
+  }
 
   std::size_t result_index(int id, int pe) const {
     if (id < 0 || id >= reductions_) fatal("host-controlled schedule: reduction %d of %d", id, reductions_);
@@ -472,6 +536,10 @@ class Control {
   std::atomic<long long> recorded_[kMaxPes];
   long long wait_pos_[kRing][kMaxPes];
   long long marks_ = 0;
+  bool receives_[kMaxPes] = {};
+  Mark statement_mark_{-1, {}};  // read_mark's last mark, and the PE it was last used for
+  int statement_pe_ = kMaxPes;
+  std::vector<std::pair<const void*, long long>> last_read_[kMaxPes];  // block -> last read mark
   detail::CommandQueue queue_[kMaxPes];
   std::thread workers_[kMaxPes];
   std::atomic<bool> stop_{false};
@@ -678,6 +746,7 @@ class HaloCopies {
       for (int s : plan_.senders[p]) {
         if (s != p) add_unique(senders_[p], s);
       }
+      if (!senders_[p].empty()) control.receives(p);
     }
   }
 
@@ -685,19 +754,16 @@ class HaloCopies {
   HaloCopies& operator=(const HaloCopies&) = delete;
 
   // halo_send: every GPU pushes its faces of the grid whose current blocks are `blocks` (one per
-  // PE: after swaps, the buffers the grid's name refers to now) into its neighbours' halos.
+  // PE: after swaps, the buffers the grid's name refers to now) into its neighbours' halos, once
+  // they have read those halos for the last time (the marks of the launches that read them, or
+  // fresh ones: Control::halo_free, appended before any push waits for them).
   void send(const std::vector<DBlock<T, N>>& blocks) {
     const int n = control_.n();
-    const Control::Mark ready = control_.new_mark();
+    long long free[kMaxPes];
+    for (int q = 0; q < n; ++q)
+      free[q] = senders_[q].empty() ? -1 : control_.halo_free(q, blocks[q].data);
     const Control::Mark pushed = control_.new_mark();
     pushed_ = pushed.id;
-    // Every GPU a neighbour sends to records `ready` first, so that no command waits for a
-    // command appended after it.
-    for (int q = 0; q < n; ++q) {
-      if (senders_[q].empty()) continue;
-      Control* control = &control_;
-      control_.enqueue(q, [control, q, ready](cudaStream_t) { control->record(q, ready); });
-    }
     for (int p = 0; p < n; ++p) {
       if (pushes_[p].empty()) continue;
       FacePushes<T, kMaxFaces<N>> faces;
@@ -705,20 +771,32 @@ class HaloCopies {
         faces.face[faces.count++] = face_push(blocks[p], blocks[q], c);
         faces.largest = std::max(faces.largest, c.count[0] * c.count[1] * c.count[2]);
       }
-      if (!receivers_[p].empty()) control_.note_wait(p, ready.id);
+      Waits waits;
+      for (int q : receivers_[p]) {
+        if (free[q] < 0) continue;
+        control_.note_wait(p, free[q]);
+        waits.on[waits.count++] = {q, free[q]};
+      }
       Control* control = &control_;
-      const std::vector<int>* receivers = &receivers_[p];
-      control_.enqueue(p, [control, p, receivers, ready, pushed, faces](cudaStream_t stream) {
-        for (int q : *receivers) control->wait(p, q, ready.id);
+      const bool signal = !receivers_[p].empty();
+      control_.enqueue(p, [control, p, waits, signal, pushed, faces](cudaStream_t stream) {
+        for (int k = 0; k < waits.count; ++k) control->wait(p, waits.on[k].pe, waits.on[k].mark);
         launch_push(faces, stream);
-        if (!receivers->empty()) control->record(p, pushed);
+        if (signal) control->record(p, pushed);
       });
     }
   }
 
-  // halo_recv: every GPU's stream waits until its neighbours' pushes are in its halos.
+  // halo_recv: every GPU's stream waits until its neighbours' pushes are in its halos (their
+  // `pushed` mark, or a fresh one recorded after it where it is old: Control::stale).
   void recv() {
-    for (int q = 0; q < control_.n(); ++q) {
+    const int n = control_.n();
+    if (control_.stale(pushed_)) {
+      bool on[kMaxPes] = {};
+      for (int p = 0; p < n; ++p) on[p] = !receivers_[p].empty();
+      pushed_ = control_.fresh_mark(on);
+    }
+    for (int q = 0; q < n; ++q) {
       if (senders_[q].empty()) continue;
       control_.note_wait(q, pushed_);
       Control* control = &control_;
@@ -746,6 +824,14 @@ class HaloCopies {
     STENCILC_CUDA_CHECK(cudaGetLastError());
   }
 #endif  // __CUDACC__
+
+  struct Waits {  // the marks one push waits for
+    int count = 0;
+    struct {
+      int pe;
+      long long mark;
+    } on[kMaxPes];
+  };
 
   Control& control_;
   HaloCopyPlan plan_;
