@@ -3,11 +3,13 @@
 // kernel per point update (the two parts of a split one share it) and per reduction; and in
 // `namespace stencilc_generated` the launcher `<program>_launch`, whose body is the program's own
 // statements run on the host: each point update a launch on every GPU, each halo_send /
-// halo_recv the peer copies of a grid and the waits for them, each allreduce a synchronisation
-// with every GPU. Which stream waits for which is decided as the host runs, by the runtime's
-// hc::Control (host_controlled.cuh): the emitter only says what each statement is.
+// halo_recv the pushes of a grid's faces and the waits for them, each allreduce the host waiting
+// for every GPU. The launches go to each GPU's worker thread, and which GPU waits for which is
+// decided by the runtime's hc::Control and hc::HaloCopies (host_controlled.cuh): the emitter only
+// says what each statement is.
 #include "codegen/HostControlledEmitter.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -39,7 +41,7 @@ const char* reduce_op_name(ReduceOp op) {
 /// scalars (program parameters, locals, loop counters) it reads.
 struct PointInputs : IRVisitor {
   using IRVisitor::visit;
-  std::set<std::string> grids, stored;
+  std::set<std::string> grids;
   std::map<std::string, ScalarType> scalars;
   std::set<std::string> locals;
   void visit(const Var* v) override { scalars.emplace(v->name, v->type); }
@@ -53,7 +55,6 @@ struct PointInputs : IRVisitor {
   }
   void visit(const Store* s) override {
     grids.insert(s->grid);
-    stored.insert(s->grid);
     IRVisitor::visit(s);
   }
   void visit(const VarDecl* d) override {
@@ -95,14 +96,22 @@ class HostControlledEmitter : public CppEmitter {
 
   std::string kernels() const { return kernels_.str(); }
 
+  /// The reduce statements host_body() emitted (hc::Control gives each a result slot per GPU).
+  int reductions() const { return reduction_count_; }
+
  protected:
   bool in_kernel_ = false;  // expressions are being written for device code
   std::string first_grid_;  // every grid's blocks have the same layout: this one's serve
-  std::map<std::string, int> grid_ids_;  // grid parameter -> its number (sc_descs, Control)
+  std::map<std::string, int> grid_ids_;  // grid parameter -> its number (sc_descs)
   std::ostringstream kernels_;           // functions and kernels so far
   std::map<std::string, std::string> kernel_of_;  // point update (text) -> its kernel
   int kernel_count_ = 0;
-  std::map<std::string, ScalarType> reduced_;  // reduction results -> their type
+  struct Reduced {
+    ScalarType type;
+    int id;  // its result slot (Control::reduce)
+  };
+  std::map<std::string, Reduced> reduced_;  // reduction results -> their type and slot
+  int reduction_count_ = 0;                  // reduce statements so far: one slot each
 
   std::string math_function(const std::string& name) override {
     return in_kernel_ ? name : "std::" + name;
@@ -114,22 +123,27 @@ class HostControlledEmitter : public CppEmitter {
     return q->grid + (in_kernel_ ? "" : "[0]") + ".global_extent[" + std::to_string(q->dim) + "]";
   }
 
-  /// The kernel of a point update or reduction (made on first use), and the arguments a launch on
-  /// PE `sc_pe` passes after the box (and the reduction's partials).
+  /// The kernel of a point update or reduction (made on first use); `args` gets the arguments a
+  /// launch passes after the box (and the reduction's slot), and `captures` how the launch's
+  /// command takes them from PE `sc_pe`'s state when the host issues it (by value: the command
+  /// runs later, on the GPU's worker thread).
   std::string kernel(const Stmt& s, const std::vector<std::string>& indices, const Stmt& point_body,
-                     const Reduce* red, std::vector<std::string>* args) {
+                     const Reduce* red, std::vector<std::string>* args,
+                     std::vector<std::string>* captures) {
     PointInputs inputs;
     inputs.visit(point_body);
     std::vector<std::string> params;
     for (const Param& p : program_->params) {
       if (p.kind != ParamKind::Grid || !inputs.grids.count(p.name)) continue;
       params.push_back("const " + dblock_type(p) + " " + p.name);
-      args->push_back(p.name + "[sc_pe]");
+      args->push_back(p.name);
+      captures->push_back(p.name + " = " + p.name + "[sc_pe]");
     }
     for (const auto& [name, type] : inputs.scalars) {
       if (inputs.locals.count(name) || std::count(indices.begin(), indices.end(), name)) continue;
       params.push_back("const " + std::string(cpp_type(type)) + " " + name);
       args->push_back(name);
+      captures->push_back(name);
     }
     std::string key =
         std::string(red ? "reduce " : "foreach ") + join(indices) + "\n" + print(point_body);
@@ -145,12 +159,12 @@ class HostControlledEmitter : public CppEmitter {
     in_kernel_ = true;
     std::string n = std::to_string(indices.size());
     comment(0, s);
-    line(0, red ? "// one partial result per thread block, combined on the GPU, then on the host "
-                  "in PE order"
+    line(0, red ? "// one partial result per thread block, combined by the last block, then on the "
+                  "host in PE order"
                 : "// one thread per point of a box of this GPU's block (a whole range, the inner "
                   "box, or a slab)");
     std::string head = "__global__ void " + name + "(const " + kHc + "LaunchBox<" + n + "> sc_box";
-    if (red) head += std::string(", ") + cpp_type(red->type) + "* sc_partials";
+    if (red) head += ", const " + kHc + "ReduceSlot<" + cpp_type(red->type) + "> sc_slot";
     for (const std::string& p : params) head += ", " + p;
     line(0, head + ") {");
     int indent = 1;
@@ -185,8 +199,7 @@ class HostControlledEmitter : public CppEmitter {
     }
     while (indent > 1) line(--indent, "}");
     if (red)
-      line(1, kHc + "block_partial(" + red->result + ", " + reduce_op_name(red->op) +
-                  ", sc_partials);");
+      line(1, kHc + "block_partial(" + red->result + ", sc_slot);");
     line(0, "}");
     line(0, "");
     loop_vars_.clear();
@@ -233,36 +246,38 @@ class HostControlledEmitter : public CppEmitter {
     }
   }
 
+  /// The blocks whose halos a point body reads (its off-centre reads), on PE `sc_pe`: a push into
+  /// them waits for the launch (write after read; hc::Control::halo_free).
+  static std::string halo_reads(const Stmt& point_body) {
+    ReadExtents reads;
+    reads.visit(point_body);
+    std::vector<std::string> blocks;
+    for (const auto& [grid, ext] : reads.grids) {
+      auto nonzero = [](int o) { return o != 0; };
+      if (std::any_of(ext.first.begin(), ext.first.end(), nonzero) ||
+          std::any_of(ext.second.begin(), ext.second.end(), nonzero))
+        blocks.push_back(grid + "[sc_pe].data");
+    }
+    return "{" + join(blocks) + "}";
+  }
+
   void for_each(const Stmt& self, int indent) override {
     auto* s = as<ForEach>(self);
-    std::vector<std::string> args;
-    std::string k = kernel(self, s->indices, s->body, nullptr, &args);
+    std::vector<std::string> args, captures;
+    std::string k = kernel(self, s->indices, s->body, nullptr, &args, &captures);
     const bool split = s->part != ForEachPart::All, boundary = s->part == ForEachPart::Boundary;
-    // The two parts of a split foreach share their kernel; its number tells the runtime which
-    // inner part and boundary part belong together.
-    std::string pair = split ? k.substr(k.find('_') + 1) : "-1";
     comment(indent, self);
     line(indent, "{");
     int in = indent + 1;
     range_and_checks(self, s->range, s->body, in);
-    if (boundary) {
-      PointInputs inputs;
-      inputs.visit(s->body);
-      std::vector<std::string> writes;
-      for (const std::string& g : inputs.stored) writes.push_back(std::to_string(grid_ids_[g]));
-      line(in, "sc_hc.boundary_stage(" + pair + ", {" + join(writes) +
-                   "});  // on the halo streams, beside the inner part");
-    } else {
-      line(in, "sc_hc.compute_stage(" + pair + ");");
-    }
     line(in, "for (int sc_pe = 0; sc_pe < sc_hc.n(); ++sc_pe) {");
     ++in;
     line(in, "const auto sc_local = " + kRt + "clip(::stencilc::compiled::sbox(sc_range), " +
                  first_grid_ + "[sc_pe]);");
     std::string box = "sc_local";
     if (split) {
-      // split-boundary: the points within the widths of the block's faces (up to 2N slabs), or the
-      // others.
+      // A split foreach (split-boundary; the schedule's pipeline does not split, other IR may):
+      // its part's boxes, one launch each on the GPU's one stream, in program order.
       line(in, "const int sc_wlo[] = " + int_list(s->width_lo) +
                    ", sc_whi[] = " + int_list(s->width_hi) + ";");
       line(in, "const auto sc_parts = " + kRt + "part_boxes(sc_local, " + kRt +
@@ -272,41 +287,44 @@ class HostControlledEmitter : public CppEmitter {
       ++in;
       box = "sc_parts.box[sc_b]";
     }
-    line(in, "sc_hc.launch(sc_pe, sc_hc." + std::string(boundary ? "halo" : "compute") +
-                 "(sc_pe), " + box + ", " + first_grid_ + "[sc_pe],");
-    line(in + 2, "[&](dim3 sc_grid, dim3 sc_block, cudaStream_t sc_stream, const auto& sc_box) {");
+    line(in, "sc_hc.launch(sc_pe, " + box + ", " + first_grid_ + "[sc_pe], " +
+                 halo_reads(s->body) + ",");
+    line(in + 2, "[" + join(captures) +
+                     "](dim3 sc_grid, dim3 sc_block, cudaStream_t sc_stream, const auto& sc_box) {");
     line(in + 3, "sc_" + program_->name + "::" + k +
-                     "<<<sc_grid, sc_block, 0, sc_stream>>>(sc_box, " + join(args) + ");");
+                     "<<<sc_grid, sc_block, 0, sc_stream>>>(sc_box" +
+                     (args.empty() ? "" : ", " + join(args)) + ");");
     line(in + 2, "});");
     if (split) line(--in, "}");
     line(--in, "}");
-    if (boundary) line(in, "sc_hc.boundary_launched();");
     line(indent, "}");
   }
 
   void reduce(const Stmt& self, int indent) override {
     auto* s = as<Reduce>(self);
-    std::vector<std::string> args;
-    std::string k = kernel(self, s->indices, s->body, s, &args);
+    std::vector<std::string> args, captures;
+    std::string k = kernel(self, s->indices, s->body, s, &args, &captures);
     std::string t = cpp_type(s->type), identity = reduce_identity(s->op, s->type);
-    reduced_[s->result] = s->type;
+    const int id = reduction_count_++;
+    reduced_[s->result] = {s->type, id};
     comment(indent, self);
     line(indent, t + " " + s->result + " = " + identity +
                      ";  // this GPU's part, until the allreduce combines them");
     line(indent, "{");
     int in = indent + 1;
     range_and_checks(self, s->range, s->body, in);
-    line(in, "sc_hc.compute_stage(-1);");
     line(in, "for (int sc_pe = 0; sc_pe < sc_hc.n(); ++sc_pe) {");
     line(in + 1, "const auto sc_local = " + kRt + "clip(::stencilc::compiled::sbox(sc_range), " +
                      first_grid_ + "[sc_pe]);");
-    line(in + 1, "sc_hc.reduce<" + t + ">(sc_pe, sc_local, " + first_grid_ + "[sc_pe], " +
-                     reduce_op_name(s->op) + ", " + identity + ",");
-    line(in + 3, "[&](dim3 sc_grid, dim3 sc_block, cudaStream_t sc_stream, const auto& sc_box, " +
-                     t + "* sc_partials) {");
+    line(in + 1, "sc_hc.reduce<" + t + ">(sc_pe, " + std::to_string(id) + ", sc_local, " +
+                     first_grid_ + "[sc_pe], " + reduce_op_name(s->op) + ", " + identity + ", " +
+                     halo_reads(s->body) + ",");
+    line(in + 3, "[" + join(captures) +
+                     "](dim3 sc_grid, dim3 sc_block, cudaStream_t sc_stream, const auto& sc_box, "
+                     "const auto& sc_slot) {");
     std::string rest = args.empty() ? "" : ", " + join(args);
     line(in + 4, "sc_" + program_->name + "::" + k +
-                     "<<<sc_grid, sc_block, 0, sc_stream>>>(sc_box, sc_partials" + rest + ");");
+                     "<<<sc_grid, sc_block, 0, sc_stream>>>(sc_box, sc_slot" + rest + ");");
     line(in + 3, "});");
     line(in, "}");
     line(indent, "}");
@@ -317,14 +335,14 @@ class HostControlledEmitter : public CppEmitter {
       case StmtKind::HaloSend: {
         const std::string& g = as<HaloSend>(s)->grid;
         comment(indent, s);
-        line(indent, "sc_halo_" + g + ".send(" + g + ");  // every GPU pulls its halos of %" + g +
-                         " on its halo stream");
+        line(indent, "sc_halo_" + g + ".send(" + g + ");  // every GPU pushes its faces of %" + g +
+                         " into its neighbours' halos");
         return;
       }
       case StmtKind::HaloRecv: {
         const std::string& g = as<HaloRecv>(s)->grid;
         comment(indent, s);
-        line(indent, "sc_halo_" + g + ".recv();  // the compute streams wait for those copies");
+        line(indent, "sc_halo_" + g + ".recv();  // every GPU's stream waits for its neighbours' pushes");
         return;
       }
       case StmtKind::AllReduce: {
@@ -333,8 +351,8 @@ class HostControlledEmitter : public CppEmitter {
         if (type == reduced_.end())
           return error(s, "the host-controlled schedule combines only reduction results");
         comment(indent, s);
-        line(indent, a->var + " = sc_hc.allreduce<" + cpp_type(type->second) + ">(" +
-                         reduce_op_name(a->op) +
+        line(indent, a->var + " = sc_hc.allreduce<" + cpp_type(type->second.type) + ">(" +
+                         reduce_op_name(a->op) + ", " + std::to_string(type->second.id) +
                          ");  // the host waits for every GPU, combines in PE order");
         return;
       }
@@ -346,7 +364,7 @@ class HostControlledEmitter : public CppEmitter {
   }
 };
 
-std::string launcher(const Program& p, const std::string& host_body,
+std::string launcher(const Program& p, const std::string& host_body, int reductions,
                      const std::set<std::string>& exchanged,
                      const std::vector<std::array<int, 2>>& swaps) {
   std::vector<std::string> params, descs, heap, blocks, halos, downloads;
@@ -368,7 +386,7 @@ std::string launcher(const Program& p, const std::string& host_body,
                        int_list(g.halo_hi) + ");  // %" + g.name + ": one block per GPU");
       if (exchanged.count(g.name)) {
         halos.push_back("  " + kHc + "HaloCopies<" + t + ", " + n + "> sc_halo_" + g.name +
-                        "(sc_hc, " + std::to_string(k) + ", sc_plan.grid, " + g.name +
+                        "(sc_hc, sc_plan.grid, " + g.name +
                         ", ::stencilc::compiled::periodic_dims(" + desc + "), " +
                         (g.halo_corners ? "true" : "false") + ", \"" + g.name + "\");");
       }
@@ -400,7 +418,8 @@ std::string launcher(const Program& p, const std::string& host_body,
   out.push_back("  ::stencilc::rt::cuda::P2PTeam sc_team(sc_plan.pes, " + kHc + "heap_bytes_for<" +
                 r + ">(sc_plan.grid, sc_plan.extent, {" + join(heap) +
                 "}));  // one GPU per PE, peer access between all");
-  out.push_back("  " + kHc + "Control sc_hc(sc_team);  // two streams per GPU: compute, and halo");
+  out.push_back("  " + kHc + "Control sc_hc(sc_team, " + std::to_string(reductions) +
+                ");  // a stream and a worker thread per GPU");
   out.insert(out.end(), blocks.begin(), blocks.end());
   out.insert(out.end(), halos.begin(), halos.end());
   out.push_back("  sc_hc.start();");
@@ -411,8 +430,7 @@ std::string launcher(const Program& p, const std::string& host_body,
       "the last GPU done");
   out.push_back(
       "    std::fprintf(stderr, \"stencilc: %s on %d GPUs (host-controlled: kernels launched per "
-      "step, 2 streams "
-      "each): %.3f ms\\n\", \"" +
+      "step, a host thread per GPU): %.3f ms\\n\", \"" +
       p.name + "\", sc_hc.n(), sc_ms);");
   out.push_back("  }");
   out.insert(out.end(), downloads.begin(), downloads.end());
@@ -454,7 +472,7 @@ std::vector<GeneratedProgram> emit_cuda_host_controlled(const Module& module,
     code += "namespace stencilc_generated {\nnamespace sc_" + p.name + " {\n\n";
     code += emitter.kernels();
     code += "}  // namespace sc_" + p.name + "\n\n";
-    code += launcher(p, host_body, ex.grids, ex.swaps);
+    code += launcher(p, host_body, emitter.reductions(), ex.grids, ex.swaps);
     code += "}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
     std::vector<std::string> args;
     for (const Param& q : p.params) args.push_back(q.name);

@@ -1,9 +1,10 @@
 // The CUDA target, host-controlled schedule (`--schedule=host-controlled`): the classic
 // CPU-controlled multi-GPU code, generated from the same IR as the CPU-free schedule so that the
 // two can be compared on one machine. One host thread runs the program's control flow (loops,
-// branches, scalar statements, swaps) and drives every GPU: each point update is a kernel launch
-// per GPU, halos move with peer copies ordered by events, reductions are copied to the host and
-// combined there in PE order. The runtime side is
+// branches, scalar statements, swaps) and hands each GPU's work to that GPU's worker thread: each
+// point update is a kernel launch per GPU, halos are pushed into the neighbours by a small kernel
+// per GPU, ordered by events, reductions leave each GPU's result in host memory, combined there
+// in PE order. The runtime side is
 // runtime/include/stencilc/runtime/cuda/host_controlled.cuh; docs/SCHEDULES.md describes both.
 #pragma once
 
@@ -16,7 +17,7 @@
 namespace stencilc::codegen {
 
 /// Emits every program of `module` for the host-controlled schedule. Programs must have gone
-/// through passes::host_controlled_pipeline() (decomposed, exchanges lowered, maybe split).
+/// through passes::host_controlled_pipeline() (decomposed, exchanges lowered).
 /// SC_SPMD_PROGRAM functions are an error.
 std::vector<GeneratedProgram> emit_cuda_host_controlled(const ir::Module& module,
                                                         std::vector<std::string>* errors);

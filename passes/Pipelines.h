@@ -7,7 +7,8 @@ namespace stencilc::passes {
 /// The exchange-lowering prefix of cpu_free_pipeline: infer the halos, decompose the global-view
 /// programs over the PEs, insert the halo exchanges the stencils need, lower each to the
 /// runtime's send and receive, and move each send up and each receive down. The pass tests use it
-/// to show the exchanges alone; both targets run cpu_free_pipeline (docs/PASSES.md).
+/// to show the exchanges alone; both targets run cpu_free_pipeline, and the CUDA target's
+/// host-controlled schedule runs this one (host_controlled_pipeline, docs/PASSES.md).
 inline const char* host_pipeline() {
   return "infer-halos,decompose,insert-exchanges,lower-exchanges,place-signaled-puts";
 }
@@ -24,13 +25,11 @@ inline const char* cpu_free_pipeline() {
 /// The pipeline of the CUDA target's host-controlled schedule (--schedule=host-controlled, the
 /// CPU-controlled baseline: docs/SCHEDULES.md), after fold-constants. The host runs the program's
 /// control flow and launches a kernel per point update, so it needs the halos, the decomposition
-/// and the exchanges, lowered to send and receive so that the copies can start right after what
-/// they send is written and be waited for right before the halo is read; split-boundary gives the
-/// boundary part the copies wait for (or that waits for them) and the inner part they overlap.
-/// Not persistent-fusion nor specialize-blocks: there is no persistent kernel whose workers need
+/// and the exchanges, lowered to send and receive so that the pushes can start right after what
+/// they send is written and be waited for right before the halo is read. Not split-boundary: each
+/// GPU runs its work on one stream, where an inner part would only add launches; nor
+/// persistent-fusion and specialize-blocks: there is no persistent kernel whose workers need
 /// barriers or roles (kernel boundaries order the updates).
-inline const char* host_controlled_pipeline() {
-  return "infer-halos,decompose,insert-exchanges,lower-exchanges,split-boundary,place-signaled-puts";
-}
+inline const char* host_controlled_pipeline() { return host_pipeline(); }
 
 }  // namespace stencilc::passes

@@ -1,7 +1,7 @@
-// The host-controlled schedule's halo copies (runtime/include/stencilc/runtime/cuda/
-// host_controlled.cuh), checked without a GPU: every PE's block lives in host memory, each planned
-// copy is applied the way cudaMemcpy3D(Peer)Async moves a box between pitched allocations, and
-// every cell is then checked, as tests/gpu/halo_check.cu does on the GPUs: owned cells unchanged,
+// The host-controlled schedule's halo pushes (runtime/include/stencilc/runtime/cuda/
+// host_controlled.cuh), checked without a GPU: every PE's block lives in host memory, the plan's
+// faces are grouped by sender (faces_by_sender) and every cell of each is stored as push_faces
+// stores it (face_push, push_cell), and every cell is then checked, as tests/gpu/halo_check.cu does on the GPUs: owned cells unchanged,
 // each halo cell a stencil needs equal to its source (periodic wrap included), every other cell
 // still poison. Process grids of 1 to 4 PEs in 1, 2 and 3 dimensions, uneven extents, periodic and
 // fixed dimensions, one-sided and uneven halos, corners on and off. Built with nvcc (the header is
@@ -26,20 +26,19 @@ double value_of(const std::array<int, N>& g) {
   return v;
 }
 
-// Applies one copy the way cudaMemcpy3D does on pitched linear memory (x along the last
-// dimension, y rows of one pitch, z slices of pitch * ysize), and pull_face too (cell_offset).
+// Every sender's faces, cell by cell, as its push_faces launch stores them.
 template <int N>
-void apply(const hc::HaloCopy& c, const rc::DBlock<double, N>& from, rc::DBlock<double, N>& to) {
-  auto at = [](const rc::DBlock<double, N>& b, long z, long y, long x) {
-    const long row = b.row_pitch();  // padded rows (dblock_shape), as pitched() gives the copies
-    const long rows = N >= 2 ? b.extent_with_halos(N >= 2 ? N - 2 : 0) : 1;
-    return b.data - b.halo_offset() + hc::cell_offset(row, rows, z, y, x);
-  };
-  for (long z = 0; z < c.count[0]; ++z)
-    for (long y = 0; y < c.count[1]; ++y)
-      for (long x = 0; x < c.count[2]; ++x)
-        *at(to, c.dst[0] + z, c.dst[1] + y, c.dst[2] + x) =
-            *at(from, c.src[0] + z, c.src[1] + y, c.src[2] + x);
+std::string push_all(const hc::HaloCopyPlan& plan, const std::vector<rc::DBlock<double, N>>& blocks) {
+  const auto pushes = hc::faces_by_sender(plan);
+  for (std::size_t p = 0; p < pushes.size(); ++p) {
+    if (pushes[p].size() > static_cast<std::size_t>(hc::kMaxFaces<N>))
+      return "PE " + std::to_string(p) + " sends " + std::to_string(pushes[p].size()) + " faces";
+    for (const auto& [q, c] : pushes[p]) {
+      const hc::FacePush<double> f = hc::face_push(blocks[p], blocks[q], c);
+      for (long i = 0; i < c.count[0] * c.count[1] * c.count[2]; ++i) hc::push_cell(f, i);
+    }
+  }
+  return "";
 }
 
 template <int N>
@@ -75,12 +74,12 @@ std::string check(const rt::ProcessGrid& grid, std::array<int, N> extent,
   }
   const hc::HaloCopyPlan plan =
       hc::plan_halo_copies<double, N>(grid, blocks, periodic, corners, "g");
+  if (std::string problem = push_all<N>(plan, blocks); !problem.empty()) return problem;
   for (int pe = 0; pe < n; ++pe) {
-    for (const hc::HaloCopy& c : plan.copies[pe]) apply<N>(c, blocks[c.peer], blocks[pe]);
     for (int peer : plan.senders[pe]) {
       const auto& r = plan.readers[peer];
       if (std::find(r.begin(), r.end(), pe) == r.end())
-        return "PE " + std::to_string(pe) + " pulls from a PE that does not list it";
+        return "PE " + std::to_string(pe) + " receives from a PE that does not list it";
     }
   }
   // Every cell of every block.

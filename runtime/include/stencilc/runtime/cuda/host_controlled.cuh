@@ -1,36 +1,48 @@
 // The host-controlled schedule on the GPUs (p2p backend): the classic multi-GPU code that
 // stencilc generates as a baseline for the CPU-free one (`--schedule=host-controlled`,
-// docs/SCHEDULES.md). One host thread runs the program's control flow and drives every GPU:
-// each point update is a kernel launch per GPU, halos move with cudaMemcpy3DPeerAsync, and
-// reductions are copied to the host and combined there in PE order.
+// docs/SCHEDULES.md). The host runs the program's control flow; each point update is a kernel
+// launch per GPU, each halo exchange a small kernel per GPU that stores its faces straight into
+// the neighbours' halos over NVLink, and each reduction a kernel per GPU whose last block leaves
+// the GPU's result in pinned host memory, combined on the host in PE order.
 //
-// Per GPU two streams:
-//   compute  every kernel, except the boundary part of a split point update;
-//   halo     the boundary parts and the halo copies, so that they overlap the inner part.
-// The halo stream forks from the compute stream (waits for an event recorded there) before it
-// needs what the compute stream did, and the compute stream waits for an event of the halo
-// stream before it needs what the halo stream did. Control decides where, as the program runs;
-// the generated code (codegen/HostControlledEmitter.cpp) says what each statement is.
+// Who issues what. The launcher's thread runs the program's statements and, for each GPU, appends
+// the CUDA work of a statement to that GPU's command queue; a worker thread per GPU takes the
+// commands in order and issues them on the GPU's one stream. The launcher's thread thus costs a
+// queue append per statement and GPU, and the GPUs' launch costs (a few microseconds each) are
+// paid in parallel, by one thread each, rather than one after the other. The launcher's thread
+// waits for the GPUs only where it reads a value they computed (an allreduce) and at the end.
 //
-// A halo exchange of a grid is two calls, like the IR's halo_send / halo_recv:
-//   send(blocks):  every GPU forks its halo stream and records `ready`; then every GPU's halo
-//                  stream waits for the `ready` of each neighbour it receives from (their
-//                  owned cells are written; its own halo is no longer read) and pulls each face
-//                  from the neighbour's block straight into its halo; then records `copied`.
-//   recv():        every GPU's compute stream waits for its own `copied` (its halos are in)
-//                  and for the `copied` of every neighbour that pulls from it (they have read
-//                  its owned cells, which later kernels may overwrite).
+// How the GPUs are ordered. Within a GPU, stream order. Across GPUs only halo exchanges touch
+// another GPU's memory, and they are ordered by events, with cudaStreamWaitEvent on a
+// neighbour's event (the host never waits):
+//   send:  each GPU's stream waits, for every neighbour it sends to, for the event recorded after
+//          the last launch there that read the halo it is about to overwrite (write after read;
+//          every launch that reads halos records one, where another GPU pushes to it), runs
+//          push_faces (its owned face cells into their halos, its own where a periodic dimension
+//          wraps onto itself) and records `pushed`;
+//   recv:  each GPU's stream waits for the `pushed` of every neighbour that sends to it (read
+//          after write). The sender reads only its own cells, so nothing else needs waiting for.
+// With two buffers swapped each step, the halo a push overwrites was last read two steps before,
+// so the only wait on a step's critical path is the receiver's for the pushes. An event is
+// recorded by one worker and waited for by another; Control::record and Control::wait make the
+// wait see the right recording (see Control).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "stencilc/runtime/common.hpp"
@@ -100,91 +112,191 @@ void launch_shape(const SBox<N>& box, bool reduction, dim3* grid, dim3* block) {
 
 #if defined(__CUDACC__)
 
-// The end of a reduction kernel: every thread's value combined over the thread block (warps,
-// then shared memory, in a fixed order), and written by thread 0 to partials[block].
+// Where one reduction kernel's thread blocks leave their partial results, and where its last
+// block puts the GPU's result.
 template <class T>
-__device__ inline void block_partial(T value, ReduceOp op, T* partials) {
+struct ReduceSlot {
+  T* partials;        // one per thread block (kReduceBlocks)
+  unsigned* arrived;  // thread blocks done so far; the last one resets it
+  T* result;          // pinned host memory, mapped
+  ReduceOp op;
+  T identity;
+};
+
+// The end of a reduction kernel: every thread's value combined over the thread block (warps,
+// then shared memory, in a fixed order) into partials[block]; the last block to finish combines
+// the partials in block order (256 threads strided, then thread by thread: the same order at any
+// timing) and writes the result. Thread blocks have 256 threads (launch_shape).
+template <class T>
+__device__ inline void block_partial(T value, const ReduceSlot<T>& slot) {
   __shared__ T warp_partials[32];
+  __shared__ T strided[256];
+  __shared__ bool last;
   const int rank = thread_rank();
   const int lane = rank % 32, warp = rank / 32;
   for (int offset = 16; offset > 0; offset /= 2)
-    value = combine(value, __shfl_down_sync(0xffffffffu, value, offset), op);
+    value = combine(value, __shfl_down_sync(0xffffffffu, value, offset), slot.op);
   if (lane == 0) warp_partials[warp] = value;
   __syncthreads();
+  const int blocks = grid_blocks();
   if (rank == 0) {
     T total = warp_partials[0];
     for (int w = 1; w < (block_threads() + 31) / 32; ++w)
-      total = combine(total, warp_partials[w], op);
-    partials[block_rank()] = total;
+      total = combine(total, warp_partials[w], slot.op);
+    slot.partials[block_rank()] = total;
+    __threadfence();  // the partial is visible before the count says so
+    last = atomicAdd(slot.arrived, 1u) == static_cast<unsigned>(blocks - 1);
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  T mine = slot.identity;
+  const volatile T* partials = slot.partials;  // written by other blocks: not from L1
+  for (int i = rank; i < blocks; i += block_threads()) mine = combine(mine, T(partials[i]), slot.op);
+  strided[rank] = mine;
+  __syncthreads();
+  if (rank == 0) {
+    T total = strided[0];
+    for (int t = 1; t < block_threads(); ++t) total = combine(total, strided[t], slot.op);
+    *slot.result = total;
+    *slot.arrived = 0;
   }
 }
 
-// One block: the partials of a reduction kernel combined in block order into *result.
+// The result of a reduction over nothing (a GPU whose block the range misses).
 template <class T>
-__global__ void finish_reduction(const T* partials, int count, ReduceOp op, T identity, T* result) {
-  __shared__ T strided[256];
-  T value = identity;
-  for (int i = threadIdx.x; i < count; i += blockDim.x) value = combine(value, partials[i], op);
-  strided[threadIdx.x] = value;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    T total = strided[0];
-    for (unsigned t = 1; t < blockDim.x; ++t) total = combine(total, strided[t], op);
-    *result = total;
-  }
+__global__ void store_identity(T* result, T identity) {
+  *result = identity;
 }
 
 #endif  // __CUDACC__
 
-// The streams and events of a run, and what the reductions need. The team (P2PTeam) owns the
-// devices, peer access and the symmetric heap the blocks live in.
+namespace detail {
+
+// Busy-waiting: a pause, and after a while a yield (the waits are short: a command behind).
+inline void relax(unsigned& spins) {
+  if (++spins < 2048) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  } else {
+    std::this_thread::yield();
+  }
+}
+
+// One GPU's command queue: the launcher's thread appends commands, the GPU's worker thread runs
+// them in order (a ring with one writer and one reader). A command's position counts from 0.
+class CommandQueue {
+ public:
+  static constexpr long long kSlots = 4096;
+
+  // Appends `command` (waits while the ring is full); returns its position.
+  long long push(std::function<void()> command) {
+    const long long at = head_.load(std::memory_order_relaxed);
+    unsigned spins = 0;
+    while (at - tail_.load(std::memory_order_acquire) >= kSlots) relax(spins);
+    slots_[at % kSlots] = std::move(command);
+    head_.store(at + 1, std::memory_order_release);
+    return at;
+  }
+
+  // The position the next command will have (the launcher's thread).
+  long long next() const { return head_.load(std::memory_order_relaxed); }
+
+  // Runs the next command, if there is one.
+  bool run_next() {
+    const long long at = tail_.load(std::memory_order_relaxed);
+    if (head_.load(std::memory_order_acquire) == at) return false;
+    std::function<void()>& slot = slots_[at % kSlots];
+    slot();
+    slot = nullptr;
+    tail_.store(at + 1, std::memory_order_release);
+    return true;
+  }
+
+  // Whether the command at `position` has run (to its end).
+  bool ran(long long position) const { return tail_.load(std::memory_order_acquire) > position; }
+
+  // Whether every command appended so far has run.
+  bool drained() const {
+    return tail_.load(std::memory_order_acquire) == head_.load(std::memory_order_acquire);
+  }
+
+ private:
+  std::vector<std::function<void()>> slots_ = std::vector<std::function<void()>>(kSlots);
+  alignas(64) std::atomic<long long> head_{0};
+  alignas(64) std::atomic<long long> tail_{0};
+};
+
+}  // namespace detail
+
+// The run's streams, worker threads and events, and what the reductions need. The team
+// (P2PTeam) owns the devices, peer access and the symmetric heap the blocks live in.
 //
-// The host issues the same operations to every GPU in the same order, so one record of what is
-// in flight serves all of them. It decides where a stream must wait for the other:
-//   - a kernel on the compute stream waits for the boundary parts still running on the halo
-//     stream (an event recorded after the last one), except for the inner part whose own
-//     boundary part is running: the two cover disjoint points, and overlap;
-//   - a boundary part forks the halo stream from the compute stream, except when all the
-//     compute stream did since the last fork is its own inner part and receives of grids the
-//     boundary part does not write: then it runs beside the inner part, after the halo copies
-//     (the receive case of split-boundary: the inner part computes while the halos travel);
-//   - the halo copies fork always (HaloCopies::send), and their receive makes the compute
-//     stream wait for them (HaloCopies::recv); what runs between the two never touches the cells
-//     they copy (place-signaled-puts moves a send only past statements that do not write its
-//     faces, and a receive only past statements that neither read the halo nor write the grid).
+// Cross-GPU events. A mark is one point of the program at which some GPUs record an event that
+// other GPUs' streams wait for; marks are numbered in program order (the launcher's thread makes
+// them), and mark m of PE p is event ring_[p][m % kRing]. Since the workers run ahead of each
+// other, two rules make every wait see the recording it means:
+//   - a worker waits for mark m of PE p only once p's worker has recorded it (recorded_[p] >= m);
+//   - p's worker records mark m into a ring slot only once every command that waits for mark
+//     m - kRing (the slot's previous use) has run: the launcher's thread notes each waiting
+//     command's queue position (note_wait) and hands the record those positions (Mark::reuse).
+// Every such wait is for a command the launcher's thread appended earlier than the waiting one,
+// to another queue, so the workers cannot wait for each other in a cycle; and the streams wait
+// only for events already recorded, so the GPUs cannot either.
 class Control {
  public:
-  explicit Control(P2PTeam& team)
-      : team_(team), n_(team.n()) {
-    const auto n = static_cast<std::size_t>(n_);
-    compute_.assign(n, nullptr);
-    halo_.assign(n, nullptr);
-    fork_.assign(n, nullptr);
-    join_.assign(n, nullptr);
-    boundary_done_.assign(n, nullptr);
+  // A mark, as its recording needs it: its number, and per PE the position of the last command
+  // that waits for the slot's previous mark (-1: none).
+  struct Mark {
+    long long id;
+    std::vector<long long> reuse;  // per PE
+  };
+
+  // `reductions`: the program's reduce statements (each has its own result slot per GPU).
+  Control(P2PTeam& team, int reductions)
+      : team_(team), n_(team.n()), reductions_(reductions),
+        stream_(static_cast<std::size_t>(n_), nullptr),
+        ring_(static_cast<std::size_t>(n_), std::vector<cudaEvent_t>(kRing, nullptr)),
+        recorded_(std::make_unique<std::atomic<long long>[]>(static_cast<std::size_t>(n_))),
+        wait_pos_(kRing, std::vector<long long>(static_cast<std::size_t>(n_), -1)),
+        receives_(static_cast<std::size_t>(n_), false),
+        last_read_(static_cast<std::size_t>(n_)),
+        queue_(std::make_unique<detail::CommandQueue[]>(static_cast<std::size_t>(n_))),
+        workers_(static_cast<std::size_t>(n_)) {
     for (int pe = 0; pe < n_; ++pe) {
       STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
-      STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_[pe], cudaStreamNonBlocking));
-      STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&halo_[pe], cudaStreamNonBlocking));
-      STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&fork_[pe], cudaEventDisableTiming));
-      STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&join_[pe], cudaEventDisableTiming));
-      STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&boundary_done_[pe], cudaEventDisableTiming));
+      STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_[pe], cudaStreamNonBlocking));
+      for (int k = 0; k < kRing; ++k)
+        STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&ring_[pe][k], cudaEventDisableTiming));
+      recorded_[pe].store(-1, std::memory_order_relaxed);
     }
     scratch_ = team.alloc<std::uint64_t>(kReduceBlocks + 1);
+    for (int pe = 0; pe < n_; ++pe) {  // the arrival counts start at 0 (start() waits for this)
+      STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
+      STENCILC_CUDA_CHECK(cudaMemset(scratch_.on(pe) + kReduceBlocks, 0, sizeof(std::uint64_t)));
+    }
+    const int slots = (reductions_ > 0 ? reductions_ : 1) * n_;
     void* pinned = nullptr;
-    STENCILC_CUDA_CHECK(
-        cudaHostAlloc(&pinned, sizeof(std::uint64_t) * n, cudaHostAllocPortable));
+    STENCILC_CUDA_CHECK(cudaHostAlloc(&pinned, sizeof(std::uint64_t) * slots,
+                                      cudaHostAllocMapped | cudaHostAllocPortable));
+    std::memset(pinned, 0, sizeof(std::uint64_t) * slots);
     results_ = static_cast<std::uint64_t*>(pinned);
+    void* mapped = nullptr;
+    STENCILC_CUDA_CHECK(cudaHostGetDevicePointer(&mapped, pinned, 0));
+    results_device_ = static_cast<std::uint64_t*>(mapped);
+    rt::detail::live_pe_threads().fetch_add(n_, std::memory_order_acq_rel);  // fatal: _Exit
+    for (int pe = 0; pe < n_; ++pe) workers_[pe] = std::thread([this, pe] { work(pe); });
   }
 
   ~Control() {
+    stop_.store(true, std::memory_order_release);
+    for (int pe = 0; pe < n_; ++pe) workers_[pe].join();
+    rt::detail::live_pe_threads().fetch_sub(n_, std::memory_order_acq_rel);
     for (int pe = 0; pe < n_; ++pe) {
       if (cudaSetDevice(device(pe)) != cudaSuccess) continue;
-      cudaEventDestroy(fork_[pe]);
-      cudaEventDestroy(join_[pe]);
-      cudaEventDestroy(boundary_done_[pe]);
-      if (halo_[pe] != compute_[pe]) cudaStreamDestroy(halo_[pe]);
-      cudaStreamDestroy(compute_[pe]);
+      for (int k = 0; k < kRing; ++k) cudaEventDestroy(ring_[pe][k]);
+      cudaStreamDestroy(stream_[pe]);
     }
     cudaFreeHost(results_);
   }
@@ -194,8 +306,6 @@ class Control {
 
   int n() const { return n_; }
   int device(int pe) const { return team_.device(pe); }  // the GPU PE pe runs on
-  cudaStream_t compute(int pe) const { return compute_[pe]; }
-  cudaStream_t halo(int pe) const { return halo_[pe]; }
 
   // Waits for the uploads (synchronous copies and memsets on the legacy stream, which the
   // non-blocking streams do not wait for) and starts the clock.
@@ -207,127 +317,76 @@ class Control {
     started_ = std::chrono::steady_clock::now();
   }
 
-  // ---- Where the streams wait for each other (see the class comment) ----------------------
-
-  // Before a point update or reduction on the compute streams; `pair`: the split foreach an
-  // inner part belongs to (-1 for anything else).
-  void compute_stage(int pair) {
-    // The boundary part of this inner part's own foreach, if it is running: the two overlap.
-    Boundary* partner = nullptr;
-    for (Boundary& b : pending_) {
-      if (pair >= 0 && b.pair == pair && !b.partnered) partner = &b;
-    }
-    bool wait = false;
-    for (const Boundary& b : pending_) wait = wait || &b != partner;
-    if (partner != nullptr) {
-      partner->partnered = true;
-    } else if (pair >= 0) {
-      open_inner_.push_back(pair);  // its boundary part comes later
-    }
-    if (wait) {
-      for (int pe = 0; pe < n_; ++pe) {
-        STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
-        STENCILC_CUDA_CHECK(cudaStreamWaitEvent(compute_[pe], boundary_done_[pe], 0));
-      }
-      pending_.clear();
-    }
-    since_fork_.push_back({pair >= 0 ? Since::Inner : Since::Other, pair});
+  // Appends a command to PE pe's queue: `command(stream)` issues CUDA work on the PE's stream
+  // (its worker thread has made the PE's GPU current). Returns the command's position.
+  template <class Command>
+  long long enqueue(int pe, Command&& command) {
+    return queue_[pe].push(
+        [command = std::forward<Command>(command), stream = stream_[pe]]() mutable {
+          command(stream);
+        });
   }
 
-  // Before the boundary part of split foreach `pair` on the halo streams; `writes`: the grids it
-  // stores to (as numbered in the generated code).
-  void boundary_stage(int pair, std::initializer_list<int> writes) {
-    const auto open = std::find(open_inner_.begin(), open_inner_.end(), pair);
-    const bool partnered = open != open_inner_.end();
-    if (partnered) open_inner_.erase(open);
-    bool fork_needed = false;
-    int inner_parts = 0;
-    for (const Since& s : since_fork_) {
-      if (s.kind == Since::Inner)
-        fork_needed = fork_needed || s.id != pair || !partnered || ++inner_parts > 1;
-      if (s.kind == Since::Recv)
-        fork_needed = fork_needed || std::find(writes.begin(), writes.end(), s.id) != writes.end();
-      if (s.kind == Since::Other) fork_needed = true;
-    }
-    if (fork_needed) fork_all();
-    pending_.push_back({pair, partnered, sequence_++});
-  }
-
-  // After the boundary part's kernels: what later kernels on the compute streams wait for.
-  void boundary_launched() {
-    for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
-      STENCILC_CUDA_CHECK(cudaEventRecord(boundary_done_[pe], halo_[pe]));
-    }
-  }
-
-  // A halo send forks every halo stream; returns its place among the boundary parts.
-  long long send_stage() {
-    fork_all();
-    return sequence_;
-  }
-
-  // A receive of grid `grid` whose send had place `sent`: the compute streams have waited for
-  // the copies, so also for every boundary part before them.
-  void recv_stage(int grid, long long sent) {
-    pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
-                                  [&](const Boundary& b) { return b.sequence < sent; }),
-                   pending_.end());
-    since_fork_.push_back({Since::Recv, grid});
-  }
-
-  // Launches a point-update kernel of `pe` over `local` on `stream`, unless the box is empty:
-  // kernel(grid, block, stream, box) does the <<<...>>>.
+  // Launches a point-update kernel of `pe` over `local`, unless the box is empty:
+  // kernel(grid, block, stream, box) does the <<<...>>> (its arguments captured by value).
+  // `halo_reads`: the blocks (their data) whose halos the kernel reads (see read_mark).
   template <int N, class T, class Kernel>
-  void launch(int pe, cudaStream_t stream, const SBox<N>& local, const DBlock<T, N>& layout,
-              Kernel&& kernel) {
+  void launch(int pe, const SBox<N>& local, const DBlock<T, N>& layout,
+              std::initializer_list<const void*> halo_reads, Kernel&& kernel) {
     if (empty(local)) return;
     dim3 grid, block;
     launch_shape(local, false, &grid, &block);
-    STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
-    kernel(grid, block, stream, launch_box(local, layout));
-    STENCILC_CUDA_CHECK(cudaGetLastError());
+    const Mark read = read_mark(pe, halo_reads);
+    enqueue(pe, [this, pe, kernel = std::forward<Kernel>(kernel), grid, block,
+                 box = launch_box(local, layout), read](cudaStream_t stream) mutable {
+      kernel(grid, block, stream, box);
+      STENCILC_CUDA_CHECK(cudaGetLastError());
+      if (read.id >= 0) record(pe, read);
+    });
   }
 
 #if defined(__CUDACC__)
-  // A reduction of `pe` over `local` on its compute stream: kernel(grid, block, stream, box,
-  // partials) runs the reduction kernel (one partial per thread block), then one block combines
-  // the partials in order and the result is copied to pinned host memory (see allreduce).
+  // Reduction number `id` of `pe` over `local`: kernel(grid, block, stream, box, slot) runs the
+  // reduction kernel, whose last thread block leaves the GPU's result in pinned host memory
+  // (see allreduce).
   template <class V, int N, class T, class Kernel>
-  void reduce(int pe, const SBox<N>& local, const DBlock<T, N>& layout, ReduceOp op, V identity,
-              Kernel&& kernel) {
+  void reduce(int pe, int id, const SBox<N>& local, const DBlock<T, N>& layout, ReduceOp op,
+              V identity, std::initializer_list<const void*> halo_reads, Kernel&& kernel) {
     static_assert(sizeof(V) <= sizeof(std::uint64_t), "scalars of at most 8 bytes");
-    STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
-    V* partials = reinterpret_cast<V*>(scratch_.on(pe));
-    V* result = reinterpret_cast<V*>(scratch_.on(pe) + kReduceBlocks);
-    int count = 0;
-    if (!empty(local)) {
-      dim3 grid, block;
-      launch_shape(local, true, &grid, &block);
-      count = static_cast<int>(grid.x * grid.y * grid.z);
-      kernel(grid, block, compute_[pe], launch_box(local, layout), partials);
-      STENCILC_CUDA_CHECK(cudaGetLastError());
+    ReduceSlot<V> slot;
+    slot.partials = reinterpret_cast<V*>(scratch_.on(pe));
+    slot.arrived = reinterpret_cast<unsigned*>(scratch_.on(pe) + kReduceBlocks);
+    slot.result = reinterpret_cast<V*>(results_device_ + result_index(id, pe));
+    slot.op = op;
+    slot.identity = identity;
+    if (empty(local)) {
+      enqueue(pe, [slot](cudaStream_t stream) {
+        store_identity<V><<<1, 1, 0, stream>>>(slot.result, slot.identity);
+        STENCILC_CUDA_CHECK(cudaGetLastError());
+      });
+      return;
     }
-    finish_reduction<V><<<1, 256, 0, compute_[pe]>>>(partials, count, op, identity, result);
-    STENCILC_CUDA_CHECK(cudaGetLastError());
-    STENCILC_CUDA_CHECK(
-        cudaMemcpyAsync(&results_[pe], result, sizeof(V), cudaMemcpyDeviceToHost, compute_[pe]));
+    dim3 grid, block;
+    launch_shape(local, true, &grid, &block);
+    const Mark read = read_mark(pe, halo_reads);
+    enqueue(pe, [this, pe, kernel = std::forward<Kernel>(kernel), grid, block,
+                 box = launch_box(local, layout), slot, read](cudaStream_t stream) mutable {
+      kernel(grid, block, stream, box, slot);
+      STENCILC_CUDA_CHECK(cudaGetLastError());
+      if (read.id >= 0) record(pe, read);
+    });
   }
 #endif  // __CUDACC__
 
-  // Waits for every GPU's reduction result (the host synchronises with each compute stream,
-  // as the classic codes do every step) and combines them in PE order, so that the result does
-  // not depend on which GPU finished first.
+  // The results of reduction `id` on every GPU, combined in PE order (so that the result does
+  // not depend on which GPU finished first): the host waits for every GPU's work so far.
   template <class V>
-  V allreduce(ReduceOp op) {
-    for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
-      STENCILC_CUDA_CHECK(cudaStreamSynchronize(compute_[pe]));
-    }
+  V allreduce(ReduceOp op, int id) {
+    wait_all();
     V total{};
     for (int pe = 0; pe < n_; ++pe) {
       V next;
-      std::memcpy(&next, &results_[pe], sizeof(V));
+      std::memcpy(&next, &results_[result_index(id, pe)], sizeof(V));
       if (pe == 0)
         total = next;
       else if (op == ReduceOp::Sum)
@@ -340,62 +399,174 @@ class Control {
     return total;
   }
 
-  // Joins and waits for both streams of every GPU; returns the wall time since start() in ms.
+  // Waits for every GPU's work; returns the wall time since start() in ms.
   double finish() {
-    for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
-      STENCILC_CUDA_CHECK(cudaEventRecord(join_[pe], halo_[pe]));
-      STENCILC_CUDA_CHECK(cudaStreamWaitEvent(compute_[pe], join_[pe], 0));
-      STENCILC_CUDA_CHECK(cudaStreamSynchronize(compute_[pe]));
-    }
-    pending_.clear();
+    wait_all();
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_)
         .count();
   }
 
- private:
-  // The halo stream of every GPU waits for everything issued so far on its compute stream
-  // (nothing to do when the compute streams did nothing since the last fork).
-  void fork_all() {
-    if (since_fork_.empty()) return;
+  // ---- Cross-GPU events (the launcher's thread makes marks and notes waits; the workers
+  // ---- record and wait, inside commands) -----------------------------------------------------
+
+  Mark new_mark() {
+    Mark m;
+    m.id = marks_++;
+    std::vector<long long>& previous = wait_pos_[static_cast<std::size_t>(m.id % kRing)];
+    m.reuse.assign(static_cast<std::size_t>(n_), -1);
     for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
-      STENCILC_CUDA_CHECK(cudaEventRecord(fork_[pe], compute_[pe]));
-      STENCILC_CUDA_CHECK(cudaStreamWaitEvent(halo_[pe], fork_[pe], 0));
+      m.reuse[pe] = previous[pe];
+      previous[pe] = -1;
     }
-    since_fork_.clear();
+    return m;
   }
 
-  struct Boundary {  // a boundary part the compute streams have not waited for
-    int pair;
-    bool partnered;  // its inner part has been issued
-    long long sequence;
-  };
-  struct Since {  // what the compute streams did since the halo streams last forked
-    enum Kind { Inner, Recv, Other } kind;
-    int id;  // Inner: the pair; Recv: the grid
-  };
+  // PE `pe` receives halos from other GPUs (HaloCopies says so): its halo reads are marked.
+  void receives(int pe) { receives_[pe] = true; }
+
+  // The mark a push into the halo of PE pe's block `data` must wait for (write after read): the
+  // last launch on pe that read that halo, or -1 where none did. A mark old enough for its event
+  // to be reused soon is replaced by a fresh one, recorded now on pe's stream (after that read,
+  // in stream order): fresh() appends its record, and the caller appends the waits after it.
+  long long halo_free(int pe, const void* data) {
+    for (const auto& [block, mark] : last_read_[pe]) {
+      if (block != data) continue;
+      if (!stale(mark)) return mark;
+      std::vector<char> on(static_cast<std::size_t>(n_), 0);
+      on[static_cast<std::size_t>(pe)] = 1;
+      const long long fresh = fresh_mark(on);
+      set_last_read(pe, data, fresh);
+      return fresh;
+    }
+    return -1;
+  }
+
+  // Whether a wait noted now for `mark` could find its event reused before a few more marks:
+  // then a fresh mark takes its place.
+  bool stale(long long mark) const { return marks_ - mark + n_ + 2 >= kRing; }
+
+  // A new mark, recorded now on the stream of every PE in `on`; returns its number.
+  long long fresh_mark(const std::vector<char>& on) {
+    const Mark m = new_mark();
+    for (int pe = 0; pe < n_; ++pe) {
+      if (on[static_cast<std::size_t>(pe)]) enqueue(pe, [this, pe, m](cudaStream_t) { record(pe, m); });
+    }
+    return m.id;
+  }
+
+  // The next command appended to `waiter`'s queue waits for mark `mark` (of some PE).
+  void note_wait(int waiter, long long mark) {
+    if (marks_ - mark >= kRing) {
+      fatal("host-controlled schedule: %lld halo exchanges between a send and its receive (at "
+            "most %d)",
+            (marks_ - mark) / 2, kRing / 2);
+    }
+    long long& at = wait_pos_[static_cast<std::size_t>(mark % kRing)][static_cast<std::size_t>(waiter)];
+    at = std::max(at, queue_[waiter].next());
+  }
+
+  // Worker of `pe`: records mark m on its stream.
+  void record(int pe, const Mark& m) {
+    unsigned spins = 0;
+    for (int c = 0; c < n_; ++c) {
+      const long long reuse = m.reuse.empty() ? -1 : m.reuse[static_cast<std::size_t>(c)];
+      while (reuse >= 0 && !queue_[c].ran(reuse)) detail::relax(spins);
+    }
+    STENCILC_CUDA_CHECK(cudaEventRecord(ring_[pe][m.id % kRing], stream_[pe]));
+    recorded_[pe].store(m.id, std::memory_order_release);
+  }
+
+  // Worker of `pe`: its stream waits for mark `mark` of PE `producer`.
+  void wait(int pe, int producer, long long mark) {
+    unsigned spins = 0;
+    while (recorded_[producer].load(std::memory_order_acquire) < mark) detail::relax(spins);
+    STENCILC_CUDA_CHECK(cudaStreamWaitEvent(stream_[pe], ring_[producer][mark % kRing], 0));
+  }
+
+ private:
+  static constexpr int kRing = 64;  // events per PE for marks
+
+  // A launch on pe that reads the halos of `halo_reads`: the mark its command records after the
+  // kernel (id -1: none, where no other GPU pushes into pe's halos). The launches of one
+  // statement on PE 0, 1, ... share one mark (each PE records its own event), so that the ring
+  // turns over per statement, not per launch.
+  Mark read_mark(int pe, std::initializer_list<const void*> halo_reads) {
+    if (!receives_[pe] || halo_reads.size() == 0) return Mark{-1, {}};
+    const bool same_statement = pe > statement_pe_ && marks_ == statement_mark_.id + 1;
+    if (!same_statement) statement_mark_ = new_mark();
+    statement_pe_ = pe;
+    for (const void* data : halo_reads) set_last_read(pe, data, statement_mark_.id);
+    return statement_mark_;
+  }
+
+  void set_last_read(int pe, const void* data, long long mark) {
+    for (auto& [block, last] : last_read_[pe]) {
+      if (block == data) {
+        last = mark;
+        return;
+      }
+    }
+    last_read_[pe].push_back({data, mark});
+  }
+
+  std::size_t result_index(int id, int pe) const {
+    if (id < 0 || id >= reductions_) fatal("host-controlled schedule: reduction %d of %d", id, reductions_);
+    return static_cast<std::size_t>(id) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(pe);
+  }
+
+  void work(int pe) {
+    STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
+    unsigned spins = 0;
+    for (;;) {
+      if (queue_[pe].run_next()) {
+        spins = 0;
+        continue;
+      }
+      if (stop_.load(std::memory_order_acquire) && queue_[pe].drained()) return;
+      detail::relax(spins);
+    }
+  }
+
+  // Every command appended so far has run, and every GPU has done the work they issued.
+  void wait_all() {
+    for (int pe = 0; pe < n_; ++pe) {
+      unsigned spins = 0;
+      while (!queue_[pe].drained()) detail::relax(spins);
+    }
+    for (int pe = 0; pe < n_; ++pe) {
+      STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
+      STENCILC_CUDA_CHECK(cudaStreamSynchronize(stream_[pe]));
+    }
+  }
 
   const P2PTeam& team_;  // outlives the Control (declared before it)
   int n_;
-  std::vector<cudaStream_t> compute_;  // per PE
-  std::vector<cudaStream_t> halo_;
-  std::vector<cudaEvent_t> fork_;
-  std::vector<cudaEvent_t> join_;
-  std::vector<cudaEvent_t> boundary_done_;
+  int reductions_;
+  // Per PE (sized in the constructor): its stream, its ring of events, the last mark it recorded,
+  // whether other GPUs push into its halos, its halos' last read marks (block -> mark), its
+  // command queue and worker; per ring slot and PE, the last command waiting for the slot's mark.
+  std::vector<cudaStream_t> stream_;
+  std::vector<std::vector<cudaEvent_t>> ring_;
+  std::unique_ptr<std::atomic<long long>[]> recorded_;
+  std::vector<std::vector<long long>> wait_pos_;
+  long long marks_ = 0;
+  std::vector<bool> receives_;
+  Mark statement_mark_{-1, {}};  // read_mark's last mark, and the PE it was last used for
+  int statement_pe_ = std::numeric_limits<int>::max();
+  std::vector<std::vector<std::pair<const void*, long long>>> last_read_;
+  std::unique_ptr<detail::CommandQueue[]> queue_;
+  std::vector<std::thread> workers_;
+  std::atomic<bool> stop_{false};
   Sym<std::uint64_t> scratch_;
   std::uint64_t* results_ = nullptr;
+  std::uint64_t* results_device_ = nullptr;
   std::chrono::steady_clock::time_point started_{};
-  std::vector<Boundary> pending_;
-  std::vector<int> open_inner_;  // inner parts issued before their boundary part
-  std::vector<Since> since_fork_;
-  long long sequence_ = 0;
 };
 
 // One face of a halo exchange: a box of the receiver's halo and the same-shaped box of the
 // sender's owned cells, each as its first index in the block's allocation (halos included) and
-// the counts, 3-D with the leading dimensions 1 thick (the cudaMemcpy3D view: x the last
-// dimension, z the first of three).
+// the counts, 3-D with the leading dimensions 1 thick (x the last dimension, z the first of
+// three).
 struct HaloCopy {
   int peer;  // the sender
   long dst[3], src[3], count[3];
@@ -404,36 +575,16 @@ struct HaloCopy {
 // Every GPU's faces of one grid's exchange, from the process grid and the blocks' layout.
 struct HaloCopyPlan {
   std::vector<std::vector<HaloCopy>> copies;  // per receiving PE
-  std::vector<std::vector<int>> senders;      // per PE: the PEs it pulls from
-  std::vector<std::vector<int>> readers;      // per PE: the PEs that pull from it
+  std::vector<std::vector<int>> senders;      // per PE: the PEs it receives from
+  std::vector<std::vector<int>> readers;      // per PE: the PEs that receive from it
 };
 
 // Where element (z, y, x) of a block's allocation is, from its start: rows of `row` elements
-// (the last dimension with halos), slices of `rows` rows. The copy engines see the same layout
-// through the pitched pointers of HaloCopies, and pull_face computes it directly.
+// (the last dimension with halos, padded: row_pitch), slices of `rows` rows.
 __host__ __device__ inline long cell_offset(long row, long rows, long z, long y, long x) {
   return (z * rows + y) * row + x;
 }
 
-#if defined(__CUDACC__)
-// A narrow face (a few elements per row, e.g. the columns of a 2-D block: the copy engines would
-// move it one short row at a time) copied by the receiving GPU's threads, which read the
-// neighbour's block over NVLink (peer access). Threads along x cover a row, along y the rows, the
-// grid's z the slices.
-template <class T>
-__global__ void pull_face(T* dst, long dst_row, long dst_rows, const T* src, long src_row,
-                          long src_rows, HaloCopy c) {
-  for (long z = blockIdx.z; z < c.count[0]; z += gridDim.z) {
-    for (long y = blockIdx.y * blockDim.y + threadIdx.y; y < c.count[1];
-         y += static_cast<long>(gridDim.y) * blockDim.y) {
-      for (long x = threadIdx.x; x < c.count[2]; x += blockDim.x) {
-        dst[cell_offset(dst_row, dst_rows, c.dst[0] + z, c.dst[1] + y, c.dst[2] + x)] =
-            src[cell_offset(src_row, src_rows, c.src[0] + z, c.src[1] + y, c.src[2] + x)];
-      }
-    }
-  }
-}
-#endif  // __CUDACC__
 
 namespace detail {
 
@@ -517,148 +668,193 @@ HaloCopyPlan plan_halo_copies(const ProcessGrid& grid, const std::vector<DBlock<
   return plan;
 }
 
-// The halo exchange of one grid (both buffers of a swapped pair share it: same layout) as peer
-// copies, each GPU pulling its halos from its neighbours' owned cells on its halo stream.
+
+// The faces one GPU sends in one exchange: for each, the receiver's block and the sender's, each
+// from its first halo cell with its row pitch and rows per slice (cell_offset), and the copy.
+template <class T>
+struct FacePush {
+  T* dst;
+  const T* src;
+  long dst_row, dst_rows, src_row, src_rows;
+  HaloCopy c;
+};
+
+// The most faces a GPU sends in an N-dimensional exchange: one per neighbour, corners included.
+template <int N>
+inline constexpr int kMaxFaces = N == 1 ? 2 : N == 2 ? 8 : 26;
+
+template <class T, int F>
+struct FacePushes {
+  int count = 0;
+  long largest = 0;  // cells of the largest face
+  FacePush<T> face[F];
+};
+
+// Cell i of face f (the last dimension fastest): the owned cell stored into the receiver's halo.
+template <class T>
+__host__ __device__ inline void push_cell(const FacePush<T>& f, long i) {
+  const long nx = f.c.count[2], ny = f.c.count[1];
+  const long x = i % nx, rest = i / nx, y = rest % ny, z = rest / ny;
+  f.dst[cell_offset(f.dst_row, f.dst_rows, f.c.dst[0] + z, f.c.dst[1] + y, f.c.dst[2] + x)] =
+      f.src[cell_offset(f.src_row, f.src_rows, f.c.src[0] + z, f.c.src[1] + y, f.c.src[2] + x)];
+}
+
+#if defined(__CUDACC__)
+// One exchange's sends of one GPU: blockIdx.y picks the face, the threads along x walk its cells
+// (a warp stores along a row), each owned cell into the receiver's halo, over NVLink where the
+// receiver is another GPU.
+template <class T, int F>
+__global__ void push_faces(const __grid_constant__ FacePushes<T, F> faces) {
+  const FacePush<T>& f = faces.face[blockIdx.y];
+  const long cells = f.c.count[0] * f.c.count[1] * f.c.count[2];
+  for (long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; i < cells;
+       i += static_cast<long>(gridDim.x) * blockDim.x) {
+    push_cell(f, i);
+  }
+}
+#endif  // __CUDACC__
+
+// The plan's faces grouped by sender: per PE, the faces it sends, each with its receiver.
+inline std::vector<std::vector<std::pair<int, HaloCopy>>> faces_by_sender(const HaloCopyPlan& plan) {
+  std::vector<std::vector<std::pair<int, HaloCopy>>> pushes(plan.copies.size());
+  for (std::size_t q = 0; q < plan.copies.size(); ++q) {
+    for (const HaloCopy& c : plan.copies[q]) pushes[c.peer].push_back({static_cast<int>(q), c});
+  }
+  return pushes;
+}
+
+// Face f of a push: from sender `from`'s block into receiver `to`'s.
+template <class T, int N>
+FacePush<T> face_push(const DBlock<T, N>& from, const DBlock<T, N>& to, const HaloCopy& c) {
+  FacePush<T> f;
+  f.dst = to.data - to.halo_offset();
+  f.src = from.data - from.halo_offset();
+  f.dst_row = to.row_pitch();
+  f.dst_rows = N >= 2 ? to.extent_with_halos(N >= 2 ? N - 2 : 0) : 1;
+  f.src_row = from.row_pitch();
+  f.src_rows = N >= 2 ? from.extent_with_halos(N >= 2 ? N - 2 : 0) : 1;
+  f.c = c;
+  return f;
+}
+
+// The halo exchange of one grid (both buffers of a swapped pair share it: same layout): each GPU
+// pushes its faces into its neighbours' halos with one push_faces launch, ordered by events (the
+// file comment).
 template <class T, int N>
 class HaloCopies {
  public:
-  // `id`: the grid's number in the generated code (Control::boundary_stage's `writes`);
   // `corners`: the diagonal directions too (box stencils).
-  HaloCopies(Control& control, int id, const ProcessGrid& grid,
-             const std::vector<DBlock<T, N>>& blocks, std::array<bool, N> periodic, bool corners,
-             const char* name)
-      : control_(control),
-        id_(id),
-        plan_(plan_halo_copies<T, N>(grid, blocks, periodic, corners, name)) {
+  HaloCopies(Control& control, const ProcessGrid& grid, const std::vector<DBlock<T, N>>& blocks,
+             std::array<bool, N> periodic, bool corners, const char* name)
+      : control_(control), plan_(plan_halo_copies<T, N>(grid, blocks, periodic, corners, name)) {
     if (control.n() != grid.size())
       fatal("halo copies of grid '%s': a process grid for another team", name);
-    ready_.assign(static_cast<std::size_t>(control.n()), nullptr);
-    copied_.assign(static_cast<std::size_t>(control.n()), nullptr);
-    for (int pe = 0; pe < control.n(); ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(control_.device(pe)));
-      STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&ready_[pe], cudaEventDisableTiming));
-      STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&copied_[pe], cudaEventDisableTiming));
-    }
-  }
-
-  ~HaloCopies() {
-    for (int pe = 0; pe < control_.n(); ++pe) {
-      if (cudaSetDevice(control_.device(pe)) != cudaSuccess) continue;
-      cudaEventDestroy(ready_[pe]);
-      cudaEventDestroy(copied_[pe]);
+    const int n = control.n();
+    receivers_.assign(static_cast<std::size_t>(n), {});
+    senders_.assign(static_cast<std::size_t>(n), {});
+    pushes_ = faces_by_sender(plan_);
+    for (int p = 0; p < n; ++p) {
+      if (static_cast<int>(pushes_[p].size()) > kMaxFaces<N>)
+        fatal("halo copies of grid '%s': %zu faces from one GPU", name, pushes_[p].size());
+      for (int q : plan_.readers[p]) {
+        if (q != p) add_unique(receivers_[p], q);
+      }
+      for (int s : plan_.senders[p]) {
+        if (s != p) add_unique(senders_[p], s);
+      }
+      if (!senders_[p].empty()) control.receives(p);
     }
   }
 
   HaloCopies(const HaloCopies&) = delete;
   HaloCopies& operator=(const HaloCopies&) = delete;
 
-  // halo_send: every GPU pulls its halos of the grid whose current blocks are `blocks` (one per
-  // PE: after swaps, the buffers the grid's name refers to now) on its halo stream.
+  // halo_send: every GPU pushes its faces of the grid whose current blocks are `blocks` (one per
+  // PE: after swaps, the buffers the grid's name refers to now) into its neighbours' halos, once
+  // they have read those halos for the last time (the marks of the launches that read them, or
+  // fresh ones: Control::halo_free, appended before any push waits for them).
   void send(const std::vector<DBlock<T, N>>& blocks) {
     const int n = control_.n();
-    sent_ = control_.send_stage();
-    for (int pe = 0; pe < n; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(control_.device(pe)));
-      STENCILC_CUDA_CHECK(cudaEventRecord(ready_[pe], control_.halo(pe)));
-    }
-    for (int pe = 0; pe < n; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(control_.device(pe)));
-      const cudaStream_t stream = control_.halo(pe);
-      for (int peer : plan_.senders[pe]) {
-        if (peer != pe) STENCILC_CUDA_CHECK(cudaStreamWaitEvent(stream, ready_[peer], 0));
+    std::vector<long long> free(static_cast<std::size_t>(n), -1);
+    for (int q = 0; q < n; ++q)
+      free[q] = senders_[q].empty() ? -1 : control_.halo_free(q, blocks[q].data);
+    const Control::Mark pushed = control_.new_mark();
+    pushed_ = pushed.id;
+    for (int p = 0; p < n; ++p) {
+      if (pushes_[p].empty()) continue;
+      FacePushes<T, kMaxFaces<N>> faces;
+      for (const auto& [q, c] : pushes_[p]) {
+        faces.face[faces.count++] = face_push(blocks[p], blocks[q], c);
+        faces.largest = std::max(faces.largest, c.count[0] * c.count[1] * c.count[2]);
       }
-      for (const HaloCopy& c : plan_.copies[pe]) {
-        if (pulled(c)) {
-          pull(blocks[c.peer], blocks[pe], c, stream);
-          continue;
-        }
-        // Positions and widths in bytes along x (linear memory), in rows and slices along y, z.
-        const cudaPos src = make_cudaPos(c.src[2] * sizeof(T), c.src[1], c.src[0]);
-        const cudaPos dst = make_cudaPos(c.dst[2] * sizeof(T), c.dst[1], c.dst[0]);
-        const cudaExtent extent = make_cudaExtent(c.count[2] * sizeof(T), c.count[1], c.count[0]);
-        if (c.peer == pe) {  // a periodic dimension this GPU spans alone: its own faces wrap
-          cudaMemcpy3DParms p{};
-          p.srcPtr = pitched(blocks[pe]);
-          p.srcPos = src;
-          p.dstPtr = pitched(blocks[pe]);
-          p.dstPos = dst;
-          p.extent = extent;
-          p.kind = cudaMemcpyDeviceToDevice;
-          STENCILC_CUDA_CHECK(cudaMemcpy3DAsync(&p, stream));
-        } else {
-          cudaMemcpy3DPeerParms p{};
-          p.srcPtr = pitched(blocks[c.peer]);
-          p.srcDevice = control_.device(c.peer);
-          p.srcPos = src;
-          p.dstPtr = pitched(blocks[pe]);
-          p.dstDevice = control_.device(pe);
-          p.dstPos = dst;
-          p.extent = extent;
-          STENCILC_CUDA_CHECK(cudaMemcpy3DPeerAsync(&p, stream));
-        }
+      Waits waits;
+      for (int q : receivers_[p]) {
+        if (free[q] < 0) continue;
+        control_.note_wait(p, free[q]);
+        waits.on.push_back({q, free[q]});
       }
-      STENCILC_CUDA_CHECK(cudaEventRecord(copied_[pe], stream));
+      Control* control = &control_;
+      const bool signal = !receivers_[p].empty();
+      control_.enqueue(p, [control, p, waits, signal, pushed, faces](cudaStream_t stream) {
+        for (const auto& w : waits.on) control->wait(p, w.pe, w.mark);
+        launch_push(faces, stream);
+        if (signal) control->record(p, pushed);
+      });
     }
   }
 
-  // halo_recv: every GPU's compute stream waits until its halos are in and its neighbours have
-  // read its faces.
+  // halo_recv: every GPU's stream waits until its neighbours' pushes are in its halos (their
+  // `pushed` mark, or a fresh one recorded after it where it is old: Control::stale).
   void recv() {
-    for (int pe = 0; pe < control_.n(); ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(control_.device(pe)));
-      const cudaStream_t stream = control_.compute(pe);
-      STENCILC_CUDA_CHECK(cudaStreamWaitEvent(stream, copied_[pe], 0));
-      for (int reader : plan_.readers[pe]) {
-        if (reader != pe) STENCILC_CUDA_CHECK(cudaStreamWaitEvent(stream, copied_[reader], 0));
-      }
+    const int n = control_.n();
+    if (control_.stale(pushed_)) {
+      std::vector<char> on(static_cast<std::size_t>(n), 0);
+      for (int p = 0; p < n; ++p) on[static_cast<std::size_t>(p)] = !receivers_[p].empty();
+      pushed_ = control_.fresh_mark(on);
     }
-    control_.recv_stage(id_, sent_);
+    for (int q = 0; q < n; ++q) {
+      if (senders_[q].empty()) continue;
+      control_.note_wait(q, pushed_);
+      Control* control = &control_;
+      const std::vector<int>* senders = &senders_[q];
+      const long long pushed = pushed_;
+      control_.enqueue(q, [control, q, senders, pushed](cudaStream_t) {
+        for (int p : *senders) control->wait(q, p, pushed);
+      });
+    }
   }
 
   const HaloCopyPlan& plan() const { return plan_; }
 
  private:
-  // Faces of rows narrower than 64 bytes are copied by a kernel (pull_face), the others by the
-  // copy engines.
-  static bool pulled(const HaloCopy& c) {
-    return c.count[2] * static_cast<long>(sizeof(T)) < 64 && c.count[0] * c.count[1] > 1;
+  static void add_unique(std::vector<int>& v, int x) {
+    if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
   }
 
 #if defined(__CUDACC__)
-  static void pull(const DBlock<T, N>& from, const DBlock<T, N>& to, const HaloCopy& c,
-                   cudaStream_t stream) {
-    unsigned x = 1;
-    while (x < 32 && x < c.count[2]) x *= 2;
-    const dim3 block(x, 256 / x);
-    const long rows = (c.count[1] + block.y - 1) / block.y;
-    const dim3 grid(1, static_cast<unsigned>(rows < 65535 ? rows : 65535),
-                    static_cast<unsigned>(c.count[0] < 65535 ? c.count[0] : 65535));
-    pull_face<T><<<grid, block, 0, stream>>>(
-        to.data - to.halo_offset(), to.row_pitch(), slice_rows(to),
-        from.data - from.halo_offset(), from.row_pitch(), slice_rows(from), c);
+  static void launch_push(const FacePushes<T, kMaxFaces<N>>& faces, cudaStream_t stream) {
+    const long blocks = (faces.largest + 255) / 256;
+    const dim3 grid(static_cast<unsigned>(blocks < 1024 ? blocks : 1024),
+                    static_cast<unsigned>(faces.count));
+    push_faces<T, kMaxFaces<N>><<<grid, 256, 0, stream>>>(faces);
     STENCILC_CUDA_CHECK(cudaGetLastError());
   }
 #endif  // __CUDACC__
 
-  static long slice_rows(const DBlock<T, N>& b) {
-    return N >= 2 ? b.extent_with_halos(N >= 2 ? N - 2 : 0) : 1;
-  }
-
-  // The block (halos included) as a pitched pointer from its first halo cell: rows of the last
-  // dimension (padded: row_pitch), slices of the last two.
-  static cudaPitchedPtr pitched(const DBlock<T, N>& b) {
-    T* base = b.data - b.halo_offset();
-    const std::size_t pitch = static_cast<std::size_t>(b.row_pitch()) * sizeof(T);
-    const std::size_t row = static_cast<std::size_t>(b.extent_with_halos(N - 1)) * sizeof(T);
-    return make_cudaPitchedPtr(base, pitch, row, static_cast<std::size_t>(slice_rows(b)));
-  }
+  struct Wait {  // a mark one push waits for
+    int pe;
+    long long mark;
+  };
+  struct Waits {
+    std::vector<Wait> on;
+  };
 
   Control& control_;
-  int id_;
   HaloCopyPlan plan_;
-  long long sent_ = 0;
-  std::vector<cudaEvent_t> ready_;  // per PE
-  std::vector<cudaEvent_t> copied_;
+  std::vector<std::vector<std::pair<int, HaloCopy>>> pushes_;  // per sender: (receiver, face)
+  std::vector<std::vector<int>> receivers_;  // per PE: the other GPUs it pushes to
+  std::vector<std::vector<int>> senders_;    // per PE: the other GPUs that push to it
+  long long pushed_ = 0;                 // the mark of the last send's pushes
 };
 
 // One grid as heap_bytes_for sees it.
