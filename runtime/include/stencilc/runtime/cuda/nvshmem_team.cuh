@@ -344,8 +344,12 @@ class NvshmemTeam {
     std::size_t free_bytes = 0, total_bytes = 0;
     STENCILC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     problem.clear();
+    int mps = 0;
+    STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&mps, cudaDevAttrMpsEnabled, device_));
     if (!cooperative) {
       problem = format("GPU %d does not support cooperative launches", device_);
+    } else if (sharers_ > 1 && mps == 0) {
+      problem = limited_mpg_message();
     } else if (heap_bytes_ > free_bytes) {
       problem = format("the symmetric heap of %zu MiB does not fit the %zu MiB free on GPU %d; set "
                        "STENCILC_SYM_HEAP_MB or use more GPUs",
@@ -381,12 +385,7 @@ class NvshmemTeam {
     int any_limited = limited ? 1 : 0;
     detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &any_limited, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
     if (any_limited != 0) nvshmem_finalize();
-    world.check_all(!limited,
-                    format("%d PEs share one GPU without CUDA MPS (NVSHMEM's limited multiple-PEs-per-GPU "
-                           "mode): their persistent kernels cannot run at once; start one process per GPU, "
-                           "or the MPS control daemon (nvidia-cuda-mps-control -d) with "
-                           "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE at most 100 / %d",
-                           sharers_, sharers_));
+    world.check_all(!limited, limited_mpg_message());
     // After CUDA and NVSHMEM: handlers registered later run earlier, before CUDA's teardown.
     std::atexit(&NvshmemTeam::finalize_at_exit);
     STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -408,6 +407,16 @@ class NvshmemTeam {
     kept_ = allocations_.size();
     STENCILC_CUDA_CHECK(cudaDeviceSynchronize());
     nvshmem_barrier_all();
+  }
+
+  // Several PEs on one GPU without CUDA MPS: checked before NVSHMEM starts (the GPU's
+  // cudaDevAttrMpsEnabled), and again by NVSHMEM's own finding (NVSHMEM_STATUS_LIMITED_MPG).
+  std::string limited_mpg_message() const {
+    return format("%d PEs share one GPU without CUDA MPS (NVSHMEM's limited multiple-PEs-per-GPU "
+                  "mode): their persistent kernels cannot run at once; start one process per GPU, "
+                  "or the MPS control daemon (nvidia-cuda-mps-control -d) with "
+                  "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE at most 100 / %d",
+                  sharers_, sharers_);
   }
 
   // The processes of this node whose GPU is this process's (by PCI bus id): 1 unless several

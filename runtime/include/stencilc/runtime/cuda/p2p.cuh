@@ -18,6 +18,7 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -515,6 +516,8 @@ class P2PTeam {
                                                                                    : default_heap_bytes()),
         timeout_ms_(wait_timeout_ms()) {
     if (n < 1) fatal("cannot run %d PEs with the p2p backend: it needs at least 1", n);
+    const bool share = share_gpus();
+    if (share) reserve_hardware_queues();
     device_.assign(static_cast<std::size_t>(n), 0);
     heap_.assign(static_cast<std::size_t>(n), nullptr);
     streams_.assign(static_cast<std::size_t>(n), nullptr);
@@ -527,7 +530,6 @@ class P2PTeam {
       fatal("cannot run %d PEs with the p2p backend: no usable GPU (%s)", n,
             cudaGetErrorString(count_error));
     }
-    const bool share = share_gpus();
     if (visible < 1 || (visible < n && !share)) {
       const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
       fatal("cannot run %d PEs with the p2p backend: only %d GPU%s visible (CUDA_VISIBLE_DEVICES=%s; "
@@ -536,6 +538,7 @@ class P2PTeam {
     }
     const int gpus = visible < n ? visible : n;
     for (int pe = 0; pe < n_; ++pe) device_[pe] = pe % gpus;
+    if (share) check_hardware_queues((n + gpus - 1) / gpus);
     for (int gpu = 0; gpu < gpus; ++gpu) {
       int cooperative = 0;
       STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, gpu));
@@ -620,6 +623,11 @@ class P2PTeam {
     int count = 0;
     for (int p = 0; p < n_; ++p) count += device_[p] == device_[pe] ? 1 : 0;
     return count;
+  }
+  int most_sharers() const {
+    int most = 1;
+    for (int pe = 0; pe < n_; ++pe) most = std::max(most, sharers(pe));
+    return most;
   }
   bool holds(int pe) const { return pe >= 0 && pe < n_; }  // this process drives every PE
   int sm_count(int pe) const { return sm_count_[pe]; }
@@ -709,8 +717,10 @@ class P2PTeam {
             config.block_threads, config.dynamic_smem, pe);
     }
     if (config.blocks_per_sm > 0 && config.blocks_per_sm < per_sm) per_sm = config.blocks_per_sm;
-    // PEs sharing a GPU split what is resident, so all their kernels run at once.
-    int blocks = per_sm * sm_count_[pe] / sharers(pe);
+    // PEs sharing a GPU split what is resident, so all their kernels run at once; every PE gets
+    // the share of the most shared GPU, so that all PEs run the same number of blocks (the
+    // dataflow reductions' closed forms count on it).
+    int blocks = per_sm * sm_count_[pe] / most_sharers();
     if (blocks < 1) blocks = 1;
     if (config.max_blocks > 0 && config.max_blocks < blocks) blocks = config.max_blocks;
     return blocks;
@@ -884,6 +894,26 @@ class P2PTeam {
     if (text == nullptr || (text[0] == '0' && text[1] == '\0')) return false;
     if (text[0] == '1' && text[1] == '\0') return true;
     fatal("STENCILC_P2P_SHARE_GPUS='%s' is not 0 or 1", text);
+  }
+
+  // The shared-GPU mode runs one persistent kernel a PE on one GPU, each on its own stream, all
+  // resident at once. CUDA maps a context's streams onto CUDA_DEVICE_MAX_CONNECTIONS hardware
+  // queues (8 by default, at most 32): past that, a PE's kernel queues behind another PE's
+  // persistent kernel, which waits for it (40 PEs on 2 GPUs: exactly 8 PEs a GPU ran). The
+  // variable is read when CUDA makes a context, so it is set before the first CUDA call, unless
+  // the user set it.
+  static constexpr int kMaxHardwareQueues = 32;
+  static void reserve_hardware_queues() {
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(kMaxHardwareQueues).c_str(), 0);
+  }
+  static void check_hardware_queues(int pes_a_gpu) {
+    const char* text = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    const int queues = text != nullptr ? std::atoi(text) : 8;
+    if (pes_a_gpu > queues) {
+      fatal("the shared-GPU mode runs %d PEs on one GPU, more than its %d hardware queues "
+            "(CUDA_DEVICE_MAX_CONNECTIONS=%s, at most %d): use fewer PEs or more GPUs",
+            pes_a_gpu, queues, text != nullptr ? text : "unset", kMaxHardwareQueues);
+    }
   }
 
   int n_;
