@@ -165,85 +165,37 @@ struct NvshmemDevicePe : private P2PDevicePe {
 
   // ---- Team synchronisation ------------------------------------------------------------------
 
-  // Every thread of every PE's grid: as P2PDevicePe::barrier_all. Each thread's fence and the
-  // grid sync order its stores and NVLink puts before the leader's; the leader's nvshmem_quiet
-  // completes the PE's puts (on proxy transports too: one quiet, not one per thread), then it
-  // signals every PE with nvshmemx_signal_op and waits (bounded) for all n.
+  // Every thread of every PE's grid, as P2PDevicePe::barrier_all (collectives.cuh). The leader's
+  // nvshmem_quiet completes the PE's puts (on proxy transports too: one quiet, not one per
+  // thread) before its signals.
   __device__ void barrier_all(const char* what = "barrier_all") const {
-    __threadfence_system();
-    grid_barrier();
-    if (is_leader()) {
-      const std::uint64_t epoch = ++control->barrier_epoch;
-      nvshmem_quiet();
-      for (int p = 0; p < n; ++p) nvshmemx_signal_op(&barrier_sig[id], epoch, NVSHMEM_SIGNAL_SET, p);
-      for (int p = 0; p < n; ++p) {
-        wait_with(&barrier_sig[p], Cmp::GE, epoch, [&](detail::Message& m) {
-          int arrived = 0;
-          for (int q = 0; q < n; ++q) {
-            if (detail::load_acquire_sys(&barrier_sig[q]) >= epoch) ++arrived;
-          }
-          m.str(what).str(" (barrier #").num(static_cast<long long>(epoch)).str("): ");
-          m.num(arrived).str(" of ").num(n).str(" PEs arrived; the signal of PE ").num(p);
-        });
-      }
-    }
-    grid_barrier();
+    detail::Collectives<NvshmemDevicePe>::barrier_all(*this, what);
   }
 
-  // Leader only: every PE's value goes into slot [epoch parity][me] on every PE (nvshmem_p), then
-  // (after nvshmem_fence) its signal; after all n signals the slots are combined in PE order 0..n-1,
-  // so the result is bit-identical on every PE. NVSHMEM's own reductions promise no order.
+  // Leader only, as P2PDevicePe::allreduce_leader: the values go by nvshmem_p, then (after
+  // nvshmem_fence) the signals.
   template <class T>
   __device__ T allreduce_leader(T value, ReduceOp op) const {
-    static_assert(std::is_arithmetic_v<T> && sizeof(T) <= sizeof(std::uint64_t),
-                  "allreduce of a scalar of at most 8 bytes");
-    const std::uint64_t epoch = ++control->reduce_epoch;
-    const int parity = static_cast<int>(epoch & 1);
-    std::uint64_t bits = 0;
-    memcpy(&bits, &value, sizeof(T));
-    for (int p = 0; p < n; ++p) nvshmem_uint64_p(&reduce_slot[parity * n + id], bits, p);
-    nvshmem_fence();
-    for (int p = 0; p < n; ++p) nvshmemx_signal_op(&reduce_sig[id], epoch, NVSHMEM_SIGNAL_SET, p);
-    for (int p = 0; p < n; ++p) {
-      wait_with(&reduce_sig[p], Cmp::GE, epoch, [&](detail::Message& m) {
-        m.str("allreduce #").num(static_cast<long long>(epoch)).str(": the value of PE ").num(p);
-      });
-    }
-    T result{};
-    for (int p = 0; p < n; ++p) {
-      const std::uint64_t word =
-          *static_cast<volatile const std::uint64_t*>(&reduce_slot[parity * n + p]);
-      T next;
-      memcpy(&next, &word, sizeof(T));
-      if (p == 0) {
-        result = next;
-      } else if (op == ReduceOp::Sum) {
-        result = static_cast<T>(result + next);
-      } else if (op == ReduceOp::Max) {
-        result = next > result ? next : result;
-      } else {
-        result = next < result ? next : result;
-      }
-    }
-    return result;
+    return detail::Collectives<NvshmemDevicePe>::allreduce_leader(*this, value, op);
   }
 
-  // Every thread of the grid: the leader's value combined across PEs, returned to every thread
-  // (two grid barriers, as P2PDevicePe::allreduce).
+  // Every thread of the grid: the leader's value combined across PEs, returned to every thread.
   template <class T>
   __device__ T allreduce(T value, ReduceOp op) const {
-    grid_barrier();
-    if (is_leader()) {
-      const T result = allreduce_leader(value, op);
-      std::uint64_t bits = 0;
-      memcpy(&bits, &result, sizeof(T));
-      control->reduce_result = bits;
-    }
-    grid_barrier();
-    const std::uint64_t bits = *static_cast<volatile unsigned long long*>(&control->reduce_result);
-    T result;
-    memcpy(&result, &bits, sizeof(T));
-    return result;
+    return detail::Collectives<NvshmemDevicePe>::allreduce(*this, value, op);
+  }
+
+ private:
+  friend struct detail::Collectives<NvshmemDevicePe>;
+
+  // The collectives' transport (collectives.cuh): NVSHMEM's.
+  __device__ void complete_puts() const { nvshmem_quiet(); }
+  __device__ void put_word(std::uint64_t* sym, std::uint64_t bits, int pe) const {
+    nvshmem_uint64_p(sym, bits, pe);
+  }
+  __device__ void order_puts() const { nvshmem_fence(); }
+  __device__ void signal_word(std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
+    nvshmemx_signal_op(sig_sym, value, NVSHMEM_SIGNAL_SET, pe);
   }
 #endif  // __CUDACC__
 };

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "stencilc/runtime/common.hpp"
+#include "stencilc/runtime/cuda/collectives.cuh"
 #include "stencilc/runtime/cuda/common.cuh"
 
 namespace stencilc::rt::cuda {
@@ -313,88 +314,22 @@ struct P2PDevicePe {
   __device__ void grid_barrier() const { cooperative_groups::this_grid().sync(); }
 
   // Every thread of every GPU's grid: everything any thread of any PE did before it (stores,
-  // puts) is visible to every thread of every PE after it. Grid sync; the leader signals every
-  // PE's barrier slot with this barrier's epoch (release) and waits for all n (acquire); grid
-  // sync again.
+  // puts) is visible to every thread of every PE after it (collectives.cuh).
   __device__ void barrier_all(const char* what = "barrier_all") const {
-    __threadfence_system();  // this thread's stores and puts, before the leader's signals
-    grid_barrier();
-    if (is_leader()) {
-      const std::uint64_t epoch = ++control->barrier_epoch;
-      __threadfence_system();
-      for (int p = 0; p < n; ++p) detail::store_release_sys(remote(&barrier_sig[id], p), epoch);
-      for (int p = 0; p < n; ++p) {
-        wait_with(&barrier_sig[p], Cmp::GE, epoch, [&](detail::Message& m) {
-          int arrived = 0;
-          for (int q = 0; q < n; ++q) {
-            if (detail::load_acquire_sys(&barrier_sig[q]) >= epoch) ++arrived;
-          }
-          m.str(what).str(" (barrier #").num(static_cast<long long>(epoch)).str("): ");
-          m.num(arrived).str(" of ").num(n).str(" PEs arrived; the signal of PE ").num(p);
-        });
-      }
-    }
-    grid_barrier();
+    detail::Collectives<P2PDevicePe>::barrier_all(*this, what);
   }
 
-  // Leader only (thread 0 of block 0), no grid synchronisation: combines every PE's `value` (its
-  // GPU's already reduced value) in PE order 0..n-1, so every PE gets the bit-identical result.
-  // Each PE stores its value into slot [epoch parity][me] on every PE, then release-stores its
-  // signal there; it waits for all n signals of this epoch and combines.
+  // Leader only (thread 0 of block 0), no grid synchronisation: every PE's `value` (its GPU's
+  // already reduced value) combined in PE order, the bit-identical result on every PE.
   template <class T>
   __device__ T allreduce_leader(T value, ReduceOp op) const {
-    static_assert(std::is_arithmetic_v<T> && sizeof(T) <= sizeof(std::uint64_t),
-                  "allreduce of a scalar of at most 8 bytes");
-    const std::uint64_t epoch = ++control->reduce_epoch;
-    const int parity = static_cast<int>(epoch & 1);
-    std::uint64_t bits = 0;
-    memcpy(&bits, &value, sizeof(T));
-    for (int p = 0; p < n; ++p) {
-      *static_cast<volatile std::uint64_t*>(remote(&reduce_slot[parity * n + id], p)) = bits;
-    }
-    for (int p = 0; p < n; ++p) detail::store_release_sys(remote(&reduce_sig[id], p), epoch);
-    for (int p = 0; p < n; ++p) {
-      wait_with(&reduce_sig[p], Cmp::GE, epoch, [&](detail::Message& m) {
-        m.str("allreduce #").num(static_cast<long long>(epoch)).str(": the value of PE ").num(p);
-      });
-    }
-    T result{};
-    for (int p = 0; p < n; ++p) {
-      const std::uint64_t word =
-          *static_cast<volatile const std::uint64_t*>(&reduce_slot[parity * n + p]);
-      T next;
-      memcpy(&next, &word, sizeof(T));
-      if (p == 0) {
-        result = next;
-      } else if (op == ReduceOp::Sum) {
-        result = static_cast<T>(result + next);
-      } else if (op == ReduceOp::Max) {
-        result = next > result ? next : result;
-      } else {
-        result = next < result ? next : result;
-      }
-    }
-    return result;
+    return detail::Collectives<P2PDevicePe>::allreduce_leader(*this, value, op);
   }
 
-  // Every thread of the grid: the value of the leader (thread 0 of block 0; the GPU's already
-  // reduced value) is combined across PEs as allreduce_leader does, and every thread of every
-  // PE gets the result. Two grid barriers (the first so that no thread still reads the previous
-  // result when the leader writes the next).
+  // Every thread of the grid: the leader's value combined across PEs, returned to every thread.
   template <class T>
   __device__ T allreduce(T value, ReduceOp op) const {
-    grid_barrier();
-    if (is_leader()) {
-      const T result = allreduce_leader(value, op);
-      std::uint64_t bits = 0;
-      memcpy(&bits, &result, sizeof(T));
-      control->reduce_result = bits;
-    }
-    grid_barrier();
-    const std::uint64_t bits = *static_cast<volatile unsigned long long*>(&control->reduce_result);
-    T result;
-    memcpy(&result, &bits, sizeof(T));
-    return result;
+    return detail::Collectives<P2PDevicePe>::allreduce(*this, value, op);
   }
 
   // ---- Failure -------------------------------------------------------------------------------
@@ -412,6 +347,18 @@ struct P2PDevicePe {
   }
 
  private:
+  friend struct detail::Collectives<P2PDevicePe>;
+
+  // The collectives' transport (collectives.cuh): stores through the peers' mappings.
+  __device__ void complete_puts() const { __threadfence_system(); }
+  __device__ void put_word(std::uint64_t* sym, std::uint64_t bits, int pe) const {
+    *static_cast<volatile std::uint64_t*>(remote(sym, pe)) = bits;
+  }
+  __device__ void order_puts() const {}  // signal_word's release store orders them
+  __device__ void signal_word(std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
+    detail::store_release_sys(remote(sig_sym, pe), value);
+  }
+
   // Entry pe of the heap table, through the read-only cache (the table never changes in a launch).
   __device__ char* heap_of(int pe) const {
     return reinterpret_cast<char*>(__ldg(reinterpret_cast<const unsigned long long*>(heaps) + pe));
