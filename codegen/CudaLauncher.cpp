@@ -111,7 +111,7 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
     out.push_back(
         "  if (sc_form.flow_on()) sc_config.max_blocks = sc_form.blocks;  // the dataflow loop: a "
         "block per radius of rows at most (no idle blocks), or the register-resident form's");
-    if (!nvshmem && !marked_regs_form(p, flow).in.empty()) {
+    if (!marked_regs_form(p, flow).in.empty()) {
       out.push_back(
           "  if (sc_form.regs_on()) {  // the register-resident form: every block resident, with "
           "its side columns");
@@ -238,7 +238,7 @@ std::vector<std::string> form_choice(const Program& p, const std::string& source
     for (const Stmt& s : body->stmts)
       if (!loop && (s->kind == StmtKind::For || s->kind == StmtKind::While)) loop = s.get();
   }
-  const RegsForm regs = flow.loop && !nvshmem ? marked_regs_form(p, flow) : RegsForm{};
+  const RegsForm regs = flow.loop ? marked_regs_form(p, flow) : RegsForm{};
   std::vector<std::string> l;
   l.push_back(!flow.loop
                   ? "  // The time loop's form for this run: the IR records no other than the "
@@ -255,7 +255,8 @@ std::vector<std::string> form_choice(const Program& p, const std::string& source
   }
   l.push_back("  sc_query.dataflow = true;");
   if (!regs.in.empty()) l.push_back("  sc_query.regs = true;");
-  if (nvshmem) l.push_back("  sc_query.p2p = false;");
+  if (nvshmem)
+    l.push_back("  sc_query.direct = sc_team.all_direct();  // every peer mapped by NVSHMEM (one node)");
   l.push_back("  sc_query.grid = sc_plan.grid;");
   l.push_back("  sc_query.periodic0 = " + c + "periodic_dims(sc_descs[" +
               index_of(flow.put_handle) + "])[0];");
@@ -338,12 +339,11 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
 /// reduction words, inboxes) into `l`, and their kernel arguments into `args`. Returns the heap
 /// they take: a C++ expression added to symmetric_bytes' ("" without a dataflow loop).
 std::string form_allocations(const Program& p, const std::vector<std::string>& grid_names,
-                             bool nvshmem, std::vector<std::string>& l,
-                             std::vector<std::string>& args) {
+                             std::vector<std::string>& l, std::vector<std::string>& args) {
   std::string flow_reductions_bytes;  // the heap the dataflow loop's reductions take
   std::string regs_bytes;             // and its register-resident form's inboxes
   if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
-    const RegsForm regs = nvshmem ? RegsForm{} : marked_regs_form(p, flow);
+    const RegsForm regs = marked_regs_form(p, flow);
     if (!regs.in.empty()) {
       const std::string rt = kRt, t = cpp_type(regs.type);
       const std::string kin = std::to_string(
@@ -434,7 +434,7 @@ std::string launcher(const Program& p, const std::string& source,
     if (g.kind == ParamKind::Grid) grid_names.push_back(g.name);
   }
   for (const auto& line : form_choice(p, source, grid_names, rank, nvshmem)) l.push_back(line);
-  const std::string form_bytes = form_allocations(p, grid_names, nvshmem, l, args);
+  const std::string form_bytes = form_allocations(p, grid_names, l, args);
   for (const auto& s : swaps) {
     swap_list.push_back("{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "}");
     const std::string& a = grid_names[s[0]];
@@ -458,7 +458,7 @@ std::string launcher(const Program& p, const std::string& source,
                 join(descs) + "};");
   std::string plan = "::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" +
                      join(swap_list) + "}" + (nvshmem ? ", sc_pes" : "") + ")";
-  if (const FlowLoop flow = marked_flow_loop(p); flow.loop && !nvshmem) {
+  if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
     // The dataflow form needs a process grid that cuts dimension 0 only (compiled::flow_grid).
     plan = "::stencilc::compiled::flow_grid<" + r + ">(" + plan + ", " +
            std::to_string(flow.radius) + ", sc_" + p.name +

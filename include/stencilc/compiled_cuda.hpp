@@ -251,8 +251,10 @@ struct FormQuery {
   const char* program = "";
   const char* loop = nullptr;  // where the time loop is ("jacobi2d.cpp:12"; "": not known); null: none
   bool dataflow = false;       // the kernel holds the loop's dataflow form
-  bool regs = false;           // and its register-resident form, and the launcher can run it (p2p)
-  bool p2p = true;             // the backend: p2p, else nvshmem
+  bool regs = false;           // and its register-resident form
+  bool direct = true;          // every PE reaches every other's symmetric memory by loads and
+                               // stores: p2p always, nvshmem where NVSHMEM maps every peer
+                               // (NvshmemTeam::all_direct: one node, NVLink)
   rt::ProcessGrid grid;        // the run's process grid (flow_grid's where the loop has a dataflow form)
   bool periodic0 = false;      // the grid the dataflow form stores faces of is periodic along dimension 0
   bool periodic1 = false;      // the grid the register-resident form reads is periodic along dimension 1
@@ -378,7 +380,9 @@ inline std::string flow_cost_text(const FlowSize& s) {
 ///    (flow_blocks).
 /// 3. The **barrier form** otherwise, and wherever STENCILC_DATAFLOW=0.
 ///
-/// Both fast forms need the p2p backend (their face signals are plain stores to the peers) and a
+/// Both fast forms need every peer's memory reachable by loads and stores (their face signals and
+/// the register-resident form's rows are plain stores to the peers: p2p, or nvshmem within one
+/// node, FormQuery::direct) and a
 /// process grid that cuts dimension 0 only (blocks own whole rows); flow_grid took that grid
 /// before the team was made where the form would run on it. The register-resident form also
 /// needs: dimension 1 not periodic, a block's threads holding every column (kBlockThreads x
@@ -409,10 +413,11 @@ FormChoice choose_form(const FormQuery& q, Device device = Device{}) {
   const int dataflow = flow_mode();
   const int regs = q.regs ? regs_mode() : 0;
   const bool rows_only = q.grid.dims[1] == 1 && q.grid.dims[2] == 1;
-  const bool possible = q.p2p && rows_only;
+  const bool possible = q.direct && rows_only;
   std::string not_here;  // why neither fast form can run here
-  if (!q.p2p) {
-    not_here = "the nvshmem backend: the dataflow and register-resident forms run on the p2p backend only";
+  if (!q.direct) {
+    not_here = "some PE's memory is not reachable by loads and stores (NVSHMEM maps no address for it): the "
+               "dataflow and register-resident forms store into their neighbours";
   } else if (!rows_only) {
     not_here = "the process grid " + detail::grid_text(q.grid) + " cuts " +
                (q.grid.dims[1] > 1 && q.grid.dims[2] > 1 ? "dimensions 1 and 2"
@@ -425,7 +430,8 @@ FormChoice choose_form(const FormQuery& q, Device device = Device{}) {
   }
   if (dataflow == 1 && !possible) {
     say(std::string("the dataflow loop needs ") +
-        (q.p2p ? "a process grid that cuts dimension 0 only (STENCILC_DECOMP=Nx1)" : "the p2p backend") +
+        (q.direct ? "a process grid that cuts dimension 0 only (STENCILC_DECOMP=Nx1)"
+                  : "every PE's memory reachable by loads and stores") +
         "; it keeps its barriers");
   }
   const bool flow_on = possible && (dataflow == 1 || flow_pays(q.size));

@@ -1,7 +1,7 @@
 // The time loop's forms on the host (no GPU): flow_part (flow.cuh) must give every active block
 // at least `radius` rows, cover a PE's rows once and in order, and never more blocks than the
 // grid has; compiled::choose_form must take the dataflow form only where asked or where the cost
-// model (flow_pays) says it pays, on p2p and a process grid that cuts dimension 0 only, with the
+// model (flow_pays) says it pays, with every peer mapped and a process grid that cuts dimension 0 only, with the
 // right neighbours along it, and the register-resident form where its band fits (the GPU's
 // answers played by a fake), and say why in words that the benchmark's timing pattern does not
 // take for a time; flow_grid must take the process grid the dataflow form needs.
@@ -43,7 +43,7 @@ void partition(int rows, int radius, int grid_blocks) {
   check(wide, c + ": every active block holds at least the radius");
 }
 
-void plan(const char* decomp, bool periodic, bool p2p, const char* env, bool want_on, int pe, int want_up, int want_down,
+void plan(const char* decomp, bool periodic, bool direct, const char* env, bool want_on, int pe, int want_up, int want_down,
           const stencilc::compiled::FlowSize* size = nullptr) {
   stencilc::rt::ProcessGrid grid;
   std::sscanf(decomp, "%dx%dx%d", &grid.dims[0], &grid.dims[1], &grid.dims[2]);
@@ -53,12 +53,12 @@ void plan(const char* decomp, bool periodic, bool p2p, const char* env, bool wan
   q.program = "test";
   q.loop = "test.cpp:1";
   q.dataflow = true;
-  q.p2p = p2p;
+  q.direct = direct;
   q.grid = grid;
   q.periodic0 = periodic;
   if (size) q.size = *size;
   const stencilc::compiled::FormChoice f = stencilc::compiled::choose_form(q);
-  const std::string c = std::string(decomp) + (periodic ? " periodic" : " fixed") + (p2p ? " p2p" : " nvshmem") +
+  const std::string c = std::string(decomp) + (periodic ? " periodic" : " fixed") + (direct ? " direct" : " unmapped peers") +
                         " STENCILC_DATAFLOW=" + (env ? env : "(unset)") + " PE " + std::to_string(pe) +
                         (size ? " points " + std::to_string(size->points) : "");
   check(f.flow_on() == want_on && f.form == (want_on ? stencilc::compiled::LoopForm::Dataflow
@@ -102,7 +102,7 @@ struct RegsCase {
   int pes = 2;
   const char* decomp = "2x1x1";
   bool periodic1 = false;
-  bool p2p = true;
+  bool direct = true;
   stencilc::compiled::RegsDevice device{4096, 232448, 264, 264};
 };
 
@@ -115,7 +115,7 @@ stencilc::compiled::FormChoice regs_choice(const RegsCase& r, const char* datafl
   q.loop = "test.cpp:12";
   q.dataflow = true;
   q.regs = true;
-  q.p2p = r.p2p;
+  q.direct = r.direct;
   std::sscanf(r.decomp, "%dx%dx%d", &q.grid.dims[0], &q.grid.dims[1], &q.grid.dims[2]);
   q.grid.rank = 2;
   q.periodic1 = r.periodic1;
@@ -255,11 +255,12 @@ void reasons() {
   check(asked == 0, "2 x 2: the device is not asked");
   c = regs_choice(square, nullptr, "1", &asked);
   check(c.said.size() == 1, "2 x 2, STENCILC_DATAFLOW unset: only STENCILC_REGS=1 speaks");
-  RegsCase nvshmem = small;
-  nvshmem.p2p = false;
-  form_is(regs_choice(nvshmem, nullptr, nullptr, &asked), LoopForm::Barrier, -1,
-          at + "barrier form (the nvshmem backend: the dataflow and register-resident forms run on the p2p backend only)",
-          "nvshmem");
+  RegsCase unmapped = small;
+  unmapped.direct = false;
+  form_is(regs_choice(unmapped, nullptr, nullptr, &asked), LoopForm::Barrier, -1,
+          at + "barrier form (some PE's memory is not reachable by loads and stores (NVSHMEM maps no address for "
+               "it): the dataflow and register-resident forms store into their neighbours)",
+          "peers not mapped");
   // A loop with no other form, and a program with no time loop.
   sc::FormQuery q;
   q.program = "test";
@@ -349,8 +350,8 @@ int main() {
   plan("1x1x1", false, true, "auto", true, 0, -1, -1, &small);    // one PE too
   plan("2x1x1", false, true, "1", true, 0, -1, 1, &large);        // asked for: on whatever the size
   plan("2x2x1", false, true, "auto", false, 0, 0, 0, &small);      // cuts dimension 1 too
-  plan("2x1x1", false, false, "auto", false, 0, 0, 0, &small);     // nvshmem
-  // Without a size the cost model keeps it off; asked for, on p2p with an N x 1 x 1 grid only.
+  plan("2x1x1", false, false, "auto", false, 0, 0, 0, &small);     // a peer NVSHMEM does not map
+  // Without a size the cost model keeps it off; asked for, with mapped peers and an N x 1 x 1 grid only.
   plan("2x1x1", true, true, nullptr, false, 0, 0, 0);
   plan("2x1x1", true, true, "0", false, 0, 0, 0);
   plan("2x1x1", true, true, "1", true, 0, 1, 1);

@@ -216,10 +216,28 @@ class NvshmemTeam {
     STENCILC_CUDA_CHECK(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost));
   }
 
-  // The grid this GPU gets for `kernel`: as P2PTeam (occupancy, LaunchConfig), and no more than
-  // nvshmemx_collective_launch_query_gridsize allows.
+  // Collective: whether every PE's symmetric memory is reachable from this GPU by loads and
+  // stores (nvshmem_ptr gives an address: the PEs of one node over NVLink), on every PE. The
+  // dataflow and register-resident forms need it (compiled::choose_form, FormQuery::direct).
+  bool all_direct() const {
+    int direct = 1;
+    for (int pe = 0; pe < n_; ++pe) {
+      if (nvshmem_ptr(base_, pe) == nullptr) direct = 0;
+    }
+    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &direct, 1, MPI_INT, MPI_MIN, comm()), "MPI_Allreduce");
+    return direct != 0;
+  }
+
+  // Collective: the least of every process's `value`.
+  int min_all(int value) const {
+    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MIN, comm()), "MPI_Allreduce");
+    return value;
+  }
+
+  // The blocks of `kernel` resident at once on this PE's share of its GPU under `config`, as
+  // P2PTeam::cooperative_blocks counts them (occupancy, LaunchConfig); 0 if none fits.
   template <class... KArgs>
-  int cooperative_blocks(void (*kernel)(KArgs...), void** args, const LaunchConfig& config) {
+  int resident_blocks(void (*kernel)(KArgs...), const LaunchConfig& config) {
     // On every GPU (the attribute is the current device's), and below 48 KB too: the kernel's
     // static shared memory counts against the default 48 KB (a kernel with 45 KB of
     // dynamic shared memory could not launch on the second GPU without it).
@@ -235,6 +253,14 @@ class NvshmemTeam {
     int blocks = per_sm * sm_count_ / sharers_;
     if (per_sm > 0 && blocks < 1) blocks = 1;
     if (config.max_blocks > 0 && config.max_blocks < blocks) blocks = config.max_blocks;
+    return blocks;
+  }
+
+  // The grid this GPU gets for `kernel`: resident_blocks, and no more than
+  // nvshmemx_collective_launch_query_gridsize allows.
+  template <class... KArgs>
+  int cooperative_blocks(void (*kernel)(KArgs...), void** args, const LaunchConfig& config) {
+    int blocks = resident_blocks(kernel, config);
     int collective = 0;
     const int rc = nvshmemx_collective_launch_query_gridsize(
         reinterpret_cast<const void*>(kernel), dim3(config.block_threads), args, config.dynamic_smem,
