@@ -201,22 +201,41 @@ inline bool flow_pays(const FlowSize& s) {
   return per_thread >= 0 && per_thread <= flow_points_limit(s.rank, s.pes);
 }
 
-/// A three-way switch from the environment variable `name` (0, 1 or auto), else `built` (the
-/// build's default): 0 off, 1 on, 2 auto.
-inline int switch_mode(const char* name, int built) {
-  const char* text = std::getenv(name);
-  if (text == nullptr) return built;
+/// STENCILC_FORM, the time loop's form for a run: unset or `auto`, choose_form's choice;
+/// `barrier`; `dataflow` (from global memory, wherever it can run; stderr says where it cannot);
+/// `regs` (the register-resident form where its band fits, else the dataflow form; stderr says
+/// which and why). Anything else stops the run.
+enum class FormSetting { Auto, Barrier, Dataflow, Regs };
+
+inline FormSetting form_setting() {
+  const char* text = std::getenv("STENCILC_FORM");
+  if (text == nullptr) return FormSetting::Auto;
   const std::string v(text);
-  if (v != "0" && v != "1" && v != "auto") rt::fatal("%s='%s': expected 0, 1 or auto", name, text);
-  return v == "auto" ? 2 : v == "1" ? 1 : 0;
+  if (v == "auto") return FormSetting::Auto;
+  if (v == "barrier") return FormSetting::Barrier;
+  if (v == "dataflow") return FormSetting::Dataflow;
+  if (v == "regs") return FormSetting::Regs;
+  rt::fatal("STENCILC_FORM='%s': expected auto, barrier, dataflow or regs", text);
 }
 
-/// STENCILC_DATAFLOW: 0 off, 1 on, unset or auto the cost model's choice.
-inline int flow_mode() { return switch_mode("STENCILC_DATAFLOW", 2); }
+/// The dataflow loop (both fast forms run it): 0 off, 1 asked for, 2 the cost model's choice.
+inline int flow_mode() {
+  const FormSetting f = form_setting();
+  return f == FormSetting::Auto ? 2 : f == FormSetting::Barrier ? 0 : 1;
+}
 
-/// STENCILC_REGS: 0 off, 1 on where the band fits (and say why not), unset or auto where it fits
-/// (choose_form).
-inline int regs_mode() { return switch_mode("STENCILC_REGS", 2); }
+/// The register-resident form: 0 off, 1 asked for (say why where it does not run), 2 where its
+/// band fits.
+inline int regs_mode() {
+  const FormSetting f = form_setting();
+  return f == FormSetting::Auto ? 2 : f == FormSetting::Regs ? 1 : 0;
+}
+
+/// What STENCILC_FORM says, for the reasons choose_form gives.
+inline std::string form_setting_text() {
+  const char* text = std::getenv("STENCILC_FORM");
+  return std::string("STENCILC_FORM=") + (text != nullptr ? text : "auto");
+}
 
 /// The most blocks a PE the register-resident form runs on: STENCILC_MIN_BLOCKS_PER_SM a SM of
 /// GPU 0 (regs_heap_bytes sets their inboxes aside).
@@ -279,7 +298,7 @@ struct FormChoice {
   int blocks = 0;          // the launch's blocks a PE (the barrier form: unused, max_blocks_for's cap)
   std::size_t smem = 0;    // the register-resident form's dynamic shared memory a block
   std::string reason;      // why this form (STENCILC_TIMING)
-  std::vector<std::string> said;  // what STENCILC_DATAFLOW=1 and STENCILC_REGS=1 printed on stderr
+  std::vector<std::string> said;  // what STENCILC_FORM=dataflow or regs printed on stderr
   std::string loop;        // FormQuery::loop ("": not known)
   bool has_loop = false;   // FormQuery::loop was not null
   rt::ProcessGrid grid;
@@ -369,16 +388,16 @@ inline std::string flow_cost_text(const FlowSize& s) {
 /// holds (`q.dataflow`, `q.regs`: what the IR records), in this order:
 ///
 /// 1. The **register-resident form** where the kernel holds it and its band fits (below), unless
-///    STENCILC_REGS=0 or STENCILC_DATAFLOW=0. It runs the dataflow loop with each block's rows in
+///    STENCILC_FORM asks for another. It runs the dataflow loop with each block's rows in
 ///    registers: on as many blocks as can be resident (fewer rows a block, a shorter step:
 ///    jacobi2d 256^2 on one H200, 2.43 us a step at 4 rows a block, 2.02 at 2), at most a row
 ///    each on the PE with the fewest rows and regs_heap_blocks.
-/// 2. The **dataflow form** where the kernel holds it and STENCILC_DATAFLOW=1 asks for it, or
+/// 2. The **dataflow form** where the kernel holds it and STENCILC_FORM=dataflow (or regs) asks for it, or
 ///    where it is `auto` (the default) and the cost model finds it pays (flow_pays: at most
 ///    flow_points_limit points a thread of an active block, 16 on one PE, 24 for 2-D and 56 for
 ///    3-D on several; measured, see there). A block per radius of the largest PE's rows
 ///    (flow_blocks).
-/// 3. The **barrier form** otherwise, and wherever STENCILC_DATAFLOW=0.
+/// 3. The **barrier form** otherwise, and wherever STENCILC_FORM=barrier.
 ///
 /// Both fast forms need every peer's memory reachable by loads and stores (their face signals and
 /// the register-resident form's rows are plain stores to the peers: p2p, or nvshmem within one
@@ -392,8 +411,8 @@ inline std::string flow_cost_text(const FlowSize& s) {
 /// aside for them. The kernel still checks the form's contract on the device and runs the loop
 /// from global memory where it does not hold.
 ///
-/// STENCILC_DATAFLOW=1 says on stderr where the dataflow form cannot run, STENCILC_REGS=1 where
-/// and why the register-resident form runs or does not (both also kept in `said`). The reason
+/// STENCILC_FORM=dataflow (and regs) says on stderr where the dataflow form cannot run,
+/// STENCILC_FORM=regs where and why the register-resident form runs or does not (both also kept in `said`). The reason
 /// for the choice is FormChoice::reason, which the launcher prints with STENCILC_TIMING=1.
 template <class Device = NoRegsDevice>
 FormChoice choose_form(const FormQuery& q, Device device = Device{}) {
@@ -425,7 +444,7 @@ FormChoice choose_form(const FormQuery& q, Device device = Device{}) {
                                                          : "dimension 2");
   }
   if (dataflow == 0) {
-    c.reason = "STENCILC_DATAFLOW=0";
+    c.reason = form_setting_text();
     return c;
   }
   if (dataflow == 1 && !possible) {
@@ -435,11 +454,11 @@ FormChoice choose_form(const FormQuery& q, Device device = Device{}) {
         "; it keeps its barriers");
   }
   const bool flow_on = possible && (dataflow == 1 || flow_pays(q.size));
-  const std::string flow_why = dataflow == 1 ? "STENCILC_DATAFLOW=1" : "cost model: " + detail::flow_cost_text(q.size);
+  const std::string flow_why = dataflow == 1 ? form_setting_text() : "cost model: " + detail::flow_cost_text(q.size);
 
   // The register-resident form: "" where it runs, else why not.
   std::string regs_why = "not in the kernel";
-  if (q.regs && regs == 0) regs_why = "STENCILC_REGS=0";
+  if (q.regs && regs == 0) regs_why = form_setting_text();
   if (q.regs && regs != 0) {
     const FlowSize& s = q.size;
     const int threads = s.block_threads;
@@ -492,7 +511,7 @@ FormChoice choose_form(const FormQuery& q, Device device = Device{}) {
 
 /// The plan of a program whose time loop has a dataflow form (the p2p launcher): `p`'s process
 /// grid, the one with the least halo traffic, unless it cuts more than dimension 0 while the form
-/// would run on the grid that cuts dimension 0 only (STENCILC_DATAFLOW=1, or the cost model on
+/// would run on the grid that cuts dimension 0 only (STENCILC_FORM=dataflow or regs, or the cost model on
 /// that grid's size): then that grid, which the form needs (choose_form). Where the form pays, the
 /// halo it adds costs little next to the barriers it saves: jacobi2d 256^2 on 4 GPUs ran the
 /// barrier form on 2 x 2 at 12.7 us a step, where 2 GPUs run the form at 3.9. Not

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: the register-resident form's contract on the device. tests/gpu/inputs/
 # regs_contract.cpp (its grids' fixed cells differ) built from $1/regs_contract.cu (written by
-# tests/gpu/generate.sh) and run with STENCILC_REGS=1 on 1 and 2 PEs
+# tests/gpu/generate.sh) and run with STENCILC_FORM=regs on 1 and 2 PEs
 # (sharing a GPU where there is one): the launcher plans the form, the kernel must find the
 # contract broken, say so, and run the loop from global memory: output equal to the reference
 # build's. Prints PASS/FAIL lines and `N passed, M failed`; exits non-zero on a failure.
@@ -20,7 +20,7 @@ for pes in 1 2; do
   share=0; [ "$pes" -gt "$gpus" ] && share=1
   for args in "96 80 25" "67 53 41"; do
     ref=$("$out/rc.ref" $args)
-    got=$(STENCILC_P2P_SHARE_GPUS=$share STENCILC_PES=$pes STENCILC_DATAFLOW=1 STENCILC_REGS=1 timeout 60 "$out/rc" $args 2>&1)
+    got=$(STENCILC_P2P_SHARE_GPUS=$share STENCILC_PES=$pes STENCILC_FORM=regs timeout 60 "$out/rc" $args 2>&1)
     rc=$?
     if [ $rc -eq 0 ] && grep -q "the register-resident form runs" <<< "$got" && grep -q "contract does not hold" <<< "$got" &&
        [ "$(grep '^regs_contract' <<< "$got")" = "$ref" ]; then

@@ -6,15 +6,15 @@
 # The variants (VARIANTS="..." to choose some):
 #   - cpu-free-auto:   <name>.cu, one persistent kernel per GPU, p2p backend, one process, its time
 #                      loop's form as the launcher's cost model chooses it (what a user runs);
-#   - cpu-free:        the same binary with STENCILC_DATAFLOW=0: the barrier form;
+#   - cpu-free:        the same binary with STENCILC_FORM=barrier: the barrier form;
 #   - cpu-free-roles:  the same with STENCILC_COMM_BLOCKS=2 (block roles forced on, so both the
 #                      specialised and the unspecialised kernels are checked);
-#   - cpu-free-dataflow: the same with STENCILC_DATAFLOW=1 STENCILC_REGS=0: the dataflow form from
+#   - cpu-free-dataflow: the same with STENCILC_FORM=dataflow: the dataflow form from
 #                      global memory (flow.cuh; its blocks' rows in strips where they hold enough
 #                      points a thread) where the process grid cuts dimension 0 only (elsewhere it
 #                      says so and keeps its barriers); -rows: on 5 blocks a GPU
 #                      (STENCILC_MAX_BLOCKS=5: many rows a block, the strips);
-#   - cpu-free-regs:   the same with STENCILC_DATAFLOW=1 STENCILC_REGS=1: the register-resident form
+#   - cpu-free-regs:   the same with STENCILC_FORM=regs: the register-resident form
 #                      (regs.cuh: each block's band of rows in registers across steps) where the
 #                      sample's loop has one and the band fits (compiled::choose_form says on stderr
 #                      where it does not); -rows: built with -DSTENCILC_REGS_ROWS=2 (twice the
@@ -142,22 +142,22 @@ for name in $samples; do
   args=()
   for s in "${sets[@]}"; do args+=(--args "$s"); done
   if has cpu-free-auto; then run "$name.cpu-free-auto" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"; fi
-  if has cpu-free; then STENCILC_DATAFLOW=0 run "$name.cpu-free" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"; fi
+  if has cpu-free; then STENCILC_FORM=barrier run "$name.cpu-free" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"; fi
   if has cpu-free-roles; then
-    STENCILC_DATAFLOW=0 STENCILC_COMM_BLOCKS=2 run "$name.cpu-free-roles" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
+    STENCILC_FORM=barrier STENCILC_COMM_BLOCKS=2 run "$name.cpu-free-roles" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
   fi
   if has cpu-free-dataflow && [[ "$name" != spmd_* ]]; then
-    STENCILC_DATAFLOW=1 STENCILC_REGS=0 run "$name.cpu-free-dataflow" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
+    STENCILC_FORM=dataflow run "$name.cpu-free-dataflow" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
   fi
   if has cpu-free-dataflow-rows && [[ "$name" != spmd_* ]]; then
-    STENCILC_DATAFLOW=1 STENCILC_REGS=0 STENCILC_MAX_BLOCKS=5 run "$name.cpu-free-dataflow-rows" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
+    STENCILC_FORM=dataflow STENCILC_MAX_BLOCKS=5 run "$name.cpu-free-dataflow-rows" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
   fi
   if [[ "$name" != spmd_* ]] && grep -q "args.sc_regs" "$gen/$name.cu"; then
     if has cpu-free-regs; then
-      STENCILC_DATAFLOW=1 STENCILC_REGS=1 run "$name.cpu-free-regs" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
+      STENCILC_FORM=regs run "$name.cpu-free-regs" "$out/$name.cuda" "$out/$name.nvcc.log" "$pes"
     fi
     if has cpu-free-regs-rows; then
-      STENCILC_DATAFLOW=1 STENCILC_REGS=1 run "$name.cpu-free-regs-rows" "$out/$name.regs2.cuda" "$out/$name.regs2.nvcc.log" "$pes"
+      STENCILC_FORM=regs run "$name.cpu-free-regs-rows" "$out/$name.regs2.cuda" "$out/$name.regs2.nvcc.log" "$pes"
     fi
   fi
   if has_hc "$name"; then run "$name.host-controlled" "$out/$name.hc.cuda" "$out/$name.hc.nvcc.log" "$pes"; fi

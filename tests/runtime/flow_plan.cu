@@ -48,7 +48,7 @@ void plan(const char* decomp, bool periodic, bool direct, const char* env, bool 
   stencilc::rt::ProcessGrid grid;
   std::sscanf(decomp, "%dx%dx%d", &grid.dims[0], &grid.dims[1], &grid.dims[2]);
   grid.rank = 3;
-  if (env) setenv("STENCILC_DATAFLOW", env, 1); else unsetenv("STENCILC_DATAFLOW");
+  if (env) setenv("STENCILC_FORM", env, 1); else unsetenv("STENCILC_FORM");
   stencilc::compiled::FormQuery q;
   q.program = "test";
   q.loop = "test.cpp:1";
@@ -59,7 +59,7 @@ void plan(const char* decomp, bool periodic, bool direct, const char* env, bool 
   if (size) q.size = *size;
   const stencilc::compiled::FormChoice f = stencilc::compiled::choose_form(q);
   const std::string c = std::string(decomp) + (periodic ? " periodic" : " fixed") + (direct ? " direct" : " unmapped peers") +
-                        " STENCILC_DATAFLOW=" + (env ? env : "(unset)") + " PE " + std::to_string(pe) +
+                        " STENCILC_FORM=" + (env ? env : "(unset)") + " PE " + std::to_string(pe) +
                         (size ? " points " + std::to_string(size->points) : "");
   check(f.flow_on() == want_on && f.form == (want_on ? stencilc::compiled::LoopForm::Dataflow
                                                          : stencilc::compiled::LoopForm::Barrier),
@@ -72,24 +72,24 @@ void plan(const char* decomp, bool periodic, bool direct, const char* env, bool 
 
 // flow_grid: plan's process grid for `pes` PEs and an extent of rows x cols (halos of 1), then
 // the grid flow_grid keeps or takes, as "AxB".
-std::string chosen(int pes, int rows, int cols, const char* dataflow, const char* decomp) {
+std::string chosen(int pes, int rows, int cols, const char* form, const char* decomp) {
   stencilc::compiled::Plan<2> p;
   p.pes = pes;
   p.extent = {rows, cols};
   p.halo_lo = p.halo_hi = {1, 1, 0};
   std::string error;
   p.grid = *stencilc::rt::choose_process_grid(pes, 2, {rows, cols, 1}, p.halo_lo, p.halo_hi, "", &error);
-  if (dataflow) setenv("STENCILC_DATAFLOW", dataflow, 1); else unsetenv("STENCILC_DATAFLOW");
+  if (form) setenv("STENCILC_FORM", form, 1); else unsetenv("STENCILC_FORM");
   if (decomp) setenv("STENCILC_DECOMP", decomp, 1); else unsetenv("STENCILC_DECOMP");
   const stencilc::compiled::Plan<2> q = stencilc::compiled::flow_grid(p, 1, 256);
   unsetenv("STENCILC_DECOMP");
   return std::to_string(q.grid.dims[0]) + "x" + std::to_string(q.grid.dims[1]);
 }
 
-void grid_choice(int pes, int rows, int cols, const char* dataflow, const char* decomp, const std::string& want) {
-  const std::string got = chosen(pes, rows, cols, dataflow, decomp);
+void grid_choice(int pes, int rows, int cols, const char* form, const char* decomp, const std::string& want) {
+  const std::string got = chosen(pes, rows, cols, form, decomp);
   check(got == want, std::to_string(pes) + " PEs, " + std::to_string(rows) + " x " + std::to_string(cols) +
-                         ", STENCILC_DATAFLOW=" + (dataflow ? dataflow : "(unset)") + ", STENCILC_DECOMP=" +
+                         ", STENCILC_FORM=" + (form ? form : "(unset)") + ", STENCILC_DECOMP=" +
                          (decomp ? decomp : "(unset)") + ": " + got + ", expected " + want);
 }
 
@@ -106,10 +106,9 @@ struct RegsCase {
   stencilc::compiled::RegsDevice device{4096, 232448, 264, 264};
 };
 
-stencilc::compiled::FormChoice regs_choice(const RegsCase& r, const char* dataflow, const char* regs, int* asked) {
+stencilc::compiled::FormChoice regs_choice(const RegsCase& r, const char* form, int* asked) {
   namespace sc = stencilc::compiled;
-  if (dataflow) setenv("STENCILC_DATAFLOW", dataflow, 1); else unsetenv("STENCILC_DATAFLOW");
-  if (regs) setenv("STENCILC_REGS", regs, 1); else unsetenv("STENCILC_REGS");
+  if (form) setenv("STENCILC_FORM", form, 1); else unsetenv("STENCILC_FORM");
   sc::FormQuery q;
   q.program = "test";
   q.loop = "test.cpp:12";
@@ -133,8 +132,7 @@ stencilc::compiled::FormChoice regs_choice(const RegsCase& r, const char* datafl
     check(threads == 256, "the device is asked for the kernel's block size");
     return r.device;
   });
-  unsetenv("STENCILC_DATAFLOW");
-  unsetenv("STENCILC_REGS");
+  unsetenv("STENCILC_FORM");
   return c;
 }
 
@@ -156,7 +154,7 @@ void reasons() {
   const std::string at = "time loop at test.cpp:12: ";
   // The band fits: as many blocks as are resident, a row each at least on the PE with the fewest.
   RegsCase small;
-  form_is(regs_choice(small, nullptr, nullptr, &asked), LoopForm::Regs, 128,
+  form_is(regs_choice(small, nullptr, &asked), LoopForm::Regs, 128,
           at + "register-resident form (the band fits: 1 row x 8 columns a thread on 128 blocks of 256 threads a PE)",
           "256^2 on 2 PEs");
   check(asked == 1, "the device is asked once");
@@ -166,17 +164,17 @@ void reasons() {
   one.pes = 1;
   one.decomp = "1x1x1";
   // 31 points a thread: the dataflow form alone would not pay on one PE; the band fits.
-  form_is(regs_choice(one, nullptr, nullptr, &asked), LoopForm::Regs, 264,
+  form_is(regs_choice(one, nullptr, &asked), LoopForm::Regs, 264,
           at + "register-resident form (the band fits: 4 rows x 8 columns a thread on 264 blocks of 256 threads a PE)",
           "1024^2 on 1 PE");
-  sc::FormChoice c = regs_choice(one, nullptr, "1", &asked);
+  sc::FormChoice c = regs_choice(one, "regs", &asked);
   check(c.said.size() == 1 && c.said[0] == "the register-resident form runs: 264 blocks a PE of 256 threads, 4 rows x 8 "
                                            "columns a thread at most",
-        "STENCILC_REGS=1 says where it runs");
+        "STENCILC_FORM=regs says where it runs");
   // Why not, in the order of the checks; the device is asked only past the checks that need none.
   RegsCase wider = small;
   wider.cols = 8192;
-  form_is(regs_choice(wider, nullptr, nullptr, &asked), LoopForm::Barrier, -1,
+  form_is(regs_choice(wider, nullptr, &asked), LoopForm::Barrier, -1,
           at + "barrier form (cost model: 32.0 points a thread > 24, the limit for 2-D on 2 PEs; the register-resident "
                "form does not run: a block's threads do not hold every column)",
           "8192 columns");
@@ -184,80 +182,82 @@ void reasons() {
   RegsCase wide = small;
   wide.rows = wide.min_rows = 64;
   wide.cols = 4096;
-  form_is(regs_choice(wide, nullptr, nullptr, &asked), LoopForm::Dataflow, 64,
+  form_is(regs_choice(wide, nullptr, &asked), LoopForm::Dataflow, 64,
           at + "dataflow form (cost model: 16.0 points a thread <= 24, the limit for 2-D on 2 PEs; the register-resident "
                "form does not run: a block's threads do not hold every column)",
           "64 x 4096");
   RegsCase periodic = small;
   periodic.periodic1 = true;
-  c = regs_choice(periodic, nullptr, "1", &asked);
+  c = regs_choice(periodic, "regs", &asked);
   form_is(c, LoopForm::Dataflow, 128,
-          at + "dataflow form (cost model: 1.0 points a thread <= 24, the limit for 2-D on 2 PEs; the register-resident "
-               "form does not run: dimension 1 is periodic)",
+          at + "dataflow form (STENCILC_FORM=regs; the register-resident form does not run: dimension 1 is periodic)",
           "periodic along dimension 1");
   check(c.said.size() == 1 && c.said[0] == "the register-resident form does not run: dimension 1 is periodic",
-        "STENCILC_REGS=1 says why not");
+        "STENCILC_FORM=regs says why not");
   check(asked == 0, "periodic: the device is not asked");
   RegsCase uneven = small;
   uneven.rows = 1100;
   uneven.min_rows = 200;  // 275 blocks at 4 rows on the largest PE, 200 rows on the smallest
-  c = regs_choice(uneven, nullptr, nullptr, &asked);
+  c = regs_choice(uneven, nullptr, &asked);
   check(c.form != LoopForm::Regs && c.reason.find("too few rows on a PE for a row a block") != std::string::npos,
         "too few rows: " + c.reason);
   RegsCase smem = small;
   smem.device.smem_optin = 1024;
-  c = regs_choice(smem, nullptr, nullptr, &asked);
+  c = regs_choice(smem, nullptr, &asked);
   check(c.form == LoopForm::Dataflow && c.reason.find("its side columns exceed a block's shared memory") != std::string::npos,
         "shared memory: " + c.reason);
   check(asked == 1, "shared memory: the device is asked");
   RegsCase resident = small;
   resident.rows = resident.min_rows = 1024;
   resident.device.resident = 200;  // 256 blocks at 4 rows
-  c = regs_choice(resident, nullptr, nullptr, &asked);
+  c = regs_choice(resident, nullptr, &asked);
   check(c.form != LoopForm::Regs && c.reason.find("the band's blocks cannot all be resident") != std::string::npos,
         "resident: " + c.reason);
   RegsCase heap = resident;
   heap.device.resident = 264;
   heap.device.heap_blocks = 255;
-  c = regs_choice(heap, nullptr, nullptr, &asked);
+  c = regs_choice(heap, nullptr, &asked);
   check(c.form != LoopForm::Regs && c.reason.find("its inboxes exceed the heap set aside for them") != std::string::npos,
         "heap: " + c.reason);
   heap.device.heap_blocks = 256;
-  form_is(regs_choice(heap, nullptr, nullptr, &asked), LoopForm::Regs, 256,
+  form_is(regs_choice(heap, nullptr, &asked), LoopForm::Regs, 256,
           at + "register-resident form (the band fits: 4 rows x 8 columns a thread on 256 blocks of 256 threads a PE)",
           "the heap's blocks cap it");
-  // The switches: STENCILC_REGS=0 leaves the dataflow form; STENCILC_DATAFLOW=0 both; =1 keeps regs.
-  form_is(regs_choice(small, nullptr, "0", &asked), LoopForm::Dataflow, 128,
-          at + "dataflow form (cost model: 1.0 points a thread <= 24, the limit for 2-D on 2 PEs; the register-resident "
-               "form does not run: STENCILC_REGS=0)",
-          "STENCILC_REGS=0");
-  check(asked == 0, "STENCILC_REGS=0: the device is not asked");
-  form_is(regs_choice(small, "0", "1", &asked), LoopForm::Barrier, -1, at + "barrier form (STENCILC_DATAFLOW=0)",
-          "STENCILC_DATAFLOW=0");
-  check(asked == 0, "STENCILC_DATAFLOW=0: the device is not asked");
-  form_is(regs_choice(small, "1", nullptr, &asked), LoopForm::Regs, 128,
+  // The setting: dataflow leaves the dataflow form (asked for), barrier the barrier form, regs the
+  // register-resident form where its band fits.
+  form_is(regs_choice(small, "dataflow", &asked), LoopForm::Dataflow, 128,
+          at + "dataflow form (STENCILC_FORM=dataflow; the register-resident form does not run: STENCILC_FORM=dataflow)",
+          "STENCILC_FORM=dataflow");
+  check(asked == 0, "STENCILC_FORM=dataflow: the device is not asked");
+  form_is(regs_choice(small, "barrier", &asked), LoopForm::Barrier, -1, at + "barrier form (STENCILC_FORM=barrier)",
+          "STENCILC_FORM=barrier");
+  check(asked == 0, "STENCILC_FORM=barrier: the device is not asked");
+  form_is(regs_choice(small, "regs", &asked), LoopForm::Regs, 128,
           at + "register-resident form (the band fits: 1 row x 8 columns a thread on 128 blocks of 256 threads a PE)",
-          "STENCILC_DATAFLOW=1");
-  form_is(regs_choice(wide, "1", "0", &asked), LoopForm::Dataflow, 64,
-          at + "dataflow form (STENCILC_DATAFLOW=1; the register-resident form does not run: STENCILC_REGS=0)",
-          "STENCILC_DATAFLOW=1 STENCILC_REGS=0");
+          "STENCILC_FORM=regs");
+  form_is(regs_choice(wide, "dataflow", &asked), LoopForm::Dataflow, 64,
+          at + "dataflow form (STENCILC_FORM=dataflow; the register-resident form does not run: STENCILC_FORM=dataflow)",
+          "64 x 4096, STENCILC_FORM=dataflow");
+  form_is(regs_choice(small, "auto", &asked), LoopForm::Regs, 128,
+          at + "register-resident form (the band fits: 1 row x 8 columns a thread on 128 blocks of 256 threads a PE)",
+          "STENCILC_FORM=auto");
   // Where neither runs: a process grid that cuts dimension 1, the nvshmem backend.
   RegsCase square = small;
   square.decomp = "2x2x1";
   square.pes = 4;
-  c = regs_choice(square, "1", "1", &asked);
+  c = regs_choice(square, "regs", &asked);
   form_is(c, LoopForm::Barrier, -1, at + "barrier form (the process grid 2x2 cuts dimension 1)", "2 x 2");
   check(c.said.size() == 2 &&
             c.said[0] == "the dataflow loop needs a process grid that cuts dimension 0 only (STENCILC_DECOMP=Nx1); it "
                          "keeps its barriers" &&
             c.said[1] == "the register-resident form does not run: the dataflow loop cannot run here (choose_form)",
-        "2 x 2: what STENCILC_DATAFLOW=1 and STENCILC_REGS=1 say");
+        "2 x 2: what STENCILC_FORM=regs says");
   check(asked == 0, "2 x 2: the device is not asked");
-  c = regs_choice(square, nullptr, "1", &asked);
-  check(c.said.size() == 1, "2 x 2, STENCILC_DATAFLOW unset: only STENCILC_REGS=1 speaks");
+  c = regs_choice(square, "dataflow", &asked);
+  check(c.said.size() == 1, "2 x 2, STENCILC_FORM=dataflow: only the dataflow loop's line");
   RegsCase unmapped = small;
   unmapped.direct = false;
-  form_is(regs_choice(unmapped, nullptr, nullptr, &asked), LoopForm::Barrier, -1,
+  form_is(regs_choice(unmapped, nullptr, &asked), LoopForm::Barrier, -1,
           at + "barrier form (some PE's memory is not reachable by loads and stores (NVSHMEM maps no address for "
                "it): the dataflow and register-resident forms store into their neighbours)",
           "peers not mapped");
@@ -346,31 +346,31 @@ int main() {
   plan("2x1x1", false, true, nullptr, true, 0, -1, 1, &small);  // unset: the cost model
   plan("2x1x1", false, true, "auto", true, 1, 0, -1, &small);
   plan("2x1x1", false, true, "auto", false, 0, 0, 0, &large);
-  plan("2x1x1", false, true, "0", false, 0, 0, 0, &small);
+  plan("2x1x1", false, true, "barrier", false, 0, 0, 0, &small);
   plan("1x1x1", false, true, "auto", true, 0, -1, -1, &small);    // one PE too
-  plan("2x1x1", false, true, "1", true, 0, -1, 1, &large);        // asked for: on whatever the size
+  plan("2x1x1", false, true, "dataflow", true, 0, -1, 1, &large);        // asked for: on whatever the size
   plan("2x2x1", false, true, "auto", false, 0, 0, 0, &small);      // cuts dimension 1 too
   plan("2x1x1", false, false, "auto", false, 0, 0, 0, &small);     // a peer NVSHMEM does not map
   // Without a size the cost model keeps it off; asked for, with mapped peers and an N x 1 x 1 grid only.
   plan("2x1x1", true, true, nullptr, false, 0, 0, 0);
-  plan("2x1x1", true, true, "0", false, 0, 0, 0);
-  plan("2x1x1", true, true, "1", true, 0, 1, 1);
-  plan("3x1x1", true, true, "1", true, 0, 2, 1);
-  plan("3x1x1", false, true, "1", true, 0, -1, 1);
-  plan("3x1x1", false, true, "1", true, 2, 1, -1);
-  plan("1x1x1", true, true, "1", true, 0, 0, 0);   // one periodic PE: its own neighbour
-  plan("1x1x1", false, true, "1", true, 0, -1, -1);
-  plan("2x2x1", true, true, "1", false, 0, 0, 0);  // cuts dimension 1 too: keeps its barriers
-  plan("2x1x1", true, false, "1", false, 0, 0, 0); // nvshmem
+  plan("2x1x1", true, true, "barrier", false, 0, 0, 0);
+  plan("2x1x1", true, true, "dataflow", true, 0, 1, 1);
+  plan("3x1x1", true, true, "dataflow", true, 0, 2, 1);
+  plan("3x1x1", false, true, "dataflow", true, 0, -1, 1);
+  plan("3x1x1", false, true, "dataflow", true, 2, 1, -1);
+  plan("1x1x1", true, true, "dataflow", true, 0, 0, 0);   // one periodic PE: its own neighbour
+  plan("1x1x1", false, true, "dataflow", true, 0, -1, -1);
+  plan("2x2x1", true, true, "dataflow", false, 0, 0, 0);  // cuts dimension 1 too: keeps its barriers
+  plan("2x1x1", true, false, "dataflow", false, 0, 0, 0); // nvshmem
   // The process grid (flow_grid): least halo traffic (2 x 2 on 4 PEs at 256^2) unless the form
   // would run on the grid cutting dimension 0 only. Asked for: that grid; off: plan's; a forced
   // grid stays; too few rows for N x 1: plan's. (The cost model's choice needs a GPU's SM count:
   // with none it keeps plan's.)
-  grid_choice(4, 256, 256, "0", nullptr, "2x2");
-  grid_choice(4, 256, 256, "1", nullptr, "4x1");
-  grid_choice(4, 256, 256, "1", "2x2", "2x2");
-  grid_choice(2, 256, 256, "1", nullptr, "2x1");
-  grid_choice(4, 3, 256, "1", nullptr, chosen(4, 3, 256, "0", nullptr));
+  grid_choice(4, 256, 256, "barrier", nullptr, "2x2");
+  grid_choice(4, 256, 256, "dataflow", nullptr, "4x1");
+  grid_choice(4, 256, 256, "dataflow", "2x2", "2x2");
+  grid_choice(2, 256, 256, "dataflow", nullptr, "2x1");
+  grid_choice(4, 3, 256, "dataflow", nullptr, chosen(4, 3, 256, "barrier", nullptr));
   grid_choice(4, 256, 256, "auto", nullptr, "2x2");
   reasons();
   return tally::finish();
