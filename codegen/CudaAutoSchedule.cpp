@@ -34,7 +34,8 @@ std::vector<std::string> schedule_query(const Program& p, const Program* facts_f
     if (!first_grid && q.kind == ParamKind::Grid) first_grid = &q;
   l.push_back("  sc_query.host_controlled = true;");
   l.push_back(
-      "  // The time loop's step as the host-controlled schedule runs it (passes::schedule_facts).");
+      "  // The time loop's step as the host-controlled schedule runs it "
+      "(passes::schedule_facts).");
   l.push_back("  sc_query.bytes_per_point = " + std::to_string(facts.bytes_per_point) + ";");
   l.push_back("  sc_query.updates = " + std::to_string(facts.updates) + ";");
   l.push_back("  sc_query.exchanges = " + std::to_string(facts.exchanges) + ";");
@@ -62,15 +63,16 @@ std::string global_entry(const Program& p, const Program* hc, const std::string&
   }
   const std::string call = p.name + "_launch(" + join(args) + ");";
   std::vector<std::string> l;
-  l.push_back(std::string("// program @") + p.name + ": the schedule of this run " +
-              (hc ? "(compiled::choose_schedule, docs/SCHEDULES.md)"
-                  : "(the cpu-free one: " + why + ")"));
+  l.push_back(
+      std::string("// program @") + p.name + ": the schedule of this run " +
+      (hc ? "(compiled::choose_schedule, docs/SCHEDULES.md)" : "(the cpu-free one: " + why + ")"));
   l.push_back("inline void " + p.name + "_launch(" + join(params) + ") {");
   for (const std::string& q : schedule_query(p, hc, why)) l.push_back(q);
   l.push_back("  const " + kCompiled + "ScheduleChoice sc_schedule = " + kCompiled +
               "choose_schedule(sc_query);");
-  l.push_back("  if (std::getenv(\"STENCILC_TIMING\")) std::fprintf(stderr, \"stencilc: %s: %s\\n\", \"" +
-              p.name + "\", sc_schedule.summary().c_str());");
+  l.push_back(
+      "  if (std::getenv(\"STENCILC_TIMING\")) std::fprintf(stderr, \"stencilc: %s: %s\\n\", \"" +
+      p.name + "\", sc_schedule.summary().c_str());");
   if (hc) {
     l.push_back("  if (sc_schedule.host_controlled()) {");
     l.push_back("    ::stencilc_generated::" + std::string(kHostControlledNamespace) + "::" + call);
@@ -89,14 +91,16 @@ std::string global_entry(const Program& p, const Program* hc, const std::string&
 /// and refusing STENCILC_SCHEDULE=host-controlled.
 std::string spmd_entry(const Program& p, const std::string& why) {
   std::vector<std::string> l;
-  l.push_back("// program @" + p.name + ": the schedule of this run (the cpu-free one: " + why + ")");
+  l.push_back("// program @" + p.name + ": the schedule of this run (the cpu-free one: " + why +
+              ")");
   l.push_back("inline void " + p.name +
               "_spmd_launch(::stencilc::Split sc_split, void* const* sc_args) {");
   for (const std::string& q : schedule_query(p, nullptr, why)) l.push_back(q);
   l.push_back("  const " + kCompiled + "ScheduleChoice sc_schedule = " + kCompiled +
               "choose_schedule(sc_query);");
-  l.push_back("  if (std::getenv(\"STENCILC_TIMING\")) std::fprintf(stderr, \"stencilc: %s: %s\\n\", \"" +
-              p.name + "\", sc_schedule.summary().c_str());");
+  l.push_back(
+      "  if (std::getenv(\"STENCILC_TIMING\")) std::fprintf(stderr, \"stencilc: %s: %s\\n\", \"" +
+      p.name + "\", sc_schedule.summary().c_str());");
   l.push_back("  ::stencilc_generated::" + std::string(kCpuFreeNamespace) + "::" + p.name +
               "_spmd_launch(sc_split, sc_args);");
   l.push_back("}");
@@ -106,11 +110,11 @@ std::string spmd_entry(const Program& p, const std::string& why) {
 }  // namespace
 
 std::vector<GeneratedProgram> emit_cuda_auto(const Module& cpu_free, const Module& host_controlled,
-                                             std::vector<std::string>* errors, CudaBackend backend) {
+                                             std::vector<std::string>* errors,
+                                             CudaBackend backend) {
   std::vector<GeneratedProgram> cf = emit_cuda(cpu_free, errors, backend);
   std::vector<GeneratedProgram> hc;
-  if (!host_controlled.programs.empty())
-    hc = emit_cuda_host_controlled(host_controlled, errors);
+  if (!host_controlled.programs.empty()) hc = emit_cuda_host_controlled(host_controlled, errors);
   if (!errors->empty()) return {};
   std::vector<GeneratedProgram> out;
   for (const Program& p : cpu_free.programs) {

@@ -44,9 +44,8 @@ std::string cpu_free_only(const Program& p) {
   if (p.kind == ProgramKind::Spmd) return "an SPMD program";
   const FlowLoop flow = marked_flow_loop(p);
   if (!flow.loop) return "";
-  return marked_regs_form(p, flow).in.empty()
-             ? "its time loop has a dataflow form"
-             : "its time loop has a register-resident form";
+  return marked_regs_form(p, flow).in.empty() ? "its time loop has a dataflow form"
+                                              : "its time loop has a register-resident form";
 }
 
 ScheduleFacts schedule_facts(const Program& p) {

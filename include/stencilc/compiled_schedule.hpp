@@ -5,14 +5,13 @@
 // the host.
 #pragma once
 
-#include "stencilc/stencilc.hpp"
-
-#include <stencilc/runtime/common.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stencilc/runtime/common.hpp>
 #include <string>
+
+#include "stencilc/stencilc.hpp"
 
 namespace stencilc::compiled {
 
@@ -59,6 +58,14 @@ inline constexpr double kHostControlledMinBytesPerGpu = 200e6;
 /// shrinks.
 inline constexpr int kHostControlledMaxGpus = 2;
 
+/// The fewest point updates a step for the host-controlled schedule to be chosen. It won only on
+/// steps of 4 updates (cg2d, fdtd2d: the cpu-free kernel streams them at 50-70% of the copy
+/// bandwidth, its kernels at 60-80%); on a step of 2, jacobi1d's (32 bytes a point, its loop has
+/// only the barrier form), the cpu-free kernel streams at 82% and wins at every size, by 27% at
+/// 2^26 points (2.15 GB a step: 627 us against 795 on 1 GPU, 319 against 408 on 2). Every program
+/// of 1 or 2 updates measured was faster cpu-free.
+inline constexpr int kHostControlledMinUpdates = 3;
+
 /// What choose_schedule decides from: the program's facts, which the driver emits as constants
 /// (from the IR of its time loop), and the run's size and GPU count.
 struct ScheduleQuery {
@@ -70,7 +77,8 @@ struct ScheduleQuery {
   const char* cpu_free_only = "";
   // The time loop's step (its first loop at the top of the program), as the host-controlled
   // schedule runs it:
-  int bytes_per_point = 0;  // bytes a step moves per grid point: each update and reduction's grids read once, written once
+  int bytes_per_point = 0;  // bytes a step moves per grid point: each update and reduction's grids
+                            // read once, written once
   int updates = 0;          // point updates
   int exchanges = 0;        // halo exchanges
   int host_reads = 0;       // reductions the host waits for (allreduce in the loop)
@@ -86,7 +94,9 @@ struct ScheduleChoice {
 
   bool host_controlled() const { return schedule == Schedule::HostControlled; }
   /// What STENCILC_TIMING=1 prints after "stencilc: <program>: ": "schedule: cpu-free (...)".
-  std::string summary() const { return std::string("schedule: ") + schedule_name(schedule) + " (" + reason + ")"; }
+  std::string summary() const {
+    return std::string("schedule: ") + schedule_name(schedule) + " (" + reason + ")";
+  }
 };
 
 namespace detail {
@@ -111,7 +121,8 @@ inline std::string bytes_text(double bytes) {
 /// 1. STENCILC_SCHEDULE=cpu-free or host-controlled where set (anything else: a fatal error; the
 ///    host-controlled schedule where the program does not hold it: a fatal error that says why).
 /// 2. The cpu-free schedule where the program holds no host-controlled code (`cpu_free_only`).
-/// 3. The host-controlled schedule where the run has at most kHostControlledMaxGpus GPUs and each
+/// 3. The host-controlled schedule where the step has at least kHostControlledMinUpdates point
+///    updates, the run has at most kHostControlledMaxGpus GPUs and each
 ///    GPU's part of a step moves at least kHostControlledMinBytesPerGpu (bytes_per_point x the
 ///    points / the GPUs).
 /// 4. The cpu-free schedule otherwise.
@@ -124,9 +135,11 @@ inline ScheduleChoice choose_schedule(const ScheduleQuery& q) {
       rt::fatal("STENCILC_SCHEDULE='%s': expected cpu-free or host-controlled", text);
     }
     if (c.host_controlled() && !q.host_controlled) {
-      rt::fatal("program '%s': STENCILC_SCHEDULE=host-controlled, but the program holds only the cpu-free schedule (%s); "
-                "compile it with --schedule=host-controlled",
-                q.program, q.cpu_free_only);
+      rt::fatal(
+          "program '%s': STENCILC_SCHEDULE=host-controlled, but the program holds only the "
+          "cpu-free schedule (%s); "
+          "compile it with --schedule=host-controlled",
+          q.program, q.cpu_free_only);
     }
     c.reason = std::string("STENCILC_SCHEDULE=") + text;
     return c;
@@ -136,19 +149,28 @@ inline ScheduleChoice choose_schedule(const ScheduleQuery& q) {
     return c;
   }
   const int gpus = q.gpus > 0 ? q.gpus : 1;
-  const double per_gpu = static_cast<double>(q.bytes_per_point) * static_cast<double>(q.points) / gpus;
+  const double per_gpu =
+      static_cast<double>(q.bytes_per_point) * static_cast<double>(q.points) / gpus;
   char facts[200];
-  std::snprintf(facts, sizeof facts, "%d %s, %s a step a GPU (%d bytes a point, %d %s, %d %s, %d %s read by the host)",
-                gpus, gpus == 1 ? "GPU" : "GPUs", detail::bytes_text(per_gpu).c_str(), q.bytes_per_point, q.updates,
-                q.updates == 1 ? "update" : "updates", q.exchanges, q.exchanges == 1 ? "exchange" : "exchanges",
-                q.host_reads, q.host_reads == 1 ? "reduction" : "reductions");
-  if (gpus > kHostControlledMaxGpus) {
-    c.reason = std::string("cost model: ") + facts + "; more than " + std::to_string(kHostControlledMaxGpus) + " GPUs";
+  std::snprintf(facts, sizeof facts,
+                "%d %s, %s a step a GPU (%d bytes a point, %d %s, %d %s, %d %s read by the host)",
+                gpus, gpus == 1 ? "GPU" : "GPUs", detail::bytes_text(per_gpu).c_str(),
+                q.bytes_per_point, q.updates, q.updates == 1 ? "update" : "updates", q.exchanges,
+                q.exchanges == 1 ? "exchange" : "exchanges", q.host_reads,
+                q.host_reads == 1 ? "reduction" : "reductions");
+  if (q.updates < kHostControlledMinUpdates) {
+    c.reason = std::string("cost model: ") + facts + "; fewer than " +
+               std::to_string(kHostControlledMinUpdates) + " updates a step";
+  } else if (gpus > kHostControlledMaxGpus) {
+    c.reason = std::string("cost model: ") + facts + "; more than " +
+               std::to_string(kHostControlledMaxGpus) + " GPUs";
   } else if (per_gpu < kHostControlledMinBytesPerGpu) {
-    c.reason = std::string("cost model: ") + facts + " < " + detail::bytes_text(kHostControlledMinBytesPerGpu);
+    c.reason = std::string("cost model: ") + facts + " < " +
+               detail::bytes_text(kHostControlledMinBytesPerGpu);
   } else {
     c.schedule = Schedule::HostControlled;
-    c.reason = std::string("cost model: ") + facts + " >= " + detail::bytes_text(kHostControlledMinBytesPerGpu);
+    c.reason = std::string("cost model: ") + facts +
+               " >= " + detail::bytes_text(kHostControlledMinBytesPerGpu);
   }
   return c;
 }
