@@ -219,8 +219,9 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--matrix", required=True, help="program:size,size;program:size ...")
     ap.add_argument("--gpus", default="1,2")
-    ap.add_argument("--schedules", default="cpu-free,host-controlled",
-                    help="builds <program>.<schedule> to time; nvshmem: the cpu-free build on the nvshmem backend "
+    ap.add_argument("--schedules", default="cpu-free,host-controlled,auto",
+                    help="builds <program>.<schedule> to time; auto: the --schedule=auto build (the schedule "
+                         "compiled::choose_schedule picks); nvshmem: the cpu-free build on the nvshmem backend "
                          "(<program>.nvshmem, one process a GPU under mpirun)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--bandwidth", type=float, required=True, help="measured copy GB/s per GPU")

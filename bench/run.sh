@@ -2,13 +2,14 @@
 # The benchmark of issue 5, on a GPU machine, in one command:
 #   bench/generate.sh bench-gen        # first, on a machine with stencilc (the GPU machines have no LLVM)
 #   bash bench/run.sh bench-gen        # then here
-# Measures each GPU's copy bandwidth, builds every benchmark program for both schedules and its
+# Measures each GPU's copy bandwidth, builds every benchmark program for each schedule and its
 # reference, checks each build against the reference element by element on every GPU count,
 # times the matrix (bench/measure.py: median of RUNS runs, CUDA events) and writes latest.csv and
 # table.md into $OUT (default /tmp/bench), for docs/benchmarks/ and docs/BENCHMARKS.md, where
 # bench/report.py draws the plots.
-# MATRIX, GPUS, SCHEDULES and RUNS choose the matrix (SCHEDULES: cpu-free, host-controlled and
-# nvshmem, the cpu-free code on the nvshmem backend; defaults: the whole of issue 5, which takes
+# MATRIX, GPUS, SCHEDULES and RUNS choose the matrix (SCHEDULES: cpu-free, host-controlled, auto
+# (--schedule=auto: the one compiled::choose_schedule picks for each run) and nvshmem, the
+# cpu-free code on the nvshmem backend; defaults: the whole of issue 5, which takes
 # more than one 10-minute device call: run it in parts, each with its own OUT, and join them with
 # `python3 bench/measure.py --merge <part>/latest.csv ... --out DIR`).
 # NVCC_FLAGS adds flags to every CUDA build (a build switch measured across the matrix, e.g.
@@ -24,7 +25,7 @@ bin="/tmp/bench-bin"  # not under $OUT: only the results come back
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 visible=$(nvidia-smi -L | wc -l)
 gpus="${GPUS:-$([ "$visible" -ge 4 ] && echo 1,2,4 || echo 1,2)}"
-schedules="${SCHEDULES:-cpu-free,host-controlled}"
+schedules="${SCHEDULES:-cpu-free,host-controlled,auto}"
 matrix="${MATRIX:-jacobi2d:256,1024,2048,4096,16384;jacobi2d+norm:256,1024;heat3d:256,512;wave2d:2048,8192;jacobi1d:16384,1048576,67108864;cg2d:258,1026,4098,6146;fdtd2d:512,2048,8192;gray_scott:512,2048,8192;box27:64,256,512;poisson9:512,2048,8192;advect2d:512,2048,16384}"
 mkdir -p "$bin" "$out"
 t0=$(date +%s)

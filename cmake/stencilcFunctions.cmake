@@ -3,7 +3,7 @@
 # stencilc::headers and stencilc::runtime_host.
 #
 #   stencilc_generate(<out-var> SOURCES <file>... [TARGET host|cuda]
-#                     [SCHEDULE cpu-free|host-controlled] [BACKEND p2p|nvshmem]
+#                     [SCHEDULE auto|cpu-free|host-controlled] [BACKEND p2p|nvshmem]
 #                     [TARGET_PROPERTIES <cmake-target>] [OPTIONS <compile-arg>...]
 #                     [OUTPUT_DIRECTORY <dir>])
 #     Runs `stencilc --target=host --emit=cpp` (TARGET cuda: `--emit=cuda`, <name>.stencilc.cu,
@@ -17,16 +17,17 @@
 #     property holds its source's directory, so the source's `#include "..."` still resolve.
 #
 #   stencilc_add_executable(<name> SOURCES <file>... [TARGET host|cuda]
-#                           [SCHEDULE cpu-free|host-controlled] [BACKEND p2p|nvshmem]
+#                           [SCHEDULE auto|cpu-free|host-controlled] [BACKEND p2p|nvshmem]
 #                           [CUDA_ARCHITECTURES <arch>...] [OPTIONS <compile-arg>...])
 #     An executable built from the code stencilc generates for SOURCES, linked with
 #     stencilc::runtime_host. Give it include directories and definitions with
 #     target_include_directories/target_compile_definitions(<name> ...): stencilc's front end
 #     and the host compiler both see them (OPTIONS: arguments for the front end only). Only
 #     TARGET host (the default; PEs are threads) and TARGET cuda (needs enable_language(CUDA);
-#     CUDA_ARCHITECTURES defaults to 90). TARGET cuda takes SCHEDULE cpu-free (the default: one
-#     persistent kernel per GPU) or host-controlled (the CPU-controlled baseline: the host launches
-#     a kernel per update and GPU), and BACKEND p2p (the default: one process drives every GPU) or
+#     CUDA_ARCHITECTURES defaults to 90). TARGET cuda takes SCHEDULE auto (the default: the
+#     schedule of each run chosen at run time, docs/SCHEDULES.md), cpu-free (one persistent kernel
+#     per GPU) or host-controlled (the CPU-controlled baseline: the host launches a kernel per
+#     update and GPU), and BACKEND p2p (the default: one process drives every GPU) or
 #     nvshmem (cpu-free only: one process per GPU, run with mpirun -np N; separable compilation,
 #     linked with NVSHMEM (stencilc_find_nvshmem) and MPI (find_package(MPI)), with an rpath to
 #     NVSHMEM's libraries). TARGET host has neither but the defaults. The generated files are in
@@ -80,9 +81,11 @@ function(_stencilc_check_choice function what value known available)
   endif()
 endfunction()
 
-# The schedules: the CPU-free one for both targets, the host-controlled baseline for cuda only.
+# The schedules: auto and the CPU-free one for both targets (the host target has one schedule), the
+# host-controlled baseline for cuda only.
 function(_stencilc_check_schedule function target schedule)
-  _stencilc_check_choice("${function}" SCHEDULE "${schedule}" "cpu-free;host-controlled" "cpu-free;host-controlled")
+  _stencilc_check_choice("${function}" SCHEDULE "${schedule}" "auto;cpu-free;host-controlled"
+                         "auto;cpu-free;host-controlled")
   if(schedule STREQUAL "host-controlled" AND NOT target STREQUAL "cuda")
     message(FATAL_ERROR "${function}: SCHEDULE host-controlled needs TARGET cuda (the host target has one schedule)")
   endif()

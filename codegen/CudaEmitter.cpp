@@ -1,5 +1,5 @@
 // The CUDA target (see CudaEmitter.h). For each decomposed program it writes, inside
-// `namespace stencilc_generated::sc_<program>`: the module's functions as __device__ functions,
+// `namespace stencilc_generated::cpu_free::sc_<program>`: the module's functions as __device__ functions,
 // the kernel's arguments, the persistent kernel translated statement by statement from the IR,
 // and the host launcher that moves the grids to the GPUs, launches and brings them back. An
 // SPMD program gets the same kernel on its blocks (local ranges, the user's put_signal and waits
@@ -69,7 +69,8 @@ std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::s
             " (cuda target, cpu-free: one persistent kernel per GPU, " +
             (backend == CudaBackend::Nvshmem ? "nvshmem" : "p2p") + " backend" +
             (spmd ? "; SPMD program" : "") + ") ----\n";
-    code += "namespace stencilc_generated {\nnamespace sc_" + p.name + " {\n\n";
+    code += "namespace stencilc_generated {\nnamespace " + std::string(kCpuFreeNamespace) +
+            " {\nnamespace sc_" + p.name + " {\n\n";
     code += cuda::kernel_args(p, ex.grids, model.roles) + "\n";
     code += "// The kernel's block size (generated.cuh, block_threads_for): " +
             (emitter.wide_rank() ? "its widest wide point loop has " +
@@ -82,8 +83,10 @@ std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::s
     code += "\n}  // namespace sc_" + p.name + "\n\n";
     code += spmd ? cuda::spmd_launcher(p, model, backend)
                  : cuda::launcher(p, module.source, ex.grids, ex.swaps, model, backend);
-    code += "}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
-    out.push_back(generated_program(p, std::move(code)));
+    code += "}  // namespace " + std::string(kCpuFreeNamespace) +
+            "\n}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
+    out.push_back(
+        generated_program(p, std::move(code), "stencilc_generated::" + std::string(kCpuFreeNamespace)));
   }
   if (!errors->empty()) return {};
   return out;

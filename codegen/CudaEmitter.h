@@ -18,6 +18,11 @@ namespace stencilc::codegen {
 /// is the same text for both; the launcher and the included runtime differ.
 enum class CudaBackend { P2P, Nvshmem };
 
+/// The namespace inside stencilc_generated that holds a program's code of the cpu-free schedule
+/// (its kernel in `sc_<program>`, its launcher `<program>_launch`), apart from the
+/// host-controlled schedule's (HostControlledEmitter.h) and the user's names.
+inline constexpr const char* kCpuFreeNamespace = "cpu_free";
+
 /// Emits every program of `module` for the CUDA target (after the same pipeline as the host
 /// target): global-view programs, and SC_SPMD_PROGRAM functions with a launcher that
 /// stencilc::spmd finds (as the host target's).

@@ -16,6 +16,11 @@
 
 namespace stencilc::codegen {
 
+/// The namespace inside stencilc_generated that holds a program's code of the host-controlled
+/// schedule (its kernels in `sc_<program>`, its launcher `<program>_launch`), apart from the
+/// cpu-free schedule's (CudaEmitter.h) and the user's names.
+inline constexpr const char* kHostControlledNamespace = "host_controlled";
+
 /// Emits every program of `module` for the host-controlled schedule. Programs must have gone
 /// through passes::host_controlled_pipeline() (decomposed, exchanges lowered).
 /// SC_SPMD_PROGRAM functions are an error.

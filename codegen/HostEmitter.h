@@ -20,19 +20,21 @@ struct GeneratedProgram {
   std::string after;        // inserted right after the program (SPMD programs register their launcher)
 };
 
-/// The splice of program `p` whose generated `code` defines `stencilc_generated::<p>_launch` (and,
-/// for an SPMD program, `<p>_spmd_launch`, which stencilc::spmd finds through the registration
-/// after the program). Both targets use it.
-inline GeneratedProgram generated_program(const ir::Program& p, std::string code) {
+/// The splice of program `p` whose generated `code` defines `<ns>::<p>_launch` (and, for an SPMD
+/// program, `<ns>::<p>_spmd_launch`, which stencilc::spmd finds through the registration after
+/// the program). `ns`: the host target's code and --schedule=auto's entry are in
+/// stencilc_generated, each CUDA schedule's code in its own namespace inside it.
+inline GeneratedProgram generated_program(const ir::Program& p, std::string code,
+                                          const std::string& ns = "stencilc_generated") {
   std::string args;
   for (const ir::Param& q : p.params) args += (args.empty() ? "" : ", ") + q.name;
-  GeneratedProgram g{p.name, std::move(code), "{ stencilc_generated::" + p.name + "_launch(" + args + "); }", ""};
+  GeneratedProgram g{p.name, std::move(code), "{ " + ns + "::" + p.name + "_launch(" + args + "); }", ""};
   if (p.kind == ir::ProgramKind::Spmd) {
     // The program runs through stencilc::spmd, which finds the launcher registered here.
     g.launch_call = "{ ::stencilc::detail::fatal(\"%s: an SC_SPMD_PROGRAM runs through stencilc::spmd(...)\", \"" +
                     p.name + "\"); }";
     g.after = "\nstatic const bool sc_" + p.name + "_registered [[maybe_unused]] = ::stencilc::detail::register_compiled_spmd(\n"
-              "    reinterpret_cast<const void*>(&" + p.name + "), &stencilc_generated::" + p.name + "_spmd_launch);";
+              "    reinterpret_cast<const void*>(&" + p.name + "), &" + ns + "::" + p.name + "_spmd_launch);";
   }
   return g;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "stencilc/compiled.hpp"
+#include "stencilc/compiled_schedule.hpp"
 
 #include <stencilc/runtime/cuda/generated.cuh>
 #include <stencilc/runtime/cuda/halo.cuh>

@@ -19,7 +19,7 @@ fail=0
 # before its first floating-point instruction (the loops' counts add up to every 16-byte load).
 whole() {
   local program="$1"; shift
-  "$stencilc" --target=cuda --emit=cuda "$root/bench/programs/$program.cpp" -o "$work/$program.cu"
+  "$stencilc" --target=cuda --schedule=cpu-free --emit=cuda "$root/bench/programs/$program.cpp" -o "$work/$program.cu"
   local report first total
   if ! report="$(bash "$root/tests/codegen/sass-loads.sh" "$work/$program.cu" "$root" "$@")"; then
     echo "FAIL: $program ($*): sass-loads.sh failed: $report" >&2
@@ -40,7 +40,7 @@ whole() {
 # floating-point instruction between them.
 batched() {
   local program="$1" want="$2"
-  "$stencilc" --target=cuda --emit=cuda "$root/bench/programs/$program.cpp" -o "$work/$program.cu"
+  "$stencilc" --target=cuda --schedule=cpu-free --emit=cuda "$root/bench/programs/$program.cpp" -o "$work/$program.cu"
   "$NVCC" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
     -cubin "$work/$program.cu" -o "$work/$program.cubin"
   local most

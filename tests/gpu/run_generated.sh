@@ -21,6 +21,9 @@
 #                      blocks: more edges between them);
 #   - host-controlled: <name>.hc.cu, the CPU-controlled baseline (global-view samples only: the
 #                      SPMD samples spmd_ring and spmd_heat2d run the other variants);
+#   - auto:            <name>.auto.cu (--schedule=auto, the default), as chosen at run time; and
+#                      where every program of the sample holds the host-controlled code too, the
+#                      same binary with STENCILC_SCHEDULE=host-controlled (label <name>.auto-hc);
 #   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
 #                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output
 #                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
@@ -43,7 +46,7 @@ gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/generated"
 gpus_visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,3,4 || echo 1,2)}"
-variants="${VARIANTS:-cpu-free-auto cpu-free cpu-free-roles cpu-free-dataflow cpu-free-dataflow-rows cpu-free-regs cpu-free-regs-rows host-controlled nvshmem}"
+variants="${VARIANTS:-cpu-free-auto cpu-free cpu-free-roles cpu-free-dataflow cpu-free-dataflow-rows cpu-free-regs cpu-free-regs-rows host-controlled auto nvshmem}"
 backends=p2p
 [[ " $variants " == *" nvshmem "* ]] && backends=p2p,nvshmem
 source "$root/tests/gpu/common.sh"  # nvcc, gpus; fails without a GPU
@@ -118,6 +121,7 @@ for name in $samples; do
     build "$out/$name.nvcc.log" "$out/$name.cuda" "${common[@]}" "$gen/$name.cu"
   fi
   if has_hc "$name"; then build "$out/$name.hc.nvcc.log" "$out/$name.hc.cuda" "${common[@]}" "$gen/$name.hc.cu"; fi
+  if has auto; then build "$out/$name.auto.nvcc.log" "$out/$name.auto.cuda" "${common[@]}" "$gen/$name.auto.cu"; fi
   if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
     build "$out/$name.nvshmem.nvcc.log" "$out/$name.nvshmem" "${common[@]}" "${nvshmem_compile[@]}" "$gen/$name.nvshmem.cu" \
         "${nvshmem_link[@]}"
@@ -161,6 +165,13 @@ for name in $samples; do
     fi
   fi
   if has_hc "$name"; then run "$name.host-controlled" "$out/$name.hc.cuda" "$out/$name.hc.nvcc.log" "$pes"; fi
+  if has auto; then
+    run "$name.auto" "$out/$name.auto.cuda" "$out/$name.auto.nvcc.log" "$pes"
+    # The host-controlled code inside the auto build, where every program holds it.
+    if grep -q "host_controlled::" "$gen/$name.auto.cu" && ! grep -q "cpu_free_only" "$gen/$name.auto.cu"; then
+      STENCILC_SCHEDULE=host-controlled run "$name.auto-hc" "$out/$name.auto.cuda" "$out/$name.auto.nvcc.log" "$pes"
+    fi
+  fi
   if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
     run "$name.nvshmem" "$out/$name.nvshmem" "$out/$name.nvshmem.nvcc.log" "$nvshmem_pes" \
         --launcher "mpirun -np {pes} --oversubscribe --bind-to none bash $root/tests/gpu/mpi_rank.sh"

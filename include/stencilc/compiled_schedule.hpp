@@ -1,0 +1,186 @@
+// The run-time choice between the CUDA target's two schedules (docs/SCHEDULES.md, "The schedule
+// of a run: --schedule=auto"): a program compiled with --schedule=auto holds the cpu-free code and,
+// where it can win, the host-controlled code, and its entry asks choose_schedule which one runs.
+// Included by generated .cu files (through compiled_cuda.hpp); plain C++, so the tests run it on
+// the host.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stencilc/runtime/common.hpp>
+#include <string>
+
+#include "stencilc/stencilc.hpp"
+
+namespace stencilc::compiled {
+
+enum class Schedule { CpuFree, HostControlled };
+
+inline const char* schedule_name(Schedule s) {
+  return s == Schedule::HostControlled ? "host-controlled" : "cpu-free";
+}
+
+/// Reads a STENCILC_SCHEDULE value: "cpu-free" or "host-controlled" into `out`; false for anything
+/// else.
+inline bool parse_schedule(const char* text, Schedule* out) {
+  if (text == nullptr) return false;
+  if (std::strcmp(text, "cpu-free") == 0) {
+    *out = Schedule::CpuFree;
+  } else if (std::strcmp(text, "host-controlled") == 0) {
+    *out = Schedule::HostControlled;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/// The per-GPU bytes a step must move for the host-controlled schedule to be chosen. Its kernels
+/// stream memory faster than the persistent kernel's barrier form (78% of the copy bandwidth
+/// against 64% on cg2d 4098^2), but each step pays a launch per update and exchange and a host
+/// round trip per reduction the loop reads, so it wins only where a step moves a lot. Measured on
+/// 2 and 4 x H200, us a step, cpu-free / host-controlled (bytes a step a GPU, as
+/// passes::schedule_facts counts them):
+///   cg2d 4098^2 (112 bytes a point, 2 reductions read a step): 1 GPU 696/569 (1.88 GB),
+///     2 GPUs 376/324 (940 MB), 4 GPUs 215/299 (470 MB);
+///   cg2d 1026^2: 43.6/75.0 (118 MB), 46.7/120.5, 49.9/306; 258^2: 22.7/51.9, 37.2/73.6;
+///   fdtd2d 2048^2 (88 bytes a point, 4 updates): 1 GPU 113/99 (369 MB), 2 GPUs 77/73 (185 MB),
+///     4 GPUs 60/161; 512^2: 20.4/19.7 (23 MB), 27.2/68.6, 37.3/147.
+/// The host-controlled schedule wins by 12-18% from 369 MB up and narrowly at 185 MB (5%); it
+/// loses by 1.7x at 118 MB. The limit sits between, on the cpu-free side: choose it only where it
+/// clearly wins. (The small sizes' host-controlled numbers predate its rebuild of 2026-11-26,
+/// about 3x faster there, still 16 us a step at jacobi2d 256^2 on 2 GPUs against cpu-free's 2.6.)
+inline constexpr double kHostControlledMinBytesPerGpu = 200e6;
+
+/// The most GPUs the host-controlled schedule is chosen on: on 4 it lost at every size measured
+/// (cg2d 4098^2, 470 MB a GPU a step: 299 us against 215; fdtd2d 2048^2: 161 against 60), its
+/// exchanges and host round trips growing with the GPUs while each GPU's share of the work
+/// shrinks.
+inline constexpr int kHostControlledMaxGpus = 2;
+
+/// The fewest point updates a step for the host-controlled schedule to be chosen. It won only on
+/// steps of 4 updates (cg2d, fdtd2d: the cpu-free kernel streams them at 50-70% of the copy
+/// bandwidth, its kernels at 60-80%); on a step of 2, jacobi1d's (32 bytes a point, its loop has
+/// only the barrier form), the cpu-free kernel streams at 82% and wins at every size, by 27% at
+/// 2^26 points (2.15 GB a step: 627 us against 795 on 1 GPU, 319 against 408 on 2). Every program
+/// of 1 or 2 updates measured was faster cpu-free.
+inline constexpr int kHostControlledMinUpdates = 3;
+
+/// What choose_schedule decides from: the program's facts, which the driver emits as constants
+/// (from the IR of its time loop), and the run's size and GPU count.
+struct ScheduleQuery {
+  const char* program = "";
+  /// The program holds the host-controlled code; where not, `cpu_free_only` says why (the driver
+  /// emits it only for global-view programs on the p2p backend whose time loops have no dataflow
+  /// or register-resident form: elsewhere the cpu-free code wins at every size).
+  bool host_controlled = false;
+  const char* cpu_free_only = "";
+  // The time loop's step (its first loop at the top of the program), as the host-controlled
+  // schedule runs it:
+  int bytes_per_point = 0;  // bytes a step moves per grid point: each update and reduction's grids
+                            // read once, written once
+  int updates = 0;          // point updates
+  int exchanges = 0;        // halo exchanges
+  int host_reads = 0;       // reductions the host waits for (allreduce in the loop)
+  // The run:
+  long long points = 0;  // grid points (every grid of the program has the same extents)
+  int gpus = 1;          // PEs, a GPU each
+};
+
+/// The schedule a run takes, and why (STENCILC_TIMING).
+struct ScheduleChoice {
+  Schedule schedule = Schedule::CpuFree;
+  std::string reason;
+
+  bool host_controlled() const { return schedule == Schedule::HostControlled; }
+  /// What STENCILC_TIMING=1 prints after "stencilc: <program>: ": "schedule: cpu-free (...)".
+  std::string summary() const {
+    return std::string("schedule: ") + schedule_name(schedule) + " (" + reason + ")";
+  }
+};
+
+namespace detail {
+
+/// "1.88 GB", "940 MB", "21 MB" (decimal units, as the bandwidths are quoted).
+inline std::string bytes_text(double bytes) {
+  char text[32];
+  if (bytes >= 1e9) {
+    std::snprintf(text, sizeof text, "%.2f GB", bytes / 1e9);
+  } else if (bytes >= 1e6) {
+    std::snprintf(text, sizeof text, "%.0f MB", bytes / 1e6);
+  } else {
+    std::snprintf(text, sizeof text, "%.0f kB", bytes / 1e3);
+  }
+  return text;
+}
+
+}  // namespace detail
+
+/// The one place the schedule of a run is chosen (docs/SCHEDULES.md, "The schedule of a run"):
+///
+/// 1. STENCILC_SCHEDULE=cpu-free or host-controlled where set (anything else: a fatal error; the
+///    host-controlled schedule where the program does not hold it: a fatal error that says why).
+/// 2. The cpu-free schedule where the program holds no host-controlled code (`cpu_free_only`).
+/// 3. The host-controlled schedule where the step has at least kHostControlledMinUpdates point
+///    updates, the run has at most kHostControlledMaxGpus GPUs and each
+///    GPU's part of a step moves at least kHostControlledMinBytesPerGpu (bytes_per_point x the
+///    points / the GPUs).
+/// 4. The cpu-free schedule otherwise.
+///
+/// The reason, in words, is ScheduleChoice::reason; the entry prints it with STENCILC_TIMING=1.
+inline ScheduleChoice choose_schedule(const ScheduleQuery& q) {
+  ScheduleChoice c;
+  if (const char* text = std::getenv("STENCILC_SCHEDULE")) {
+    if (!parse_schedule(text, &c.schedule)) {
+      rt::fatal("STENCILC_SCHEDULE='%s': expected cpu-free or host-controlled", text);
+    }
+    if (c.host_controlled() && !q.host_controlled) {
+      rt::fatal(
+          "program '%s': STENCILC_SCHEDULE=host-controlled, but the program holds only the "
+          "cpu-free schedule (%s); "
+          "compile it with --schedule=host-controlled",
+          q.program, q.cpu_free_only);
+    }
+    c.reason = std::string("STENCILC_SCHEDULE=") + text;
+    return c;
+  }
+  if (!q.host_controlled) {
+    c.reason = std::string("the only schedule compiled: ") + q.cpu_free_only;
+    return c;
+  }
+  const int gpus = q.gpus > 0 ? q.gpus : 1;
+  const double per_gpu =
+      static_cast<double>(q.bytes_per_point) * static_cast<double>(q.points) / gpus;
+  char facts[200];
+  std::snprintf(facts, sizeof facts,
+                "%d %s, %s a step a GPU (%d bytes a point, %d %s, %d %s, %d %s read by the host)",
+                gpus, gpus == 1 ? "GPU" : "GPUs", detail::bytes_text(per_gpu).c_str(),
+                q.bytes_per_point, q.updates, q.updates == 1 ? "update" : "updates", q.exchanges,
+                q.exchanges == 1 ? "exchange" : "exchanges", q.host_reads,
+                q.host_reads == 1 ? "reduction" : "reductions");
+  if (q.updates < kHostControlledMinUpdates) {
+    c.reason = std::string("cost model: ") + facts + "; fewer than " +
+               std::to_string(kHostControlledMinUpdates) + " updates a step";
+  } else if (gpus > kHostControlledMaxGpus) {
+    c.reason = std::string("cost model: ") + facts + "; more than " +
+               std::to_string(kHostControlledMaxGpus) + " GPUs";
+  } else if (per_gpu < kHostControlledMinBytesPerGpu) {
+    c.reason = std::string("cost model: ") + facts + " < " +
+               detail::bytes_text(kHostControlledMinBytesPerGpu);
+  } else {
+    c.schedule = Schedule::HostControlled;
+    c.reason = std::string("cost model: ") + facts +
+               " >= " + detail::bytes_text(kHostControlledMinBytesPerGpu);
+  }
+  return c;
+}
+
+/// The grid points of `g` (ScheduleQuery::points).
+template <typename T, int N>
+long long grid_points(const Grid<T, N>& g) {
+  long long n = 1;
+  for (int k = 0; k < N; ++k) n *= g.extent(k);
+  return n;
+}
+
+}  // namespace stencilc::compiled
