@@ -27,7 +27,9 @@
 #   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
 #                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output
 #                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
-#                      python3's nvidia-nvshmem-cu13 wheel, /opt/torch/.venv), MPI from mpicc.
+#                      python3's nvidia-nvshmem-cu13 wheel, /opt/torch/.venv), MPI from mpicc;
+#   - nvshmem-dataflow: the same with STENCILC_FORM=dataflow (the dataflow form on the nvshmem
+#                      backend, its face signals stored through NVSHMEM's mapping of the peers).
 # With fewer GPUs than PEs: STENCILC_P2P_SHARE_GPUS=1 PES=1,2,3,4 runs the p2p variants in the p2p
 # team's shared-GPU test mode (PE p on GPU p mod the visible GPUs, each with its share of the SMs:
 # the multi-PE paths checked, not their timing); set NVSHMEM_PES to the GPUs' count (or leave
@@ -46,9 +48,9 @@ gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/generated"
 gpus_visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,3,4 || echo 1,2)}"
-variants="${VARIANTS:-cpu-free-auto cpu-free cpu-free-roles cpu-free-dataflow cpu-free-dataflow-rows cpu-free-regs cpu-free-regs-rows host-controlled auto nvshmem}"
+variants="${VARIANTS:-cpu-free-auto cpu-free cpu-free-roles cpu-free-dataflow cpu-free-dataflow-rows cpu-free-regs cpu-free-regs-rows host-controlled auto nvshmem nvshmem-dataflow}"
 backends=p2p
-[[ " $variants " == *" nvshmem "* ]] && backends=p2p,nvshmem
+[[ " $variants " == *" nvshmem"* ]] && backends=p2p,nvshmem
 source "$root/tests/gpu/common.sh"  # nvcc, gpus; fails without a GPU
 nvshmem_pes="${NVSHMEM_PES:-1,2}"
 if [ -z "${NVSHMEM_PES:-}" ] && [ "${gpus:-0}" -ge 4 ]; then nvshmem_pes="1,2,3,4"; fi
@@ -122,7 +124,7 @@ for name in $samples; do
   fi
   if has_hc "$name"; then build "$out/$name.hc.nvcc.log" "$out/$name.hc.cuda" "${common[@]}" "$gen/$name.hc.cu"; fi
   if has auto; then build "$out/$name.auto.nvcc.log" "$out/$name.auto.cuda" "${common[@]}" "$gen/$name.auto.cu"; fi
-  if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
+  if { has nvshmem || has nvshmem-dataflow; } && [[ ",$backends," == *",nvshmem,"* ]]; then
     build "$out/$name.nvshmem.nvcc.log" "$out/$name.nvshmem" "${common[@]}" "${nvshmem_compile[@]}" "$gen/$name.nvshmem.cu" \
         "${nvshmem_link[@]}"
   fi
@@ -174,6 +176,10 @@ for name in $samples; do
   fi
   if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
     run "$name.nvshmem" "$out/$name.nvshmem" "$out/$name.nvshmem.nvcc.log" "$nvshmem_pes" \
+        --launcher "mpirun -np {pes} --oversubscribe --bind-to none bash $root/tests/gpu/mpi_rank.sh"
+  fi
+  if has nvshmem-dataflow && [[ ",$backends," == *",nvshmem,"* ]]; then
+    STENCILC_FORM=dataflow run "$name.nvshmem-dataflow" "$out/$name.nvshmem" "$out/$name.nvshmem.nvcc.log" "$nvshmem_pes" \
         --launcher "mpirun -np {pes} --oversubscribe --bind-to none bash $root/tests/gpu/mpi_rank.sh"
   fi
   echo "$name: $(( $(date +%s) - t0 )) s"
