@@ -32,7 +32,7 @@ using namespace ir;
 // SPMD ones last.
 const char* const kInputs[] = {"jacobi2d",      "heat3d",    "poisson9",     "wave2d",
                                "fdtd2d",        "advect2d",  "multiwrite2d", "box27",
-                               "convergence2d", "spmd_ring", "spmd_heat2d"};
+                               "convergence2d", "cg2d",      "spmd_ring",    "spmd_heat2d"};
 
 Module load(const std::string& name) {
   std::ifstream in(std::string(STENCILC_PASS_INPUTS) + "/" + name + ".ir");
