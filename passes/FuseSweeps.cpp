@@ -339,8 +339,14 @@ class FuseSweeps {
     auto versioned = std::find_if(runs.begin(), runs.end(),
                                   [](const Run& r) { return !r.equal_interiors.empty(); });
     if (versioned == runs.end()) return make_block(fused(stmts, runs, 0, stmts.size(), true), s->loc);
-    // From the first run that needs equal interiors to the end of the block: both versions.
-    const size_t from = versioned->begin;
+    // From the first run that needs equal interiors to the end of the block: both versions. The
+    // transfers right before the run go with it, so that the unfused version keeps the overlap
+    // split-boundary gives its first update with them.
+    size_t from = versioned->begin;
+    while (from > 0 && (stmts[from - 1]->kind == StmtKind::HaloSend ||
+                        stmts[from - 1]->kind == StmtKind::HaloRecv) &&
+           std::none_of(runs.begin(), runs.end(), [&](const Run& r) { return r.end == from; }))
+      --from;
     std::vector<Stmt> out = fused(stmts, runs, 0, from, true);
     std::set<std::pair<std::string, std::string>> pairs;
     for (auto r = versioned; r != runs.end(); ++r)
