@@ -103,7 +103,9 @@ std::optional<Member> member_of(const Stmt& s) {
   return m;
 }
 
-bool same_text(const Range& a, const Range& b) { return print(a) == print(b); }
+bool same_text(const Range& a, const Range& b) {
+  return print(a) == print(b);
+}
 
 /// A run of members that fuses, and the pairs of grids whose interiors must be equal for it.
 struct Run {
@@ -246,7 +248,9 @@ class Copy : public IRMutator {
   Stmt visit(const Ref<HaloRecv>& op) override {
     return make_halo_recv(op->grid, op->loc, op->role);
   }
-  Stmt visit(const Ref<AllReduce>& op) override { return make_all_reduce(op->var, op->op, op->loc); }
+  Stmt visit(const Ref<AllReduce>& op) override {
+    return make_all_reduce(op->var, op->op, op->loc);
+  }
   Stmt visit(const Ref<PhaseBarrier>& op) override { return make_phase_barrier(op->loc, op->role); }
 };
 
@@ -338,13 +342,15 @@ class FuseSweeps {
     if (runs.empty()) return changed ? make_block(std::move(stmts), s->loc) : s;
     auto versioned = std::find_if(runs.begin(), runs.end(),
                                   [](const Run& r) { return !r.equal_interiors.empty(); });
-    if (versioned == runs.end()) return make_block(fused(stmts, runs, 0, stmts.size(), true), s->loc);
+    if (versioned == runs.end())
+      return make_block(fused(stmts, runs, 0, stmts.size(), true), s->loc);
     // From the first run that needs equal interiors to the end of the block: both versions. The
     // transfers right before the run go with it, so that the unfused version keeps the overlap
     // split-boundary gives its first update with them.
     size_t from = versioned->begin;
-    while (from > 0 && (stmts[from - 1]->kind == StmtKind::HaloSend ||
-                        stmts[from - 1]->kind == StmtKind::HaloRecv) &&
+    while (from > 0 &&
+           (stmts[from - 1]->kind == StmtKind::HaloSend ||
+            stmts[from - 1]->kind == StmtKind::HaloRecv) &&
            std::none_of(runs.begin(), runs.end(), [&](const Run& r) { return r.end == from; }))
       --from;
     std::vector<Stmt> out = fused(stmts, runs, 0, from, true);
@@ -422,7 +428,8 @@ class FuseSweeps {
         declared.insert(rw.rename.count(local) ? rw.rename[local] : local);
       }
       for (size_t d = 0; d < m.indices->size(); ++d)
-        if ((*m.indices)[d] != (*first.indices)[d]) rw.rename[(*m.indices)[d]] = (*first.indices)[d];
+        if ((*m.indices)[d] != (*first.indices)[d])
+          rw.rename[(*m.indices)[d]] = (*first.indices)[d];
       for (const Stmt& t : top_level(m.body)) {
         Stmt u = rw.mutate(t);
         auto* st = as<Store>(u);
@@ -447,7 +454,8 @@ class FuseSweeps {
       return make_reduce(r->result, r->type, r->op, *first.range, *first.indices,
                          make_block(std::move(body)), first.stmt->loc);
     }
-    return make_for_each(*first.range, *first.indices, make_block(std::move(body)), first.stmt->loc);
+    return make_for_each(*first.range, *first.indices, make_block(std::move(body)),
+                         first.stmt->loc);
   }
 
   const Program& program_;
