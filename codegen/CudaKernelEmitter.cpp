@@ -140,8 +140,10 @@ int CudaKernelEmitter::open_role(WorkerRole role, int indent) {
 
 std::string CudaKernelEmitter::grid_query(const GridQuery* q) {
   if (spmd_) return block_query(q);
-  if (q->op == GridQueryOp::Extent)
-    return "args." + q->grid + "_shape.extent[" + std::to_string(q->dim) + "]";
+  const std::string d = std::to_string(q->dim);
+  if (q->op == GridQueryOp::Extent) return "args." + q->grid + "_shape.extent[" + d + "]";
+  if (q->op == GridQueryOp::InteriorLo) return "args." + q->grid + "_interior.lo[" + d + "]";
+  if (q->op == GridQueryOp::InteriorHi) return "args." + q->grid + "_interior.hi[" + d + "]";
   return "?";
 }
 
@@ -161,6 +163,9 @@ std::string CudaKernelEmitter::block_query(const GridQuery* q) {
       return std::string(kRt) + "layout_on(pe, args." + q->grid + "_on, " + expr(q->pe) + ", \"" +
              program_->name + ": block '" + q->grid + "'\")." +
              (q->op == GridQueryOp::ExtentOn ? "extent[" : "origin[") + d + "]";
+    case GridQueryOp::InteriorLo:
+    case GridQueryOp::InteriorHi:
+      return "?";  // grids only (the verifier)
   }
   return "?";
 }

@@ -119,6 +119,11 @@ class HostControlledEmitter : public CppEmitter {
   }
 
   std::string grid_query(const GridQuery* q) override {
+    if (!in_kernel_ && (q->op == GridQueryOp::InteriorLo || q->op == GridQueryOp::InteriorHi)) {
+      // The host's (scalar statements run there): the same for every PE.
+      return "::stencilc::compiled::interior(sc_descs[" + std::to_string(grid_ids_[q->grid]) + "])." +
+             (q->op == GridQueryOp::InteriorLo ? "lo[" : "hi[") + std::to_string(q->dim) + "]";
+    }
     if (q->op != GridQueryOp::Extent) return "?";
     // Every block knows its grid's global extents; on the host, PE 0's block of the grid.
     return q->grid + (in_kernel_ ? "" : "[0]") + ".global_extent[" + std::to_string(q->dim) + "]";

@@ -62,6 +62,8 @@ class HostProgramEmitter : public CppEmitter {
       case GridQueryOp::Origin: return q->grid + ".origin[" + d + "]";
       case GridQueryOp::Halo: return q->grid + ".halo_lo[" + d + "]";
       case GridQueryOp::GlobalExtent: return q->grid + ".global_extent[" + d + "]";
+      case GridQueryOp::InteriorLo: return "sc_cx." + q->grid + "_interior.lo[" + d + "]";
+      case GridQueryOp::InteriorHi: return "sc_cx." + q->grid + "_interior.hi[" + d + "]";
       case GridQueryOp::ExtentOn:
       case GridQueryOp::OriginOn: {
         const char* fn = q->op == GridQueryOp::ExtentOn ? "extent_on" : "origin_on";

@@ -69,6 +69,10 @@ const char* to_string(GridQueryOp op) {
       return "extent_on";
     case GridQueryOp::OriginOn:
       return "origin_on";
+    case GridQueryOp::InteriorLo:
+      return "interior_lo";
+    case GridQueryOp::InteriorHi:
+      return "interior_hi";
   }
   return "?";
 }

@@ -92,8 +92,11 @@ struct GridRead : ExprNode {
 
 /// Shape queries on a grid or block: `extent(%g, 1)`; for blocks also `origin(%b, 0)`,
 /// `halo(%b, 0)`, `global_extent(%b, 0)`, and the same symmetric block's layout on another PE:
-/// `extent_on(%b, pe, 0)`, `origin_on(%b, pe, 0)` (slabs of uneven sizes differ by PE).
-enum class GridQueryOp { Extent, Origin, Halo, GlobalExtent, ExtentOn, OriginOn };
+/// `extent_on(%b, pe, 0)`, `origin_on(%b, pe, 0)` (slabs of uneven sizes differ by PE). For the
+/// grids of global programs also the bounds of `%g.interior` in global indices,
+/// `interior_lo(%g, 0)` and `interior_hi(%g, 0)` (hi exclusive): fuse-sweeps compares two grids'
+/// interiors with them when the ranges it fuses are equal only at run time.
+enum class GridQueryOp { Extent, Origin, Halo, GlobalExtent, ExtentOn, OriginOn, InteriorLo, InteriorHi };
 /// True for the queries that take a PE (`extent_on`, `origin_on`).
 bool takes_pe(GridQueryOp op);
 const char* to_string(GridQueryOp op);

@@ -40,6 +40,8 @@ std::optional<GridQueryOp> grid_query_op(const std::string& w) {
   if (w == "global_extent") return GridQueryOp::GlobalExtent;
   if (w == "extent_on") return GridQueryOp::ExtentOn;
   if (w == "origin_on") return GridQueryOp::OriginOn;
+  if (w == "interior_lo") return GridQueryOp::InteriorLo;
+  if (w == "interior_hi") return GridQueryOp::InteriorHi;
   return std::nullopt;
 }
 

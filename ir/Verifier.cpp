@@ -268,7 +268,12 @@ void Verifier::check_placement(const Stmt& s) {
     case StmtKind::If:
       break;
     case StmtKind::Store:
-      if (context_ != Context::ForEachBody) error("store outside a foreach body");
+      // A reduce body stores only in global programs: fuse-sweeps' one sweep of point
+      // updates and a reduction (docs/IR.md, "Fused sweeps").
+      if (context_ == Context::ReduceBody && program_ && spmd())
+        error("store in a reduce body of an SPMD program");
+      else if (context_ != Context::ForEachBody && context_ != Context::ReduceBody)
+        error("store outside a foreach or reduce body");
       break;
     case StmtKind::Yield:
       if (context_ != Context::ReduceBody) error("yield outside a reduce body");
@@ -328,7 +333,7 @@ void Verifier::check_stmt(const Stmt& s) {
     case StmtKind::ForEach: {
       auto* op = as<ForEach>(s);
       check_point_loop(s, op->range, op->indices, op->body);
-      check_reads_of_written(op);
+      check_reads_of_written("foreach", op->body);
       check_for_each_part(op);
       check_role(s, op->role);
       break;
@@ -338,6 +343,7 @@ void Verifier::check_stmt(const Stmt& s) {
       check_point_loop(s, op->range, op->indices, op->body);
       if (!ends_in(op->body, StmtKind::Yield))
         error("reduce body does not end in yield on every path");
+      check_reads_of_written("reduce", op->body);
       declare(op->result, op->type, VarKind::ReduceResult);
       break;
     }
@@ -486,14 +492,14 @@ void Verifier::check_store(const Store* op) {
   check_typed(op->value, p->type, "value stored to %" + op->grid);
 }
 
-void Verifier::check_reads_of_written(const ForEach* op) {
+void Verifier::check_reads_of_written(const char* what, const Stmt& body) {
   StoresAndOffsetReads walk;
   walk.loc = loc_;
-  walk.visit(op->body);
+  walk.visit(body);
   std::set<std::string> reported;
   for (const auto& [r, loc] : walk.offset_reads) {
     if (walk.stored.count(r->grid) && reported.insert(r->grid).second) {
-      error_at(loc, "foreach writes %" + r->grid + " and reads it at " +
+      error_at(loc, std::string(what) + " writes %" + r->grid + " and reads it at " +
                         print(make_grid_read(r->grid, r->offsets, r->type)) +
                         " (a point update may read a grid it writes only at offset 0)");
     }

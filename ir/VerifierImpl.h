@@ -65,7 +65,7 @@ class Verifier {
   void check_signal_use(const std::string& name);
   void check_decomposed_stmt(const Stmt& s);  // halo_send, halo_recv, allreduce
   void check_all_reduce(const AllReduce* op);
-  void check_reads_of_written(const ForEach* op);
+  void check_reads_of_written(const char* what, const Stmt& body);  // a point body: Jacobi, not Gauss-Seidel
   void check_for_each_part(const ForEach* op);      // split-boundary's widths
   void check_role(const Stmt& s, WorkerRole role);  // specialize-blocks' roles
   void check_split_pairs(const Block* b);           // every part has its partner

@@ -116,7 +116,10 @@ void Verifier::check_grid_query(const GridQuery* op) {
     error("dimension " + std::to_string(op->dim) + " out of range for " + name + " of rank " +
           std::to_string(p->rank));
   }
-  if (op->op != GridQueryOp::Extent && p->kind != ParamKind::Block) {
+  const bool interior = op->op == GridQueryOp::InteriorLo || op->op == GridQueryOp::InteriorHi;
+  if (interior && p->kind != ParamKind::Grid) {
+    error(std::string(to_string(op->op)) + " of " + name + ": only grids have interiors");
+  } else if (!interior && op->op != GridQueryOp::Extent && p->kind != ParamKind::Block) {
     error(std::string(to_string(op->op)) + " of " + name +
           ": only blocks have origins, halos and per-PE layouts");
   }

@@ -88,7 +88,12 @@ class InsertExchanges : public IRMutator {
     stale_.insert(stores.grids.begin(), stores.grids.end());
     return op;
   }
-  Stmt visit(const Ref<Reduce>& op) override { return op; }
+  Stmt visit(const Ref<Reduce>& op) override {  // a fused sweep's reduction also stores
+    Stores stores;
+    stores.visit(op->body);
+    stale_.insert(stores.grids.begin(), stores.grids.end());
+    return op;
+  }
 
   Stmt visit(const Ref<Exchange>& op) override {
     stale_.erase(op->grid);

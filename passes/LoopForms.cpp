@@ -23,9 +23,10 @@ bool scalar_or_reduction(const Stmt& s) {
   switch (s->kind) {
     case StmtKind::Assign:
     case StmtKind::VarDecl:
-    case StmtKind::Reduce:
     case StmtKind::AllReduce:
       return true;
+    case StmtKind::Reduce:  // not a fused sweep's, which also stores
+      return stored_grids(s).empty();
     case StmtKind::If:
       return scalar_or_reduction(as<If>(s)->then_body) && scalar_or_reduction(as<If>(s)->else_body);
     case StmtKind::Block:

@@ -2,6 +2,7 @@
 // Passes.td: adding a pass to stencilc-opt and to pipelines is adding its line here.
 #include "passes/Decompose.h"
 #include "passes/FoldConstants.h"
+#include "passes/FuseSweeps.h"
 #include "passes/InferHalos.h"
 #include "passes/InsertExchanges.h"
 #include "passes/LoopForms.h"
@@ -26,6 +27,9 @@ void register_builtin_passes(PassRegistry& r) {
          insert_exchanges});
   r.add({"lower-exchanges", "Split each exchange of a decomposed program into halo_send, halo_recv",
          lower_exchanges});
+  r.add(make_pass("fuse-sweeps",
+                  "Fuse consecutive point updates and a reduction over one range into one sweep",
+                  fuse_sweeps));
   r.add(make_pass("split-boundary",
                   "Split each foreach a halo transfer can overlap into boundary and inner parts",
                   split_boundary));

@@ -14,11 +14,12 @@ inline const char* host_pipeline() {
 }
 
 /// The whole CPU-free pipeline, which the driver runs for --target=host and --target=cuda: the
-/// passes above plus split-boundary (before place-signaled-puts, which moves the transfers
+/// passes above plus fuse-sweeps (after lower-exchanges, so that every later pass and both
+/// emitters see the fused sweeps), split-boundary (before place-signaled-puts, which moves the transfers
 /// between the parts), persistent-fusion, specialize-blocks and select-loop-forms (the forms each
 /// time loop may take; the host target runs the barrier form).
 inline const char* cpu_free_pipeline() {
-  return "infer-halos,decompose,insert-exchanges,lower-exchanges,split-boundary,"
+  return "infer-halos,decompose,insert-exchanges,lower-exchanges,fuse-sweeps,split-boundary,"
          "place-signaled-puts,persistent-fusion,specialize-blocks,select-loop-forms";
 }
 
@@ -30,6 +31,9 @@ inline const char* cpu_free_pipeline() {
 /// GPU runs its work on one stream, where an inner part would only add launches; nor
 /// persistent-fusion and specialize-blocks: there is no persistent kernel whose workers need
 /// barriers or roles (kernel boundaries order the updates).
-inline const char* host_controlled_pipeline() { return host_pipeline(); }
+/// It fuses sweeps too (fuse-sweeps, before the transfers move): one kernel for each fused run.
+inline const char* host_controlled_pipeline() {
+  return "infer-halos,decompose,insert-exchanges,lower-exchanges,fuse-sweeps,place-signaled-puts";
+}
 
 }  // namespace stencilc::passes

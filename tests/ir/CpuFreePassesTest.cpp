@@ -13,6 +13,7 @@
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 #include "ir/Verifier.h"
+#include "passes/FuseSweeps.h"
 #include "passes/PassManager.h"
 #include "passes/PersistentFusion.h"
 #include "passes/PhaseBarriers.h"
@@ -31,7 +32,7 @@ using namespace ir;
 // SPMD ones last.
 const char* const kInputs[] = {"jacobi2d",      "heat3d",    "poisson9",     "wave2d",
                                "fdtd2d",        "advect2d",  "multiwrite2d", "box27",
-                               "convergence2d", "spmd_ring", "spmd_heat2d"};
+                               "convergence2d", "cg2d",      "spmd_ring",    "spmd_heat2d"};
 
 Module load(const std::string& name) {
   std::ifstream in(std::string(STENCILC_PASS_INPUTS) + "/" + name + ".ir");
@@ -99,7 +100,8 @@ TEST(CpuFreePipeline, NamesRegisteredPassesInOrder) {
                                       "lower-exchanges", "place-signaled-puts"}));
   EXPECT_EQ(pass_names(cpu_free_pipeline()),
             (std::vector<std::string>{"infer-halos", "decompose", "insert-exchanges",
-                                      "lower-exchanges", "split-boundary", "place-signaled-puts",
+                                      "lower-exchanges", "fuse-sweeps", "split-boundary",
+                                      "place-signaled-puts",
                                       "persistent-fusion", "specialize-blocks", "select-loop-forms"}));
 }
 
@@ -121,7 +123,9 @@ TEST(CpuFreePipeline, EverySampleIsOrderedByNeededBarriersOnly) {
 TEST(CpuFreePipeline, EveryPassIsIdempotent) {
   for (const char* name : kInputs) {
     Module lowered = run(load(name), "infer-halos,decompose,insert-exchanges,lower-exchanges");
-    Module split = split_boundary(lowered);
+    Module swept = fuse_sweeps(lowered);
+    EXPECT_EQ(print(fuse_sweeps(swept)), print(swept)) << name;
+    Module split = split_boundary(swept);
     EXPECT_EQ(print(split_boundary(split)), print(split)) << name;
     Module placed = place_signaled_puts(split);
     EXPECT_EQ(print(place_signaled_puts(placed)), print(placed)) << name;

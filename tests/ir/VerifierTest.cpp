@@ -135,11 +135,22 @@ TEST(Verifier, NamesAreDeclaredOncePerScope) {
                  "duplicate definition of @p");
 }
 
-TEST(Verifier, StoresOnlyInForEachToWritableGrids) {
-  EXPECT_INVALID(verify_global("  store %a = 1.0f"), "store outside a foreach body");
+TEST(Verifier, StoresOnlyInPointBodiesToWritableGrids) {
+  EXPECT_INVALID(verify_global("  store %a = 1.0f"), "store outside a foreach or reduce body");
+  // A fused sweep (fuse-sweeps): a reduction that also stores, in global programs only.
+  EXPECT_VALID(verify_global("  reduce %m: f32 = sum %a.interior (%i, %j) {\n    store %a = "
+                             "1.0f\n    yield %b[0, 1]\n  }"));
+  EXPECT_INVALID(verify_spmd("  reduce %m: f64 = sum %u.owned (%i) {\n    store %u = 1.0\n"
+                             "    yield 1.0\n  }"),
+                 "store in a reduce body of an SPMD program");
   EXPECT_INVALID(verify_global("  reduce %m: f32 = sum %a.interior (%i, %j) {\n    store %a = "
-                               "1.0f\n    yield 1.0f\n  }"),
-                 "store outside a foreach body");
+                               "1.0f\n    yield %a[0, 1]\n  }"),
+                 "reduce writes %a and reads it at %a[0, 1]");
+  EXPECT_INVALID(verify_global("  foreach %a.interior (%i, %j) {\n    store %a = "
+                               "cast<f32>(interior_lo(%a, 0) + interior_hi(%c, 1) + interior_lo(%e, 1))\n  }"),
+                 "dimension 1 out of range for %e of rank 1");
+  EXPECT_INVALID(verify_spmd("  var %k: i32 = interior_hi(%u, 0)"),
+                 "interior_hi of %u: only grids have interiors");
   EXPECT_INVALID(verify_global("  foreach %a.interior (%i, %j) {\n    store %c = 1.0f\n  }"),
                  "store to const %c");
   EXPECT_INVALID(verify_global("  foreach %a.interior (%i, %j) {\n    store %n = 1\n  }"),
