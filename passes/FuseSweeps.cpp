@@ -476,4 +476,9 @@ ir::Module fuse_sweeps(const ir::Module& m) {
   return out;
 }
 
+bool is_sweep_version(const If& op) {
+  const auto* cond = as<Var>(op.cond);
+  return cond && op.else_body && cond->name.rfind("fused_ranges", 0) == 0;
+}
+
 }  // namespace stencilc::passes

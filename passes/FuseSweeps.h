@@ -30,4 +30,8 @@ namespace stencilc::passes {
 /// alone.
 ir::Module fuse_sweeps(const ir::Module& m);
 
+/// Whether `op` is one of fuse_sweeps' versions, `if %fused_k { fused } else { unfused }`: its
+/// then branch is what runs wherever the grids' interiors are equal.
+bool is_sweep_version(const ir::If& op);
+
 }  // namespace stencilc::passes

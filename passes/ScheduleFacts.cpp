@@ -2,6 +2,7 @@
 #include "passes/ScheduleFacts.h"
 
 #include "ir/IRVisitor.h"
+#include "passes/FuseSweeps.h"
 #include "passes/GridEffects.h"
 #include "passes/LoopForms.h"
 
@@ -33,7 +34,30 @@ struct StepFacts : IRVisitor {
     ++facts.updates;
     facts.bytes_per_point += body_bytes(*program, op->body);
   }
-  void visit(const Reduce* op) override { facts.bytes_per_point += body_bytes(*program, op->body); }
+  // A reduce that also stores (fuse-sweeps' sweep) is an update's launch as well.
+  void visit(const Reduce* op) override {
+    if (!point_body_use(op->body).stored.empty()) ++facts.updates;
+    facts.bytes_per_point += body_bytes(*program, op->body);
+  }
+  // A step's branches: fuse-sweeps' fused version where it versioned the step (what runs where
+  // the interiors are equal), else the branch that moves more.
+  void visit(const If* op) override {
+    const ScheduleFacts before = facts;
+    facts = {};
+    visit(op->then_body);
+    const ScheduleFacts then_facts = facts;
+    facts = {};
+    if (op->else_body) visit(op->else_body);
+    const ScheduleFacts else_facts = facts;
+    const ScheduleFacts& taken =
+        is_sweep_version(*op) || then_facts.bytes_per_point >= else_facts.bytes_per_point ? then_facts
+                                                                                          : else_facts;
+    facts = before;
+    facts.bytes_per_point += taken.bytes_per_point;
+    facts.updates += taken.updates;
+    facts.exchanges += taken.exchanges;
+    facts.host_reads += taken.host_reads;
+  }
   void visit(const HaloSend*) override { ++facts.exchanges; }
   void visit(const AllReduce*) override { ++facts.host_reads; }
 };
