@@ -41,7 +41,7 @@ inline bool parse_schedule(const char* text, Schedule* out) {
 /// round trip per reduction the loop reads, so it wins only where a step moves a lot. Measured on
 /// 2 and 4 x H200, us a step, cpu-free / host-controlled (bytes a step a GPU, as
 /// passes::schedule_facts counts them):
-///   cg2d 4098^2 (112 bytes a point, 2 reductions read a step): 1 GPU 696/569 (1.88 GB),
+///   cg2d 4098^2 unfused (112 bytes a point, 2 reductions read a step): 1 GPU 696/569 (1.88 GB),
 ///     2 GPUs 376/324 (940 MB), 4 GPUs 215/299 (470 MB);
 ///   cg2d 1026^2: 43.6/75.0 (118 MB), 46.7/120.5, 49.9/306; 258^2: 22.7/51.9, 37.2/73.6;
 ///   fdtd2d 2048^2 (88 bytes a point, 4 updates): 1 GPU 113/99 (369 MB), 2 GPUs 77/73 (185 MB),
@@ -58,13 +58,17 @@ inline constexpr double kHostControlledMinBytesPerGpu = 200e6;
 /// shrinks.
 inline constexpr int kHostControlledMaxGpus = 2;
 
-/// The fewest point updates a step for the host-controlled schedule to be chosen. It won only on
-/// steps of 4 updates (cg2d, fdtd2d: the cpu-free kernel streams them at 50-70% of the copy
-/// bandwidth, its kernels at 60-80%); on a step of 2, jacobi1d's (32 bytes a point, its loop has
-/// only the barrier form), the cpu-free kernel streams at 82% and wins at every size, by 27% at
-/// 2^26 points (2.15 GB a step: 627 us against 795 on 1 GPU, 319 against 408 on 2). Every program
-/// of 1 or 2 updates measured was faster cpu-free.
-inline constexpr int kHostControlledMinUpdates = 3;
+/// The fewest point updates a step (kernel launches: a fused sweep is one) for the
+/// host-controlled schedule to be chosen. It won only on steps of 4 updates: fdtd2d (88 bytes a
+/// point) at 2048^2, 99 against 113 us on 1 GPU and 73 against 77 on 2 (4 x H200, 2026-11-26). On
+/// steps of 3 it lost: cg2d fused by fuse-sweeps (ap with p.ap, x and r with r.r, then p: 88
+/// bytes a point) at 4098^2 ran cpu-free at 77% of the copy bandwidth, 455 us an iteration on 1
+/// GPU against 525 host-controlled and 263 against 300 on 2 (2 x H200, 2026-11-27); on steps of
+/// 2, jacobi1d's (32 bytes a point, its loop has only the barrier form), the cpu-free kernel
+/// streams at 82% and wins at every size, by 27% at 2^26 points (2.15 GB a step: 627 us against
+/// 795 on 1 GPU, 319 against 408 on 2). Every program of 1 to 3 updates measured was faster
+/// cpu-free.
+inline constexpr int kHostControlledMinUpdates = 4;
 
 /// What choose_schedule decides from: the program's facts, which the driver emits as constants
 /// (from the IR of its time loop), and the run's size and GPU count.
