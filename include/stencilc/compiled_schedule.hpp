@@ -36,21 +36,20 @@ inline bool parse_schedule(const char* text, Schedule* out) {
 }
 
 /// The per-GPU bytes a step must move for the host-controlled schedule to be chosen. Its kernels
-/// stream memory faster than the persistent kernel's barrier form (78% of the copy bandwidth
-/// against 64% on cg2d 4098^2), but each step pays a launch per update and exchange and a host
-/// round trip per reduction the loop reads, so it wins only where a step moves a lot. Measured on
-/// 2 and 4 x H200, us a step, cpu-free / host-controlled (bytes a step a GPU, as
-/// passes::schedule_facts counts them):
-///   cg2d 4098^2 unfused (112 bytes a point, 2 reductions read a step): 1 GPU 696/569 (1.88 GB),
-///     2 GPUs 376/324 (940 MB), 4 GPUs 215/299 (470 MB);
-///   cg2d 1026^2: 43.6/75.0 (118 MB), 46.7/120.5, 49.9/306; 258^2: 22.7/51.9, 37.2/73.6;
-///   fdtd2d 2048^2 (88 bytes a point, 4 updates): 1 GPU 113/99 (369 MB), 2 GPUs 77/73 (185 MB),
-///     4 GPUs 60/161; 512^2: 20.4/19.7 (23 MB), 27.2/68.6, 37.3/147.
-/// The host-controlled schedule wins by 12-18% from 369 MB up and narrowly at 185 MB (5%); it
-/// loses by 1.7x at 118 MB. The limit sits between, on the cpu-free side: choose it only where it
-/// clearly wins. (The small sizes' host-controlled numbers predate its rebuild of 2026-11-26,
-/// about 3x faster there, still 16 us a step at jacobi2d 256^2 on 2 GPUs against cpu-free's 2.6.)
-inline constexpr double kHostControlledMinBytesPerGpu = 200e6;
+/// stream memory faster than the persistent kernel's barrier form on steps of several updates
+/// with exchanges between them, but each step pays a launch per update and exchange and a host
+/// round trip per reduction the loop reads, so it wins only where a step moves a lot. Measured,
+/// us a step, cpu-free / host-controlled (bytes a step a GPU, as passes::schedule_facts counts
+/// them):
+///   fdtd2d 2048^2 (88 bytes a point, 4 updates, 3 exchanges), 2 x H200, 2026-11-27, the rebuilt
+///     host-controlled schedule: 1 GPU 113.6/98.1 (369 MB), 2 GPUs 77.6/53.3 (185 MB);
+///   fdtd2d before the rebuild (4 x H200, 2026-11-26): 512^2 20.4/19.7 (23 MB on 1 GPU),
+///     27.2/68.6 on 2; 2048^2 on 4 GPUs 60/161 (92 MB);
+///   cg2d unfused (112 bytes a point, 4 updates, 2 reductions read a step), before the rebuild:
+///     1026^2 43.6/75.0 (118 MB on 1 GPU); 4098^2 696/569 (1.88 GB), 376/324 (940 MB) on 2.
+/// The rebuilt schedule wins by 14% at 369 MB and by 31% at 185 MB; at 23-118 MB the cpu-free
+/// one won or tied before the rebuild, not measured since. The limit sits between, at 100 MB.
+inline constexpr double kHostControlledMinBytesPerGpu = 100e6;
 
 /// The most GPUs the host-controlled schedule is chosen on: on 4 it lost at every size measured
 /// (cg2d 4098^2, 470 MB a GPU a step: 299 us against 215; fdtd2d 2048^2: 161 against 60), its
