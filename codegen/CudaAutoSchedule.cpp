@@ -46,6 +46,18 @@ std::vector<std::string> schedule_query(const Program& p, const Program* facts_f
   return l;
 }
 
+/// The entry's choice: its query (schedule_query), choose_schedule's answer in sc_schedule, and
+/// the line STENCILC_TIMING=1 prints.
+std::vector<std::string> choice(const Program& p, const Program* hc, const std::string& why) {
+  std::vector<std::string> l = schedule_query(p, hc, why);
+  l.push_back("  const " + kCompiled + "ScheduleChoice sc_schedule = " + kCompiled +
+              "choose_schedule(sc_query);");
+  l.push_back(
+      "  if (std::getenv(\"STENCILC_TIMING\")) std::fprintf(stderr, \"stencilc: %s: %s\\n\", \"" +
+      p.name + "\", sc_schedule.summary().c_str());");
+  return l;
+}
+
 /// The entry of global-view program `p`: choose, say why with STENCILC_TIMING, run one launcher.
 std::string global_entry(const Program& p, const Program* hc, const std::string& why) {
   std::vector<std::string> params, args;
@@ -67,12 +79,7 @@ std::string global_entry(const Program& p, const Program* hc, const std::string&
       std::string("// program @") + p.name + ": the schedule of this run " +
       (hc ? "(compiled::choose_schedule, docs/SCHEDULES.md)" : "(the cpu-free one: " + why + ")"));
   l.push_back("inline void " + p.name + "_launch(" + join(params) + ") {");
-  for (const std::string& q : schedule_query(p, hc, why)) l.push_back(q);
-  l.push_back("  const " + kCompiled + "ScheduleChoice sc_schedule = " + kCompiled +
-              "choose_schedule(sc_query);");
-  l.push_back(
-      "  if (std::getenv(\"STENCILC_TIMING\")) std::fprintf(stderr, \"stencilc: %s: %s\\n\", \"" +
-      p.name + "\", sc_schedule.summary().c_str());");
+  for (const std::string& q : choice(p, hc, why)) l.push_back(q);
   if (hc) {
     l.push_back("  if (sc_schedule.host_controlled()) {");
     l.push_back("    ::stencilc_generated::" + std::string(kHostControlledNamespace) + "::" + call);
@@ -95,12 +102,7 @@ std::string spmd_entry(const Program& p, const std::string& why) {
               ")");
   l.push_back("inline void " + p.name +
               "_spmd_launch(::stencilc::Split sc_split, void* const* sc_args) {");
-  for (const std::string& q : schedule_query(p, nullptr, why)) l.push_back(q);
-  l.push_back("  const " + kCompiled + "ScheduleChoice sc_schedule = " + kCompiled +
-              "choose_schedule(sc_query);");
-  l.push_back(
-      "  if (std::getenv(\"STENCILC_TIMING\")) std::fprintf(stderr, \"stencilc: %s: %s\\n\", \"" +
-      p.name + "\", sc_schedule.summary().c_str());");
+  for (const std::string& q : choice(p, nullptr, why)) l.push_back(q);
   l.push_back("  ::stencilc_generated::" + std::string(kCpuFreeNamespace) + "::" + p.name +
               "_spmd_launch(sc_split, sc_args);");
   l.push_back("}");
