@@ -6,6 +6,9 @@
 // answers played by a fake), and say why in words that the benchmark's timing pattern does not
 // take for a time; flow_grid must take the process grid the dataflow form needs.
 // Built with nvcc, run on the host. Prints a line per failure and `N passed, M failed`.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <regex>
@@ -294,6 +297,34 @@ void reasons() {
           "1 x 2 x 2");
 }
 
+// STENCILC_FORM with a value it does not know stops the run (status 2) and says what it takes; in
+// a child process, as rt::fatal exits.
+void bad_setting() {
+  char path[] = "/tmp/flow_plan_XXXXXX";
+  const int fd = mkstemp(path);
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fd, 2);
+    setenv("STENCILC_FORM", "regs-form", 1);
+    (void)stencilc::compiled::flow_mode();
+    std::_Exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::string text;
+  if (FILE* in = std::fopen(path, "r")) {
+    char buffer[512];
+    while (std::fgets(buffer, sizeof buffer, in)) text += buffer;
+    std::fclose(in);
+  }
+  close(fd);
+  unlink(path);
+  check(WIFEXITED(status) && WEXITSTATUS(status) == 2, "STENCILC_FORM=regs-form: exit status 2");
+  check(text.find("STENCILC_FORM='regs-form': expected auto, barrier, dataflow or regs") != std::string::npos,
+        "STENCILC_FORM=regs-form: the message, got '" + text + "'");
+}
+
 }  // namespace
 
 int main() {
@@ -361,7 +392,7 @@ int main() {
   plan("1x1x1", true, true, "dataflow", true, 0, 0, 0);   // one periodic PE: its own neighbour
   plan("1x1x1", false, true, "dataflow", true, 0, -1, -1);
   plan("2x2x1", true, true, "dataflow", false, 0, 0, 0);  // cuts dimension 1 too: keeps its barriers
-  plan("2x1x1", true, false, "dataflow", false, 0, 0, 0); // nvshmem
+  plan("2x1x1", true, false, "dataflow", false, 0, 0, 0); // a peer NVSHMEM does not map
   // The process grid (flow_grid): least halo traffic (2 x 2 on 4 PEs at 256^2) unless the form
   // would run on the grid cutting dimension 0 only. Asked for: that grid; off: plan's; a forced
   // grid stays; too few rows for N x 1: plan's. (The cost model's choice needs a GPU's SM count:
@@ -373,5 +404,6 @@ int main() {
   grid_choice(4, 3, 256, "dataflow", nullptr, chosen(4, 3, 256, "barrier", nullptr));
   grid_choice(4, 256, 256, "auto", nullptr, "2x2");
   reasons();
+  bad_setting();
   return tally::finish();
 }
