@@ -24,11 +24,19 @@ def panels(n, columns=4):
     return fig, flat[:n]
 
 
+def series_name(r):
+    """A row's schedule, with its backend where that is not p2p: "cpu-free (nvshmem)"."""
+    backend = r.get("backend") or "p2p"
+    return r["schedule"] if backend == "p2p" else f'{r["schedule"]} ({backend})'
+
+
 def main(csv_path, out_dir):
     rows = [r for r in csv.DictReader(open(csv_path)) if r["us_per_step"]]
     programs = sorted({r["program"] for r in rows})
-    device = rows[0]["device"] if rows else "?"
-    date = rows[0]["date"] if rows else "?"
+    # A merged CSV holds the rows of several runs: every device and the dates they span.
+    device = "; ".join(sorted({r["device"] for r in rows})) or "?"
+    dates = sorted({r["date"] for r in rows})
+    date = (dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}") if dates else "?"
     os.makedirs(out_dir, exist_ok=True)
 
     # Time per step against size: the strong-scaling programs (a weak-scaling row has one size).
@@ -38,7 +46,7 @@ def main(csv_path, out_dir):
         series = collections.defaultdict(list)
         for r in rows:
             if r["program"] == program:
-                series[(r["schedule"], int(r["gpus"]))].append((int(r["size"]), float(r["us_per_step"])))
+                series[(series_name(r), int(r["gpus"]))].append((int(r["size"]), float(r["us_per_step"])))
         for (schedule, gpus), points in sorted(series.items()):
             points.sort()
             ax.plot([p[0] for p in points], [p[1] for p in points], marker="o",
@@ -56,9 +64,9 @@ def main(csv_path, out_dir):
     fig, axes = panels(len(programs))
     for ax, program in zip(axes, programs):
         weak = program.endswith("@weak")
-        by = {(r["schedule"], int(r["size"]), int(r["gpus"])): float(r["us_per_step"])
+        by = {(series_name(r), int(r["size"]), int(r["gpus"])): float(r["us_per_step"])
               for r in rows if r["program"] == program}
-        for schedule in ("cpu-free", "host-controlled"):
+        for schedule in sorted({k[0] for k in by}):
             sizes = sorted({k[1] for k in by if k[0] == schedule})
             for size in sizes:
                 gpus = sorted(g for (s, n, g) in by if s == schedule and n == size)
