@@ -6,8 +6,6 @@
 // stop the run with a clear message and a non-zero exit; the reason must be words that the
 // benchmark's timing pattern does not take for a time. Built with nvcc, run on the host. Prints a
 // line per failure and `N passed, M failed`.
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +20,7 @@ namespace sc = stencilc::compiled;
 namespace {
 
 using tally::check;
+using tally::in_child;
 
 /// A program with both schedules compiled: cg2d's step (fused: 88 bytes a point, 3 updates, 1
 /// exchange, 2 reductions read by the host) or fdtd2d's (88, 4, 3, 0) at n x n on `gpus`, as
@@ -52,33 +51,6 @@ void chosen(const sc::ScheduleQuery& q, sc::Schedule want, const std::string& re
   const std::string line = "stencilc: " + std::string(q.program) + ": " + c.summary();
   check(!std::regex_match(line, std::regex("^stencilc: .*: ([0-9.]+) ms$")),
         what + ": '" + line + "' reads as a time");
-}
-
-/// Runs `f` in a child process with STENCILC_SCHEDULE=`value`; its exit status and what it wrote on
-/// stderr.
-template <class F>
-std::pair<int, std::string> in_child(const char* value, F f) {
-  char path[] = "/tmp/choose_schedule_XXXXXX";
-  const int fd = mkstemp(path);
-  std::fflush(stdout);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fd, 2);
-    setenv("STENCILC_SCHEDULE", value, 1);
-    f();
-    std::_Exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  std::string text;
-  if (FILE* in = std::fopen(path, "r")) {
-    char buffer[512];
-    while (std::fgets(buffer, sizeof buffer, in)) text += buffer;
-    std::fclose(in);
-  }
-  close(fd);
-  unlink(path);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, text};
 }
 
 void cost_model() {
@@ -173,7 +145,7 @@ void overrides() {
   unsetenv("STENCILC_SCHEDULE");
 
   // A bad value, and a schedule the program does not hold: a message and exit status 2.
-  auto [rc, text] = in_child("hostcontrolled", [] { sc::choose_schedule(both("cg2d", 64, 1)); });
+  auto [rc, text] = in_child("STENCILC_SCHEDULE", "hostcontrolled", [] { sc::choose_schedule(both("cg2d", 64, 1)); });
   check(rc == 2, "a bad STENCILC_SCHEDULE exits with 2, got " + std::to_string(rc));
   check(text ==
             "stencilc: error: STENCILC_SCHEDULE='hostcontrolled': expected cpu-free or "
@@ -182,7 +154,7 @@ void overrides() {
   sc::ScheduleQuery only;
   only.program = "jacobi";
   only.cpu_free_only = "its time loop has a register-resident form";
-  std::tie(rc, text) = in_child("host-controlled", [&] { sc::choose_schedule(only); });
+  std::tie(rc, text) = in_child("STENCILC_SCHEDULE", "host-controlled", [&] { sc::choose_schedule(only); });
   check(rc == 2, "host-controlled where not compiled exits with 2, got " + std::to_string(rc));
   check(text ==
             "stencilc: error: program 'jacobi': STENCILC_SCHEDULE=host-controlled, but the program "
@@ -190,7 +162,7 @@ void overrides() {
             "cpu-free schedule (its time loop has a register-resident form); compile it with "
             "--schedule=host-controlled\n",
         "host-controlled where not compiled: '" + text + "'");
-  std::tie(rc, text) = in_child("cpu-free", [&] { sc::choose_schedule(only); });
+  std::tie(rc, text) = in_child("STENCILC_SCHEDULE", "cpu-free", [&] { sc::choose_schedule(only); });
   check(rc == 0 && text.empty(), "cpu-free where only it is compiled runs quietly");
 }
 

@@ -6,9 +6,6 @@
 // answers played by a fake), and say why in words that the benchmark's timing pattern does not
 // take for a time; flow_grid must take the process grid the dataflow form needs.
 // Built with nvcc, run on the host. Prints a line per failure and `N passed, M failed`.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <regex>
@@ -300,27 +297,9 @@ void reasons() {
 // STENCILC_FORM with a value it does not know stops the run (status 2) and says what it takes; in
 // a child process, as rt::fatal exits.
 void bad_setting() {
-  char path[] = "/tmp/flow_plan_XXXXXX";
-  const int fd = mkstemp(path);
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fd, 2);
-    setenv("STENCILC_FORM", "regs-form", 1);
-    (void)stencilc::compiled::flow_mode();
-    std::_Exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  std::string text;
-  if (FILE* in = std::fopen(path, "r")) {
-    char buffer[512];
-    while (std::fgets(buffer, sizeof buffer, in)) text += buffer;
-    std::fclose(in);
-  }
-  close(fd);
-  unlink(path);
-  check(WIFEXITED(status) && WEXITSTATUS(status) == 2, "STENCILC_FORM=regs-form: exit status 2");
+  const auto [status, text] =
+      tally::in_child("STENCILC_FORM", "regs-form", [] { (void)stencilc::compiled::flow_mode(); });
+  check(status == 2, "STENCILC_FORM=regs-form: exit status 2");
   check(text.find("STENCILC_FORM='regs-form': expected auto, barrier, dataflow or regs") != std::string::npos,
         "STENCILC_FORM=regs-form: the message, got '" + text + "'");
 }
