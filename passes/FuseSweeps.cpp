@@ -17,6 +17,10 @@ namespace {
 
 using namespace ir;
 
+/// The condition of a versioned run (`if %fused_ranges { fused } else { unfused }`): the base of
+/// its fresh name, which is_sweep_version recognises.
+constexpr const char* kVersionCondition = "fused_ranges";
+
 /// Every name a program declares or uses, so that new ones are fresh.
 struct Names : IRVisitor {
   using IRVisitor::visit;
@@ -365,7 +369,7 @@ class FuseSweeps {
     if (known != conditions_.end()) {
       cond = known->second;
     } else {
-      cond = fresh("fused_ranges");
+      cond = fresh(kVersionCondition);
       conditions_[print(equal)] = cond;
       hoisted_.push_back(make_var_decl(cond, ScalarType::Bool, equal, stmts[from]->loc));
     }
@@ -478,7 +482,7 @@ ir::Module fuse_sweeps(const ir::Module& m) {
 
 bool is_sweep_version(const If& op) {
   const auto* cond = as<Var>(op.cond);
-  return cond && op.else_body && cond->name.rfind("fused_ranges", 0) == 0;
+  return cond && op.else_body && cond->name.rfind(kVersionCondition, 0) == 0;
 }
 
 }  // namespace stencilc::passes
