@@ -66,14 +66,32 @@ struct PointInputs : IRVisitor {
 
 class HostControlledEmitter : public CppEmitter {
  public:
-  HostControlledEmitter(const Module& m, const Program& p) {
+  HostControlledEmitter(const Module& m, const Program& p, const ExchangedGrids& exchanged) {
     module_ = &m;
     program_ = &p;
+    std::vector<std::string> names;
     for (const Param& q : p.params) {
       if (q.kind != ParamKind::Grid) continue;
       if (first_grid_.empty()) first_grid_ = q.name;
       const int id = static_cast<int>(grid_ids_.size());
       grid_ids_[q.name] = id;
+      names.push_back(q.name);
+      grid_types_[q.name] = q.type;
+    }
+    // The exchange that sends each buffer: a grid's own, else that of a grid it swaps with
+    // (their buffers trade names, and swapped grids share a layout).
+    for (const std::string& g : exchanged.grids) faces_of_[g] = g;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& [a, b] : exchanged.swaps) {
+        if (a < 0 || b < 0) continue;
+        const std::string &x = names[static_cast<size_t>(a)], &y = names[static_cast<size_t>(b)];
+        if (faces_of_.count(x) != faces_of_.count(y)) {
+          const std::string& holder = faces_of_.count(x) ? faces_of_[x] : faces_of_[y];
+          faces_of_[x] = faces_of_[y] = holder;
+          grew = true;
+        }
+      }
     }
   }
 
@@ -104,6 +122,11 @@ class HostControlledEmitter : public CppEmitter {
   bool in_kernel_ = false;  // expressions are being written for device code
   std::string first_grid_;  // every grid's blocks have the same layout: this one's serve
   std::map<std::string, int> grid_ids_;  // grid parameter -> its number (sc_descs)
+  std::map<std::string, ScalarType> grid_types_;  // grid parameter -> its element type
+  // Grid -> the HaloCopies (sc_halo_<grid>) whose exchange sends its buffers; grids no exchange
+  // sends are absent.
+  std::map<std::string, std::string> faces_of_;
+  std::set<std::string> through_;  // the kernel being written stores these grids through
   std::ostringstream kernels_;           // functions and kernels so far
   std::map<std::string, std::string> kernel_of_;  // point update (text) -> its kernel
   int kernel_count_ = 0;
@@ -133,9 +156,10 @@ class HostControlledEmitter : public CppEmitter {
   /// launch passes after the box (and the reduction's slot), and `captures` how the launch's
   /// command takes them from PE `sc_pe`'s state when the host issues it (by value: the command
   /// runs later, on the GPU's worker thread).
+  /// `through`: the grids whose stores also write the neighbours' halos (store-faces).
   std::string kernel(const Stmt& s, const std::vector<std::string>& indices, const Stmt& point_body,
-                     const Reduce* red, std::vector<std::string>* args,
-                     std::vector<std::string>* captures) {
+                     const Reduce* red, const std::vector<std::string>& through,
+                     std::vector<std::string>* args, std::vector<std::string>* captures) {
     PointInputs inputs;
     inputs.visit(point_body);
     std::vector<std::string> params;
@@ -151,8 +175,16 @@ class HostControlledEmitter : public CppEmitter {
       args->push_back(name);
       captures->push_back(name);
     }
-    std::string key =
-        std::string(red ? "reduce " : "foreach ") + join(indices) + "\n" + print(point_body);
+    const std::string n = std::to_string(indices.size());
+    for (const std::string& g : through) {
+      params.push_back("const __grid_constant__ " + kHc + "FaceStores<" + cpp_type(grid_types_[g]) +
+                       ", " + kHc + "kMaxFaces<" + n + ">> sc_through_" + g);
+      args->push_back("sc_through_" + g);
+      captures->push_back("sc_through_" + g + " = sc_halo_" + faces_of_[g] + ".face_stores(sc_pe, " +
+                          g + ")");
+    }
+    std::string key = std::string(red ? "reduce " : "foreach ") + join(indices) + " through " +
+                      join(through) + "\n" + print(point_body);
     if (!red) {
       auto found = kernel_of_.find(key);
       if (found != kernel_of_.end()) return found->second;
@@ -163,7 +195,7 @@ class HostControlledEmitter : public CppEmitter {
     std::ostringstream host;
     host.swap(out_);  // the kernel goes to kernels_, the host code resumes after
     in_kernel_ = true;
-    std::string n = std::to_string(indices.size());
+    through_ = std::set<std::string>(through.begin(), through.end());
     comment(0, s);
     line(0, red ? "// one partial result per thread block, combined by the last block, then on the "
                   "host in PE order"
@@ -210,6 +242,7 @@ class HostControlledEmitter : public CppEmitter {
     line(0, "");
     loop_vars_.clear();
     in_kernel_ = false;
+    through_.clear();
     kernels_ << out_.str();
     out_.swap(host);
     return name;
@@ -267,12 +300,44 @@ class HostControlledEmitter : public CppEmitter {
     return "{" + join(blocks) + "}";
   }
 
+  /// A point update's store that also writes the neighbours' halos (through): one line, so that
+  /// it keeps the user's line number (CppEmitter::stmt); the value is read back from the cell
+  /// just stored (the compiler forwards it).
+  void store(const Store* s, int indent) override {
+    if (!in_kernel_ || !through_.count(s->grid)) return CppEmitter::store(s, indent);
+    GridRead centre(ScalarType::F32, s->grid, std::vector<int>(loop_vars_.size(), 0));
+    std::vector<std::string> at{"0", "0", "0"};  // (z, y, x): the leading dimensions 0
+    for (size_t d = 0; d < loop_vars_.size(); ++d) at[3 - loop_vars_.size() + d] = loop_vars_[d];
+    const std::string cell = grid_read(&centre);
+    line(indent, cell + " = " + expr(s->value) + "; " + kHc + "store_through(sc_through_" +
+                     s->grid + ", " + cell + ", " + join(at) + ");");
+  }
+
+  /// After a statement whose point body stores grids other than `through` that an exchange
+  /// sends: their next sends push every face (hc::HaloCopies::written).
+  void stale_faces(const Stmt& point_body, const std::vector<std::string>& through, int indent) {
+    for (const std::string& g : passes::stored_grids(point_body)) {
+      if (!faces_of_.count(g) || std::count(through.begin(), through.end(), g)) continue;
+      line(indent, "sc_halo_" + faces_of_[g] + ".written(" + g + ");  // %" + g +
+                       " written, not through: its next send pushes every face");
+    }
+  }
+
   void for_each(const Stmt& self, int indent) override {
     auto* s = as<ForEach>(self);
+    std::vector<std::string> through;  // store-faces' grids that an exchange sends
+    for (const std::string& g : s->through) {
+      if (faces_of_.count(g)) through.push_back(g);
+    }
     std::vector<std::string> args, captures;
-    std::string k = kernel(self, s->indices, s->body, nullptr, &args, &captures);
+    std::string k = kernel(self, s->indices, s->body, nullptr, through, &args, &captures);
     const bool split = s->part != ForEachPart::All, boundary = s->part == ForEachPart::Boundary;
     comment(indent, self);
+    for (const std::string& g : through) {
+      line(indent, "sc_halo_" + faces_of_[g] + ".storing(" + g +
+                       ");  // the launches store faces of %" + g +
+                       " into the neighbours' halos once they have read them");
+    }
     line(indent, "{");
     int in = indent + 1;
     range_and_checks(self, s->range, s->body, in);
@@ -304,12 +369,17 @@ class HostControlledEmitter : public CppEmitter {
     if (split) line(--in, "}");
     line(--in, "}");
     line(indent, "}");
+    for (const std::string& g : through) {
+      line(indent, "sc_halo_" + faces_of_[g] + ".stored(" + g +
+                       ");  // the mark the next receive of this buffer waits for");
+    }
+    stale_faces(s->body, through, indent);
   }
 
   void reduce(const Stmt& self, int indent) override {
     auto* s = as<Reduce>(self);
     std::vector<std::string> args, captures;
-    std::string k = kernel(self, s->indices, s->body, s, &args, &captures);
+    std::string k = kernel(self, s->indices, s->body, s, {}, &args, &captures);
     std::string t = cpp_type(s->type), identity = reduce_identity(s->op, s->type);
     const int id = reduction_count_++;
     reduced_[s->result] = {s->type, id};
@@ -334,6 +404,7 @@ class HostControlledEmitter : public CppEmitter {
     line(in + 3, "});");
     line(in, "}");
     line(indent, "}");
+    stale_faces(s->body, {}, indent);
   }
 
   void target_stmt(const Stmt& s, int indent) override {
@@ -342,7 +413,7 @@ class HostControlledEmitter : public CppEmitter {
         const std::string& g = as<HaloSend>(s)->grid;
         comment(indent, s);
         line(indent, "sc_halo_" + g + ".send(" + g + ");  // every GPU pushes its faces of %" + g +
-                         " into its neighbours' halos");
+                         " into its neighbours' halos (none where its updates stored them through)");
         return;
       }
       case StmtKind::HaloRecv: {
@@ -464,7 +535,7 @@ std::vector<GeneratedProgram> emit_cuda_host_controlled(const Module& module,
     ExchangedGrids ex;
     ex.program = &p;
     ex.visit(p.body);
-    HostControlledEmitter emitter(module, p);
+    HostControlledEmitter emitter(module, p, ex);
     emitter.functions();
     std::string host_body = emitter.host_body();
     if (!emitter.ok()) {

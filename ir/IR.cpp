@@ -362,6 +362,14 @@ std::string split_reference_block(const ForEach& f) {
   return first_store(f.body);
 }
 
+Stmt with_through(const Stmt& s, std::vector<std::string> grids) {
+  auto* f = as<ForEach>(s);
+  if (!f) return s;
+  auto out = std::make_shared<ForEach>(*f);
+  out->through = std::move(grids);
+  return out;
+}
+
 Stmt with_widths(const Stmt& s, std::vector<int> width_lo, std::vector<int> width_hi) {
   auto* f = as<ForEach>(s);
   if (!f) return s;

@@ -300,6 +300,10 @@ struct ForEach : StmtNode {
   /// model's bytes moved per point, printed ` cost(8 bytes/point)`; 0 when not recorded.
   WorkerRole role = WorkerRole::All;
   int bytes_per_point = 0;
+  /// store-faces (passes/StoreFaces.h): the grids whose stores in this foreach also write the
+  /// same buffer's cells in the neighbours' halos (by the channels of the grid's halo exchange),
+  /// printed ` through(%a_new)`; empty when none.
+  std::vector<std::string> through;
   ForEach(Range r, std::vector<std::string> i, Stmt b, SourceLoc l)
       : StmtNode(kKind, std::move(l)), range(std::move(r)), indices(std::move(i)), body(std::move(b)) {}
 };
@@ -550,6 +554,9 @@ Stmt make_for_each_part(ForEachPart part, std::vector<int> width_lo, std::vector
 /// `s` (a ForEach, HaloSend, HaloRecv, PutSignal, WaitUntil or PhaseBarrier) with another role;
 /// for a ForEach also another bytes_per_point. Other statements come back unchanged.
 Stmt with_role(const Stmt& s, WorkerRole role, int bytes_per_point = 0);
+/// A ForEach `s` whose stores to `grids` write through to the neighbours' halos (empty: none);
+/// any other statement unchanged.
+Stmt with_through(const Stmt& s, std::vector<std::string> grids);
 /// `s` (a foreach part) with other widths; any other statement unchanged.
 Stmt with_widths(const Stmt& s, std::vector<int> width_lo, std::vector<int> width_hi);
 /// A For or While `s` with its LoopForm bits `forms`.

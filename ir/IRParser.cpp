@@ -498,12 +498,20 @@ Stmt Parser::parse_for_each() {
     expect_ident("point");
     expect_punct(")");
   }
+  std::vector<std::string> through;
+  if (accept_ident("through")) {
+    expect_punct("(");
+    do {
+      through.push_back(expect_var_name("a grid written through"));
+    } while (accept_punct(","));
+    expect_punct(")");
+  }
   SourceLoc loc = parse_opt_loc();
   Stmt body = parse_body_with(indices, ScalarType::I32);
   Stmt f = make_for_each_part(part, std::move(width_lo), std::move(width_hi), std::move(r), indices,
                               body, loc);
   if (role != WorkerRole::All || bytes_per_point != 0) f = with_role(f, role, bytes_per_point);
-  return f;
+  return through.empty() ? f : with_through(f, std::move(through));
 }
 
 WorkerRole Parser::parse_opt_role() {

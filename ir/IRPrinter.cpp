@@ -116,6 +116,13 @@ std::string print_cost(const ForEach& f) {
   return " cost(" + std::to_string(f.bytes_per_point) + " bytes/point)";
 }
 
+std::string print_through(const ForEach& f) {
+  if (f.through.empty()) return "";
+  std::string out;
+  for (const std::string& g : f.through) out += std::string(out.empty() ? "" : ", ") + "%" + g;
+  return " through(" + out + ")";
+}
+
 // Prints statements line by line; knows the module's source so locs in it omit the file.
 class StmtPrinter {
  public:
@@ -198,7 +205,8 @@ void StmtPrinter::print_stmt(const Stmt& s, int indent) {
       auto* op = as<ForEach>(s);
       return nested(indent,
                     "foreach" + print_part(*op) + " " + print(op->range) + " " +
-                        print_indices(op->indices) + print_role(op->role) + print_cost(*op),
+                        print_indices(op->indices) + print_role(op->role) + print_cost(*op) +
+                        print_through(*op),
                     s->loc, op->body);
     }
     case StmtKind::Reduce: {

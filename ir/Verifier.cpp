@@ -335,6 +335,7 @@ void Verifier::check_stmt(const Stmt& s) {
       check_point_loop(s, op->range, op->indices, op->body);
       check_reads_of_written("foreach", op->body);
       check_for_each_part(op);
+      check_through(op);
       check_role(s, op->role);
       break;
     }
@@ -540,6 +541,24 @@ void Verifier::check_for_each_part(const ForEach* op) {
     error(what + " has a cost but no role(compute): the cost belongs to a specialised inner part");
   if (op->role == WorkerRole::Compute && op->bytes_per_point <= 0)
     error(what + " role(compute) has no cost (bytes/point): the runtime's cost model needs it");
+}
+
+void Verifier::check_through(const ForEach* op) {
+  if (op->through.empty()) return;
+  const std::string what = "foreach through(...)";
+  if (program_ && !program_->decomposed) error(what + " is only allowed in decomposed programs");
+  if (op->part != ForEachPart::All) error(what + " is only allowed on a whole foreach");
+  StoresAndOffsetReads walk;
+  walk.visit(op->body);
+  std::set<std::string> seen;
+  for (const std::string& g : op->through) {
+    if (!seen.insert(g).second) error(what + " names %" + g + " twice");
+    const Param* p = program_ ? program_->find_param(g) : nullptr;
+    if (program_ && (!p || p->kind != ParamKind::Grid))
+      error(what + ": %" + g + " is not a grid parameter");
+    else if (!walk.stored.count(g))
+      error(what + ": the foreach does not store to %" + g);
+  }
 }
 
 void Verifier::check_role(const Stmt& s, WorkerRole role) {

@@ -67,6 +67,7 @@ class Verifier {
   void check_all_reduce(const AllReduce* op);
   void check_reads_of_written(const char* what, const Stmt& body);  // a point body: Jacobi, not Gauss-Seidel
   void check_for_each_part(const ForEach* op);      // split-boundary's widths
+  void check_through(const ForEach* op);            // store-faces' grids
   void check_role(const Stmt& s, WorkerRole role);  // specialize-blocks' roles
   void check_split_pairs(const Block* b);           // every part has its partner
 

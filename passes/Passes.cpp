@@ -12,6 +12,7 @@
 #include "passes/PlaceSignaledPuts.h"
 #include "passes/SpecializeBlocks.h"
 #include "passes/SplitBoundary.h"
+#include "passes/StoreFaces.h"
 
 namespace stencilc::passes {
 
@@ -46,6 +47,9 @@ void register_builtin_passes(PassRegistry& r) {
   r.add(make_pass("select-loop-forms",
                   "Record on each time loop the forms it may run in besides the barrier form (dataflow, regs)",
                   select_loop_forms));
+  r.add(make_pass("store-faces",
+                  "Mark each point update that stores an exchanged grid to write its faces into the neighbours' halos",
+                  store_faces));
 }
 
 }  // namespace stencilc::passes

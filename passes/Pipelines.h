@@ -32,8 +32,11 @@ inline const char* cpu_free_pipeline() {
 /// persistent-fusion and specialize-blocks: there is no persistent kernel whose workers need
 /// barriers or roles (kernel boundaries order the updates).
 /// It fuses sweeps too (fuse-sweeps, before the transfers move): one kernel for each fused run.
+/// Last, store-faces marks the point updates that store their faces into the neighbours' halos
+/// as they write them (an exchange of what they wrote then moves nothing: one launch an update).
 inline const char* host_controlled_pipeline() {
-  return "infer-halos,decompose,insert-exchanges,lower-exchanges,fuse-sweeps,place-signaled-puts";
+  return "infer-halos,decompose,insert-exchanges,lower-exchanges,fuse-sweeps,place-signaled-puts,"
+         "store-faces";
 }
 
 }  // namespace stencilc::passes

@@ -1,11 +1,12 @@
 // The host-controlled schedule's halo pushes (runtime/include/stencilc/runtime/cuda/
 // host_controlled.cuh), checked without a GPU: every PE's block lives in host memory, the plan's
 // faces are grouped by sender (faces_by_sender) and every cell of each is stored as push_faces
-// stores it (face_push, push_cell), and every cell is then checked, as tests/gpu/halo_check.cu does on the GPUs: owned cells unchanged,
-// each halo cell a stencil needs equal to its source (periodic wrap included), every other cell
-// still poison. Process grids of 1 to 4 PEs in 1, 2 and 3 dimensions, uneven extents, periodic and
-// fixed dimensions, one-sided and uneven halos, corners on and off. Built with nvcc (the header is
-// CUDA), run on the host: no CUDA call is made. Prints a line per failure and `N passed, M failed`.
+// stores it (face_push, push_cell), and every cell is then checked, as tests/gpu/halo_check.cu does
+// on the GPUs: owned cells unchanged, each halo cell a stencil needs equal to its source (periodic
+// wrap included), every other cell still poison. Process grids of 1 to 4 PEs in 1, 2 and 3
+// dimensions, uneven extents, periodic and fixed dimensions, one-sided and uneven halos, corners on
+// and off. Built with nvcc (the header is CUDA), run on the host: no CUDA call is made. Prints a
+// line per failure and `N passed, M failed`.
 #include <cstdio>
 #include <stencilc/runtime/cuda/host_controlled.cuh>
 #include <string>
@@ -28,7 +29,8 @@ double value_of(const std::array<int, N>& g) {
 
 // Every sender's faces, cell by cell, as its push_faces launch stores them.
 template <int N>
-std::string push_all(const hc::HaloCopyPlan& plan, const std::vector<rc::DBlock<double, N>>& blocks) {
+std::string push_all(const hc::HaloCopyPlan& plan,
+                     const std::vector<rc::DBlock<double, N>>& blocks) {
   const auto pushes = hc::faces_by_sender(plan);
   for (std::size_t p = 0; p < pushes.size(); ++p) {
     if (pushes[p].size() > static_cast<std::size_t>(hc::kMaxFaces<N>))
@@ -41,10 +43,34 @@ std::string push_all(const hc::HaloCopyPlan& plan, const std::vector<rc::DBlock<
   return "";
 }
 
+// Every sender's owned cells, each stored as a point update that stores through stores it
+// (face_stores, store_through): the value into its own cell and into the halos it is a face of.
+template <int N>
+std::string store_all(const hc::HaloCopyPlan& plan,
+                      const std::vector<rc::DBlock<double, N>>& blocks) {
+  const auto sends = hc::faces_by_sender(plan);
+  for (std::size_t p = 0; p < sends.size(); ++p) {
+    const auto& b = blocks[p];
+    const auto faces = hc::face_stores<double, N>(sends[p], blocks, static_cast<int>(p));
+    std::array<int, 3> e{1, 1, 1};
+    for (int d = 0; d < N; ++d) e[3 - N + d] = b.extent[d];
+    for (int z = 0; z < e[0]; ++z)
+      for (int y = 0; y < e[1]; ++y)
+        for (int x = 0; x < e[2]; ++x) {
+          const int l3[3] = {z, y, x};
+          long offset = 0;
+          for (int d = 0; d < N; ++d) offset += l3[3 - N + d] * b.stride[d];
+          hc::store_through(faces, b.data[offset], z, y, x);
+        }
+  }
+  return "";
+}
+
+// `through`: the halos filled by store_all instead of push_all.
 template <int N>
 std::string check(const rt::ProcessGrid& grid, std::array<int, N> extent,
                   std::array<bool, N> periodic, std::array<int, N> lo, std::array<int, N> hi,
-                  bool corners) {
+                  bool corners, bool through = false) {
   const int n = grid.size();
   std::vector<rc::DBlock<double, N>> blocks;
   std::vector<std::vector<double>> memory(n);
@@ -74,7 +100,9 @@ std::string check(const rt::ProcessGrid& grid, std::array<int, N> extent,
   }
   const hc::HaloCopyPlan plan =
       hc::plan_halo_copies<double, N>(grid, blocks, periodic, corners, "g");
-  if (std::string problem = push_all<N>(plan, blocks); !problem.empty()) return problem;
+  if (std::string problem = through ? store_all<N>(plan, blocks) : push_all<N>(plan, blocks);
+      !problem.empty())
+    return problem;
   for (int pe = 0; pe < n; ++pe) {
     for (int peer : plan.senders[pe]) {
       const auto& r = plan.readers[peer];
@@ -135,43 +163,47 @@ int main() {
       std::printf("FAIL %s: %s\n", what.c_str(), problem.c_str());
     }
   };
-  for (int pes = 1; pes <= 4; ++pes) {
-    for (bool p0 : {false, true}) {
-      run("1-D " + std::to_string(pes) + " PEs periodic=" + std::to_string(p0),
-          check<1>(process_grid(1, {pes, 1, 1}), {13}, {p0}, {2}, {1}, false));
+  for (bool through : {false, true}) {
+    const std::string mode = through ? " through" : "";
+    for (int pes = 1; pes <= 4; ++pes) {
+      for (bool p0 : {false, true}) {
+        run("1-D " + std::to_string(pes) + " PEs periodic=" + std::to_string(p0) + mode,
+            check<1>(process_grid(1, {pes, 1, 1}), {13}, {p0}, {2}, {1}, false, through));
+      }
     }
-  }
-  const std::vector<std::array<int, 3>> grids2 = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {3, 1, 1},
-                                                  {2, 2, 1}, {1, 4, 1}, {4, 1, 1}};
-  const std::vector<std::pair<std::array<int, 2>, std::array<int, 2>>> halos2 = {
-      {{1, 1}, {1, 1}}, {{2, 1}, {0, 2}}, {{1, 0}, {1, 0}}, {{0, 0}, {1, 1}}};
-  for (const auto& dims : grids2) {
-    for (int periodic = 0; periodic < 4; ++periodic) {
-      for (const auto& [lo, hi] : halos2) {
-        for (bool corners : {false, true}) {
-          const std::string what =
-              "2-D " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) +
-              " periodic=" + std::to_string(periodic) + " halo " + std::to_string(lo[0]) +
-              std::to_string(hi[0]) + std::to_string(lo[1]) + std::to_string(hi[1]) +
-              " corners=" + std::to_string(corners);
-          run(what, check<2>(process_grid(2, dims), {13, 11},
-                             {(periodic & 1) != 0, (periodic & 2) != 0}, lo, hi, corners));
+    const std::vector<std::array<int, 3>> grids2 = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {3, 1, 1},
+                                                    {2, 2, 1}, {1, 4, 1}, {4, 1, 1}};
+    const std::vector<std::pair<std::array<int, 2>, std::array<int, 2>>> halos2 = {
+        {{1, 1}, {1, 1}}, {{2, 1}, {0, 2}}, {{1, 0}, {1, 0}}, {{0, 0}, {1, 1}}};
+    for (const auto& dims : grids2) {
+      for (int periodic = 0; periodic < 4; ++periodic) {
+        for (const auto& [lo, hi] : halos2) {
+          for (bool corners : {false, true}) {
+            const std::string what =
+                "2-D " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) +
+                " periodic=" + std::to_string(periodic) + " halo " + std::to_string(lo[0]) +
+                std::to_string(hi[0]) + std::to_string(lo[1]) + std::to_string(hi[1]) +
+                " corners=" + std::to_string(corners);
+            run(what + mode,
+                check<2>(process_grid(2, dims), {13, 11},
+                         {(periodic & 1) != 0, (periodic & 2) != 0}, lo, hi, corners, through));
+          }
         }
       }
     }
-  }
-  const std::vector<std::array<int, 3>> grids3 = {{1, 1, 1}, {2, 1, 1}, {1, 1, 2},
-                                                  {1, 2, 2}, {2, 2, 1}, {1, 3, 1}};
-  for (const auto& dims : grids3) {
-    for (int periodic = 0; periodic < 8; periodic += 3) {
-      for (bool corners : {false, true}) {
-        const std::string what = "3-D " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) +
-                                 "x" + std::to_string(dims[2]) +
-                                 " periodic=" + std::to_string(periodic) +
-                                 " corners=" + std::to_string(corners);
-        run(what, check<3>(process_grid(3, dims), {7, 9, 5},
-                           {(periodic & 1) != 0, (periodic & 2) != 0, (periodic & 4) != 0},
-                           {1, 1, 2}, {1, 2, 1}, corners));
+    const std::vector<std::array<int, 3>> grids3 = {{1, 1, 1}, {2, 1, 1}, {1, 1, 2},
+                                                    {1, 2, 2}, {2, 2, 1}, {1, 3, 1}};
+    for (const auto& dims : grids3) {
+      for (int periodic = 0; periodic < 8; periodic += 3) {
+        for (bool corners : {false, true}) {
+          const std::string what = "3-D " + std::to_string(dims[0]) + "x" +
+                                   std::to_string(dims[1]) + "x" + std::to_string(dims[2]) +
+                                   " periodic=" + std::to_string(periodic) +
+                                   " corners=" + std::to_string(corners);
+          run(what + mode, check<3>(process_grid(3, dims), {7, 9, 5},
+                                    {(periodic & 1) != 0, (periodic & 2) != 0, (periodic & 4) != 0},
+                                    {1, 1, 2}, {1, 2, 1}, corners, through));
+        }
       }
     }
   }

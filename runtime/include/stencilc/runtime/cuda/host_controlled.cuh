@@ -23,7 +23,16 @@
 //   recv:  each GPU's stream waits for the `pushed` of every neighbour that sends to it (read
 //          after write). The sender reads only its own cells, so nothing else needs waiting for.
 // With two buffers swapped each step, the halo a push overwrites was last read two steps before,
-// so the only wait on a step's critical path is the receiver's for the pushes. An event is
+// so the only wait on a step's critical path is the receiver's for the pushes.
+// Store-through (the store-faces pass marks the point updates, `through(%g)`): such an update's
+// kernel stores each face cell it writes into the neighbours' halos as well (store_through), so
+// one launch does the update and the exchange. Its GPU's stream waits before it as a push would
+// (HaloCopies::storing), and records after it the mark the receivers wait for (stored). Each
+// buffer remembers whether the neighbours' copies of its faces are current (Control::faces_of):
+// after a full push they are, stores through keep them so, any other write of it (written)
+// makes them stale. A send of a current buffer moves nothing; the first send of each buffer,
+// and any after another write, pushes every face, which also covers the face cells no update
+// writes (a fixed boundary's). An event is
 // recorded by one worker and waited for by another; Control::record and Control::wait make the
 // wait see the right recording (see Control).
 #pragma once
@@ -39,6 +48,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -424,6 +434,17 @@ class Control {
   // PE `pe` receives halos from other GPUs (HaloCopies says so): its halo reads are marked.
   void receives(int pe) { receives_[pe] = true; }
 
+  // A buffer's faces as its exchanges see them (HaloCopies): whether the neighbours' halo copies
+  // hold every face cell's current value (a full push, then only stores through since), and the
+  // mark their reads wait for (after the last push or update that stored into them; -1: none).
+  struct BufferFaces {
+    bool current = false;
+    long long mark = -1;
+  };
+
+  // The faces' state of the buffer whose block on PE 0 is `data` (no other buffer's is).
+  BufferFaces& faces_of(const void* data) { return buffer_faces_[data]; }
+
   // The mark a push into the halo of PE pe's block `data` must wait for (write after read): the
   // last launch on pe that read that halo, or -1 where none did. A mark old enough for its event
   // to be reused soon is replaced by a fresh one, recorded now on pe's stream (after that read,
@@ -554,6 +575,7 @@ class Control {
   Mark statement_mark_{-1, {}};  // read_mark's last mark, and the PE it was last used for
   int statement_pe_ = std::numeric_limits<int>::max();
   std::vector<std::vector<std::pair<const void*, long long>>> last_read_;
+  std::map<const void*, BufferFaces> buffer_faces_;  // per buffer (faces_of)
   std::unique_ptr<detail::CommandQueue[]> queue_;
   std::vector<std::thread> workers_;
   std::atomic<bool> stop_{false};
@@ -699,6 +721,37 @@ __host__ __device__ inline void push_cell(const FacePush<T>& f, long i) {
       f.src[cell_offset(f.src_row, f.src_rows, f.c.src[0] + z, f.c.src[1] + y, f.c.src[2] + x)];
 }
 
+// One face as a point update that stores through sees it (store-faces, docs/SCHEDULES.md): the
+// sender's cells [lo, hi) in its block's local indices (owned cells from 0; 3-D with the leading
+// dimensions 0), and where cell (z, y, x) of them lands in the receiver's allocation:
+// cell_offset(dst_row, dst_rows, at + (z, y, x)) from dst.
+template <class T>
+struct FaceStore {
+  T* dst;
+  long dst_row, dst_rows;
+  int lo[3], hi[3];
+  long at[3];
+};
+
+// The faces one GPU's update stores through for one buffer (a kernel argument: __grid_constant__,
+// so that the loop over them reads the parameter space, not a local copy).
+template <class T, int F>
+struct FaceStores {
+  int count = 0;
+  FaceStore<T> face[F];
+};
+
+// A point update's store of `v` into its own cell (z, y, x) (local indices, leading dimensions
+// 0), written also into every neighbour's halo cell the buffer's exchange would copy it to.
+template <class T, int F>
+__host__ __device__ inline void store_through(const FaceStores<T, F>& s, T v, int z, int y, int x) {
+  for (int f = 0; f < s.count; ++f) {
+    const FaceStore<T>& c = s.face[f];
+    if (z >= c.lo[0] && z < c.hi[0] && y >= c.lo[1] && y < c.hi[1] && x >= c.lo[2] && x < c.hi[2])
+      c.dst[cell_offset(c.dst_row, c.dst_rows, c.at[0] + z, c.at[1] + y, c.at[2] + x)] = v;
+  }
+}
+
 #if defined(__CUDACC__)
 // One exchange's sends of one GPU: blockIdx.y picks the face, the threads along x walk its cells
 // (a warp stores along a row), each owned cell into the receiver's halo, over NVLink where the
@@ -737,6 +790,36 @@ FacePush<T> face_push(const DBlock<T, N>& from, const DBlock<T, N>& to, const Ha
   return f;
 }
 
+// Face c as sender `from`'s update stores it through into receiver `to`'s halo.
+template <class T, int N>
+FaceStore<T> face_store(const DBlock<T, N>& from, const DBlock<T, N>& to, const HaloCopy& c) {
+  const FacePush<T> f = face_push(from, to, c);
+  FaceStore<T> out;
+  out.dst = f.dst;
+  out.dst_row = f.dst_row;
+  out.dst_rows = f.dst_rows;
+  for (int k = 0; k < 3; ++k) {
+    const int d = k - (3 - N);  // the block's dimension (leading ones: none)
+    out.lo[k] = static_cast<int>(c.src[k]) - (d >= 0 ? from.halo_lo[d] : 0);
+    out.hi[k] = out.lo[k] + static_cast<int>(c.count[k]);
+    out.at[k] = c.dst[k] - out.lo[k];
+  }
+  return out;
+}
+
+// The faces PE pe stores through while it writes the buffer whose blocks are `blocks`: `sends`,
+// its faces (faces_by_sender's row of pe), each with its receiver.
+template <class T, int N>
+FaceStores<T, kMaxFaces<N>> face_stores(const std::vector<std::pair<int, HaloCopy>>& sends,
+                                        const std::vector<DBlock<T, N>>& blocks, int pe) {
+  FaceStores<T, kMaxFaces<N>> out;
+  for (const auto& [q, c] : sends) {
+    if (out.count == kMaxFaces<N>) fatal("store-through: %zu faces from one GPU", sends.size());
+    out.face[out.count++] = face_store(blocks[pe], blocks[q], c);
+  }
+  return out;
+}
+
 // The halo exchange of one grid (both buffers of a swapped pair share it: same layout): each GPU
 // pushes its faces into its neighbours' halos with one push_faces launch, ordered by events (the
 // file comment).
@@ -772,14 +855,22 @@ class HaloCopies {
   // halo_send: every GPU pushes its faces of the grid whose current blocks are `blocks` (one per
   // PE: after swaps, the buffers the grid's name refers to now) into its neighbours' halos, once
   // they have read those halos for the last time (the marks of the launches that read them, or
-  // fresh ones: Control::halo_free, appended before any push waits for them).
+  // fresh ones: Control::halo_free, appended before any push waits for them). A buffer whose
+  // neighbours' halo copies are current (every change since its last full push stored through by
+  // the updates that made it: store-faces) moves nothing: the receive waits for the mark of the
+  // last of those updates.
   void send(const std::vector<DBlock<T, N>>& blocks) {
+    Control::BufferFaces& state = control_.faces_of(blocks[0].data);
+    if (state.current) {
+      pushed_ = state.mark;
+      return;
+    }
+    const std::vector<long long> free = halos_free(blocks);
     const int n = control_.n();
-    std::vector<long long> free(static_cast<std::size_t>(n), -1);
-    for (int q = 0; q < n; ++q)
-      free[q] = senders_[q].empty() ? -1 : control_.halo_free(q, blocks[q].data);
     const Control::Mark pushed = control_.new_mark();
     pushed_ = pushed.id;
+    state.current = true;
+    state.mark = pushed.id;
     for (int p = 0; p < n; ++p) {
       if (pushes_[p].empty()) continue;
       FacePushes<T, kMaxFaces<N>> faces;
@@ -801,6 +892,50 @@ class HaloCopies {
         if (signal) control->record(p, pushed);
       });
     }
+  }
+
+  // The faces PE pe's point update stores through (store_through) while it writes the buffer
+  // whose blocks are `blocks`: a kernel argument, taken when the host issues the launch.
+  FaceStores<T, kMaxFaces<N>> face_stores(int pe, const std::vector<DBlock<T, N>>& blocks) const {
+    return hc::face_stores(pushes_[pe], blocks, pe);
+  }
+
+  // Before the launches of a point update that stores through into the buffer `blocks`: every
+  // GPU's stream waits until its neighbours have read, for the last time, the halos it will store
+  // into (write after read, as send's pushes wait).
+  void storing(const std::vector<DBlock<T, N>>& blocks) {
+    const std::vector<long long> free = halos_free(blocks);
+    for (int p = 0; p < control_.n(); ++p) {
+      Waits waits;
+      for (int q : receivers_[p]) {
+        if (free[q] < 0) continue;
+        control_.note_wait(p, free[q]);
+        waits.on.push_back({q, free[q]});
+      }
+      if (waits.on.empty()) continue;
+      Control* control = &control_;
+      control_.enqueue(p, [control, p, waits](cudaStream_t) {
+        for (const auto& w : waits.on) control->wait(p, w.pe, w.mark);
+      });
+    }
+  }
+
+  // After them: the mark the buffer's next receive waits for (its faces are in the neighbours'
+  // halos once every GPU's update is done). The buffer's halo copies stay as current as they were.
+  void stored(const std::vector<DBlock<T, N>>& blocks) {
+    const Control::Mark m = control_.new_mark();
+    for (int p = 0; p < control_.n(); ++p) {
+      if (receivers_[p].empty()) continue;
+      Control* control = &control_;
+      control_.enqueue(p, [control, p, m](cudaStream_t) { control->record(p, m); });
+    }
+    control_.faces_of(blocks[0].data).mark = m.id;
+  }
+
+  // After a statement that writes the buffer `blocks` without storing through (a fused sweep's
+  // stores, or IR without store-faces' marks): its next send pushes every face.
+  void written(const std::vector<DBlock<T, N>>& blocks) {
+    control_.faces_of(blocks[0].data).current = false;
   }
 
   // halo_recv: every GPU's stream waits until its neighbours' pushes are in its halos (their
@@ -829,6 +964,16 @@ class HaloCopies {
  private:
   static void add_unique(std::vector<int>& v, int x) {
     if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+  }
+
+  // Per PE that other GPUs push into: the mark a write into its halo of the buffer `blocks` must
+  // wait for (Control::halo_free; -1: none), made for every PE before any wait is noted.
+  std::vector<long long> halos_free(const std::vector<DBlock<T, N>>& blocks) {
+    const int n = control_.n();
+    std::vector<long long> free(static_cast<std::size_t>(n), -1);
+    for (int q = 0; q < n; ++q)
+      free[q] = senders_[q].empty() ? -1 : control_.halo_free(q, blocks[q].data);
+    return free;
   }
 
 #if defined(__CUDACC__)
