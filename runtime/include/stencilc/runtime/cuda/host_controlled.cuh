@@ -735,9 +735,11 @@ struct FaceStore {
 
 // The faces one GPU's update stores through for one buffer (a kernel argument: __grid_constant__,
 // so that the loop over them reads the parameter space, not a local copy).
+// `inner`: cells [inner_lo, inner_hi) are in no face (most of the block: one test for them).
 template <class T, int F>
 struct FaceStores {
   int count = 0;
+  int inner_lo[3] = {0, 0, 0}, inner_hi[3] = {0, 0, 0};
   FaceStore<T> face[F];
 };
 
@@ -745,6 +747,9 @@ struct FaceStores {
 // 0), written also into every neighbour's halo cell the buffer's exchange would copy it to.
 template <class T, int F>
 __host__ __device__ inline void store_through(const FaceStores<T, F>& s, T v, int z, int y, int x) {
+  if (z >= s.inner_lo[0] && z < s.inner_hi[0] && y >= s.inner_lo[1] && y < s.inner_hi[1] &&
+      x >= s.inner_lo[2] && x < s.inner_hi[2])
+    return;
   for (int f = 0; f < s.count; ++f) {
     const FaceStore<T>& c = s.face[f];
     if (z >= c.lo[0] && z < c.hi[0] && y >= c.lo[1] && y < c.hi[1] && x >= c.lo[2] && x < c.hi[2])
@@ -813,9 +818,28 @@ template <class T, int N>
 FaceStores<T, kMaxFaces<N>> face_stores(const std::vector<std::pair<int, HaloCopy>>& sends,
                                         const std::vector<DBlock<T, N>>& blocks, int pe) {
   FaceStores<T, kMaxFaces<N>> out;
+  const DBlock<T, N>& b = blocks[pe];
+  int extent[3] = {1, 1, 1};
+  for (int d = 0; d < N; ++d) extent[3 - N + d] = b.extent[d];
+  for (int k = 0; k < 3; ++k) out.inner_hi[k] = extent[k];
   for (const auto& [q, c] : sends) {
     if (out.count == kMaxFaces<N>) fatal("store-through: %zu faces from one GPU", sends.size());
-    out.face[out.count++] = face_store(blocks[pe], blocks[q], c);
+    const FaceStore<T> f = face_store(b, blocks[q], c);
+    out.face[out.count++] = f;
+    // The inner box excludes the face: along a dimension where the face is a layer at one side
+    // of the block, the inner box starts past (or ends before) it; a face that is no layer
+    // anywhere (it spans the block) leaves no inner box.
+    bool layer = false;
+    for (int k = 0; k < 3 && !layer; ++k) {
+      if (f.lo[k] == 0 && f.hi[k] < extent[k]) {
+        out.inner_lo[k] = std::max(out.inner_lo[k], f.hi[k]);
+        layer = true;
+      } else if (f.lo[k] > 0 && f.hi[k] == extent[k]) {
+        out.inner_hi[k] = std::min(out.inner_hi[k], f.lo[k]);
+        layer = true;
+      }
+    }
+    if (!layer) out.inner_hi[0] = out.inner_lo[0];
   }
   return out;
 }
