@@ -31,14 +31,13 @@ std::vector<std::string> role_table(const RoleModelInputs& model, int rank) {
   for (const auto& part : model.inner_parts)
     parts.push_back("{" + int_list(part.width_lo) + ", " + int_list(part.width_hi) + ", " +
                     std::to_string(part.bytes_per_point) + "}");
-  return {
-      "  const ::stencilc::compiled::RoleModel<" + std::to_string(rank) +
-          "> sc_roles{  // specialize-blocks' cost model (docs/PASSES.md)",
-      "      {" + join(parts) + "},  // inner parts: widths lo, widths hi, bytes a point",
-      std::string("      ") + (model.spmd_transfers ? "true" : "false") +
-          ",  // the comm group's put_signal/signal_wait_until (SPMD)",
-      "      " + std::to_string(model.pe_barriers) + ", " + std::to_string(model.group_barriers) +
-          "};  // PE and group barriers a step"};
+  return {"  const ::stencilc::compiled::RoleModel<" + std::to_string(rank) +
+              "> sc_roles{  // specialize-blocks' cost model (docs/PASSES.md)",
+          "      {" + join(parts) + "},  // inner parts: widths lo, widths hi, bytes a point",
+          std::string("      ") + (model.spmd_transfers ? "true" : "false") +
+              ",  // the comm group's put_signal/signal_wait_until (SPMD)",
+          "      " + std::to_string(model.pe_barriers) + ", " +
+              std::to_string(model.group_barriers) + "};  // PE and group barriers a step"};
 }
 
 /// The comm group's exchanges on PE sc_pe as the cost model counts them, in `comm_grids`' order.

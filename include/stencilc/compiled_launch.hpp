@@ -95,10 +95,11 @@ struct TeamLaunch<rt::cuda::P2PTeam> {
     return team.cooperative_blocks(pe, kernel, config);
   }
   /// The slowest GPU's kernel (CUDA events).
-  static void print_timing(rt::cuda::P2PTeam& team, const char* program, const rt::cuda::LaunchResult& launched,
-                           const std::vector<int>& comm) {
-    std::fprintf(stderr, "stencilc: %s on %d GPUs (%d blocks of %d threads each, %d comm): %.3f ms\n", program,
-                 team.n(), launched.blocks[0], launched.block_threads, comm[0], launched.kernel_ms);
+  static void print_timing(rt::cuda::P2PTeam& team, const char* program,
+                           const rt::cuda::LaunchResult& launched, const std::vector<int>& comm) {
+    std::fprintf(
+        stderr, "stencilc: %s on %d GPUs (%d blocks of %d threads each, %d comm): %.3f ms\n",
+        program, team.n(), launched.blocks[0], launched.block_threads, comm[0], launched.kernel_ms);
   }
 };
 
@@ -108,8 +109,8 @@ struct LaunchSpec {
   const char* program = "";
   int block_threads = 0;
   const Plan<N>* plan = nullptr;
-  const FormChoice* form = nullptr;      // a global-view program's time loop form (null: SPMD)
-  const RoleModel<N>* roles = nullptr;   // the kernel's block roles (its KernelArgs has n_comm)
+  const FormChoice* form = nullptr;     // a global-view program's time loop form (null: SPMD)
+  const RoleModel<N>* roles = nullptr;  // the kernel's block roles (its KernelArgs has n_comm)
   std::function<std::vector<ExchangeLoad>(int)> exchanges;  // a PE's comm-group exchanges
 };
 
@@ -136,8 +137,8 @@ rt::cuda::LaunchConfig launch_config(const LaunchSpec<N>& spec) {
 }
 
 template <int N, class Team, class... KArgs, class Bind, class Words>
-void run(Team& team, void (*kernel)(KArgs...), const LaunchSpec<N>& spec, Bind& bind, const Words& scratch,
-         const Words* sync) {
+void run(Team& team, void (*kernel)(KArgs...), const LaunchSpec<N>& spec, Bind& bind,
+         const Words& scratch, const Words* sync) {
   using Args = std::decay_t<std::invoke_result_t<Bind&, int>>;
   const rt::cuda::LaunchConfig config = launch_config<N>(spec);
   std::vector<int> comm(team.n(), 0);
@@ -150,7 +151,8 @@ void run(Team& team, void (*kernel)(KArgs...), const LaunchSpec<N>& spec, Bind& 
           args.sync = sync->on(pe);
           const auto layout = rt::block_layout<N>(spec.plan->grid, pe, spec.plan->extent);
           const rt::RoleWork work =
-              role_work<N>(*spec.roles, layout.extent, spec.exchanges ? spec.exchanges(pe) : std::vector<ExchangeLoad>{});
+              role_work<N>(*spec.roles, layout.extent,
+                           spec.exchanges ? spec.exchanges(pe) : std::vector<ExchangeLoad>{});
           args.n_comm = rt::comm_workers(work, TeamLaunch<Team>::workers(team, pe, kernel, config));
           comm[pe] = args.n_comm;
         }
@@ -158,7 +160,8 @@ void run(Team& team, void (*kernel)(KArgs...), const LaunchSpec<N>& spec, Bind& 
       },
       config);
   if (std::getenv("STENCILC_TIMING")) {
-    if (spec.form) std::fprintf(stderr, "stencilc: %s: %s\n", spec.program, spec.form->summary().c_str());
+    if (spec.form)
+      std::fprintf(stderr, "stencilc: %s: %s\n", spec.program, spec.form->summary().c_str());
     TeamLaunch<Team>::print_timing(team, spec.program, launched, comm);
   }
 }
@@ -175,19 +178,22 @@ void launch(Team& team, void (*kernel)(KArgs...), const LaunchSpec<N>& spec, Bin
   using Args = std::decay_t<std::invoke_result_t<Bind&, int>>;
   const auto scratch = team.template alloc<std::uint64_t>(1 << 14);
   if constexpr (detail_launch::HasRoles<Args>::value) {
-    if (!spec.roles) rt::fatal("program '%s': its kernel has block roles but the launch has no role model", spec.program);
+    if (!spec.roles)
+      rt::fatal("program '%s': its kernel has block roles but the launch has no role model",
+                spec.program);
     const auto sync = team.template alloc<std::uint64_t>(2);
     detail_launch::run<N>(team, kernel, spec, bind, scratch, &sync);
   } else {
-    detail_launch::run<N>(team, kernel, spec, bind, scratch, static_cast<decltype(scratch)*>(nullptr));
+    detail_launch::run<N>(team, kernel, spec, bind, scratch,
+                          static_cast<decltype(scratch)*>(nullptr));
   }
 }
 
 /// After a launch on P2PTeam, grid or block `g`'s blocks it ended with (swaps included) back into
 /// the grid.
 template <typename T, int N>
-void download_final(rt::cuda::P2PTeam& team, const rt::cuda::Sym<rt::cuda::DBlock<T, N>>& final_blocks,
-                    Grid<T, N>& g) {
+void download_final(rt::cuda::P2PTeam& team,
+                    const rt::cuda::Sym<rt::cuda::DBlock<T, N>>& final_blocks, Grid<T, N>& g) {
   std::vector<rt::cuda::DBlock<T, N>> blocks(team.n());
   for (int pe = 0; pe < team.n(); ++pe) team.download(pe, &blocks[pe], final_blocks.on(pe), 1);
   download_grid(team, blocks, g);
