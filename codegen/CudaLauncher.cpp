@@ -3,6 +3,8 @@
 // loop's form for the run among those the IR records (compiled::choose_form), launch the
 // persistent kernel and bring the results back; for an SPMD program, the launcher stencilc::spmd
 // dispatches to. p2p: one process does it for every GPU; nvshmem: every process for its own PE.
+// The launch itself is a call of compiled::launch (include/stencilc/compiled_launch.hpp) with the
+// program's data: its role table, its exchanges and the binding of its KernelArgs.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -22,64 +24,38 @@ using passes::RegsForm;
 
 namespace {
 
-/// The launcher's evaluation of the block-role cost model for PE sc_pe (see RoleModelInputs):
-/// `workers` is the expression for the number of blocks the kernel gets.
-std::vector<std::string> role_model(const Program& p, const RoleModelInputs& model, int rank,
-                                    const std::string& workers) {
-  std::string r = std::to_string(rank);
-  std::vector<std::string> l;
-  l.push_back(
-      "{  // specialize-blocks' cost model on this GPU's block (docs/PASSES.md): how many comm "
-      "blocks");
-  l.push_back("  const auto sc_layout = ::stencilc::rt::block_layout<" + r +
-              ">(sc_plan.grid, sc_pe, sc_plan.extent);");
-  l.push_back("  ::stencilc::rt::RoleWork sc_work;");
-  l.push_back("  double sc_inner = 0, sc_boundary = 0;");
-  std::vector<std::string>
-      sides;  // as the kernel narrows its split updates: faces where exchanges act
-  for (const std::string& g : model.comm_grids) sides.push_back("sc_" + g + "_halo.faces(sc_pe)");
-  for (const auto& part : model.inner_parts) {
-    l.push_back("  {");
-    l.push_back("    std::array<int, " + r + "> sc_wlo" + int_list(part.width_lo) + ", sc_whi" +
-                int_list(part.width_hi) + ";");
-    if (!sides.empty())
-      l.push_back("    " + std::string(kRt) +
-                  "keep_exchanged_faces(sc_wlo.data(), sc_whi.data(), " + r + ", " +
-                  join(sides, " | ") + ");");
-    l.push_back("    ::stencilc::rt::part_points<" + r +
-                ">(sc_layout.extent, sc_wlo, sc_whi, &sc_inner, &sc_boundary);");
-    l.push_back("  }");
-    l.push_back("  sc_work.compute_bytes += sc_inner * " + std::to_string(part.bytes_per_point) +
-                ";");
-    l.push_back("  sc_work.comm_bytes += sc_boundary * " + std::to_string(part.bytes_per_point) +
-                ";");
-  }
-  for (const std::string& g : model.comm_grids) {
-    const Param* q = p.find_param(g);
-    l.push_back(std::string("  sc_work.comm_bytes += 2.0 * sizeof(") + cpp_type(q->type) +
-                ") * sc_" + g + "_halo.moved_elements(sc_pe);");
-    l.push_back("  sc_work.transfers |= sc_" + g + "_halo.moved_elements(sc_pe) > 0;");
-    l.push_back("  sc_work.items += sc_" + g + "_halo.blocks_needed(sc_pe);");
-  }
-  if (model.spmd_transfers) {
-    // The user's puts: their sizes are the program's, not known here; the model counts their
-    // latency.
-    l.push_back("  sc_work.transfers = true;  // the comm group's put_signal/signal_wait_until");
-  }
-  l.push_back("  sc_work.pe_barriers = " + std::to_string(model.pe_barriers) + ";");
-  l.push_back("  sc_work.group_barriers = " + std::to_string(model.group_barriers) + ";");
-  l.push_back("  sc_args.n_comm = ::stencilc::rt::comm_workers(sc_work, " + workers + ");");
-  l.push_back("}");
-  return l;
+/// specialize-blocks' cost model inputs (RoleModelInputs) as the launcher's constant table, which
+/// compiled::launch evaluates on every PE (compiled::role_work).
+std::vector<std::string> role_table(const RoleModelInputs& model, int rank) {
+  std::vector<std::string> parts;
+  for (const auto& part : model.inner_parts)
+    parts.push_back("{" + int_list(part.width_lo) + ", " + int_list(part.width_hi) + ", " +
+                    std::to_string(part.bytes_per_point) + "}");
+  return {"  const ::stencilc::compiled::RoleModel<" + std::to_string(rank) +
+              "> sc_roles{  // specialize-blocks' cost model (docs/PASSES.md)",
+          "      {" + join(parts) + "},  // inner parts: widths lo, widths hi, bytes a point",
+          std::string("      ") + (model.spmd_transfers ? "true" : "false") +
+              ",  // the comm group's put_signal/signal_wait_until (SPMD)",
+          "      " + std::to_string(model.pe_barriers) + ", " +
+              std::to_string(model.group_barriers) + "};  // PE and group barriers a step"};
+}
+
+/// The comm group's exchanges on PE sc_pe as the cost model counts them, in `comm_grids`' order.
+std::string exchange_loads(const Program& p, const RoleModelInputs& model) {
+  std::vector<std::string> loads;
+  for (const std::string& g : model.comm_grids)
+    loads.push_back("::stencilc::compiled::exchange_load(sc_" + g + "_halo, sc_pe, sizeof(" +
+                    cpp_type(p.find_param(g)->type) + "))");
+  return "  sc_launch.exchanges = [&](int sc_pe) {  // the comm group's exchanges on PE sc_pe\n"
+         "    return std::vector<::stencilc::compiled::ExchangeLoad>{" +
+         join(loads) + "};\n  };";
 }
 
 /// What both launchers (global-view and SPMD programs) do once the plan is made and `heap` (the
 /// symmetric bytes it needs, an expression) is known: make the team; run `setup` (the grids'
-/// uploads and the other allocations); allocate the reduction scratch and the groups' barrier
-/// counters; launch the kernel cooperatively (collectively on nvshmem) with `args` (assignments
-/// to sc_args) and, when the kernel has roles, the comm blocks from the cost model; print, when
-/// STENCILC_TIMING is set, the time loop's form and why (global-view programs: sc_form) and the
-/// timing line.
+/// uploads and the other allocations); then compiled::launch with the program's role table and
+/// its KernelArgs binding (`args`: assignments to sc_args). Global-view programs pass their form
+/// (sc_form) for the launch's grid and the STENCILC_TIMING line.
 std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs& model, int rank,
                                          bool nvshmem, const std::string& heap,
                                          const std::string& heap_holds,
@@ -101,73 +77,20 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
                   ");  // one GPU per PE, peer access between all");
   }
   out.insert(out.end(), setup.begin(), setup.end());
-  out.push_back("  auto sc_scratch = sc_team.alloc<std::uint64_t>(1 << 14);");
-  if (model.roles) out.push_back("  auto sc_sync = sc_team.alloc<std::uint64_t>(2);");
-  out.push_back("  " + std::string(kRt) + "LaunchConfig sc_config;");
-  out.push_back("  sc_config.block_threads = sc_" + p.name + "::kBlockThreads;");
-  out.push_back("  sc_config.max_blocks = ::stencilc::compiled::max_blocks_for<" + r +
-                ">(sc_plan, sc_config.block_threads);");
-  if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
-    out.push_back(
-        "  if (sc_form.flow_on()) sc_config.max_blocks = sc_form.blocks;  // the dataflow loop: a "
-        "block per radius of rows at most (no idle blocks), or the register-resident form's");
-    if (!marked_regs_form(p, flow).in.empty()) {
-      out.push_back(
-          "  if (sc_form.regs_on()) {  // the register-resident form: every block resident, with "
-          "its side columns");
-      out.push_back("    sc_config.dynamic_smem = sc_form.smem;");
-      out.push_back("    sc_config.blocks_per_sm = 0;");
-      out.push_back("  }");
-    }
-  }
-  out.push_back("  std::vector<int> sc_comm(sc_team.n(), 0);");
-  out.push_back(
-      std::string(
-          "  const ::stencilc::rt::cuda::LaunchResult sc_launched = sc_team.launch_cooperative(") +
-      (nvshmem ? "  // nvshmemx_collective_launch of this PE's kernel" : ""));
-  out.push_back("      sc_" + p.name + "::kernel,");
-  out.push_back("      [&](int sc_pe) {");
-  out.push_back("        sc_" + p.name + "::KernelArgs sc_args{};");
-  for (const auto& a : args) out.push_back("        " + a);
-  out.push_back("        sc_args.scratch = sc_scratch.on(sc_pe);");
+  const std::string form = p.kind == ProgramKind::Global ? "&sc_form" : "nullptr";
+  out.push_back("  ::stencilc::compiled::LaunchSpec<" + r + "> sc_launch{\"" + p.name + "\", sc_" +
+                p.name + "::kBlockThreads, &sc_plan, " + form + "};");
   if (model.roles) {
-    out.push_back("        sc_args.sync = sc_sync.on(sc_pe);");
-    const std::string workers =
-        nvshmem ? std::string(kRt) + "resident_blocks(sc_" + p.name + "::kernel, sc_config)"
-                : "sc_team.cooperative_blocks(sc_pe, sc_" + p.name + "::kernel, sc_config)";
-    for (const auto& m : role_model(p, model, rank, workers)) out.push_back("        " + m);
-    out.push_back("        sc_comm[sc_pe] = sc_args.n_comm;");
+    for (const auto& line : role_table(model, rank)) out.push_back(line);
+    out.push_back("  sc_launch.roles = &sc_roles;");
+    if (!model.comm_grids.empty()) out.push_back(exchange_loads(p, model));
   }
-  out.push_back("        return std::make_tuple(sc_team.device_pe(sc_pe), sc_args);");
-  out.push_back("      },");
-  out.push_back("      sc_config);");
-  const std::string form_line =
-      "    std::fprintf(stderr, \"stencilc: %s: %s\\n\", \"" + p.name +
-      "\", sc_form.summary().c_str());  // which form the time loop took and why";
-  if (nvshmem) {
-    out.push_back(
-        "  if (std::getenv(\"STENCILC_TIMING\")) {  // this PE's kernel, launch to done (host wall "
-        "time)");
-    if (p.kind == ProgramKind::Global) out.push_back(form_line);
-    out.push_back(
-        "    std::fprintf(stderr, \"stencilc: %s on PE %d of %d (%d blocks of %d threads, %d "
-        "comm): %.3f ms\\n\", \"" +
-        p.name +
-        "\", sc_team.my_pe(), sc_team.n(), sc_launched.blocks[sc_team.my_pe()], "
-        "sc_launched.block_threads, "
-        "sc_comm[sc_team.my_pe()], sc_launched.wall_ms);");
-  } else {
-    out.push_back(
-        "  if (std::getenv(\"STENCILC_TIMING\")) {  // the slowest GPU's kernel (CUDA events)");
-    if (p.kind == ProgramKind::Global) out.push_back(form_line);
-    out.push_back(
-        "    std::fprintf(stderr, \"stencilc: %s on %d GPUs (%d blocks of %d threads each, %d "
-        "comm): %.3f ms\\n\", \"" +
-        p.name +
-        "\", sc_team.n(), sc_launched.blocks[0], sc_launched.block_threads, sc_comm[0], "
-        "sc_launched.kernel_ms);");
-  }
-  out.push_back("  }");
+  out.push_back("  ::stencilc::compiled::launch(sc_team, sc_" + p.name +
+                "::kernel, sc_launch, [&](int sc_pe) {");
+  out.push_back("    sc_" + p.name + "::KernelArgs sc_args{};");
+  for (const auto& a : args) out.push_back("    " + a);
+  out.push_back("    return sc_args;");
+  out.push_back("  });");
   return out;
 }
 
@@ -202,15 +125,8 @@ void copy_back(const Param& g, const std::string& process_grid, bool nvshmem,
                      g.name + "_final, " + g.name + ", \"" + g.name + "\");");
     return;
   }
-  after->push_back("  {  // %" + g.name +
-                   ": the blocks it ended with (swaps included) back into the grid");
-  after->push_back("    std::vector<" + dblock_type(g) + "> sc_final(sc_team.n());");
-  after->push_back(
-      "    for (int sc_pe = 0; sc_pe < sc_team.n(); ++sc_pe) sc_team.download(sc_pe, "
-      "&sc_final[sc_pe], sc_" +
-      g.name + "_final.on(sc_pe), 1);");
-  after->push_back("    ::stencilc::compiled::download_grid(sc_team, sc_final, " + g.name + ");");
-  after->push_back("  }");
+  after->push_back("  ::stencilc::compiled::download_final(sc_team, sc_" + g.name + "_final, " +
+                   g.name + ");  // %" + g.name + ": the blocks it ended with (swaps included)");
 }
 
 /// Where `loop` is in the user's source, "file.cpp:line" (the file's name without its folders:

@@ -554,3 +554,6 @@ DeviceShape<N> device_shape(const GridDesc<N>& g) {
 }
 
 }  // namespace stencilc::compiled
+
+// The launch template (compiled::launch), built on everything above.
+#include "stencilc/compiled_launch.hpp"

@@ -146,4 +146,22 @@ auto regs_device(void (*kernel)(KArgs...), rt::cuda::NvshmemTeam& team) {
   };
 }
 
+/// The nvshmem backend's launch: a PE's kernel gets the blocks resident on its GPU, and its
+/// STENCILC_TIMING line is this PE's kernel, launch to done (host wall time).
+template <>
+struct TeamLaunch<rt::cuda::NvshmemTeam> {
+  template <class... KArgs>
+  static int workers(rt::cuda::NvshmemTeam&, int, void (*kernel)(KArgs...),
+                     const rt::cuda::LaunchConfig& config) {
+    return rt::cuda::resident_blocks(kernel, config);
+  }
+  static void print_timing(rt::cuda::NvshmemTeam& team, const char* program,
+                           const rt::cuda::LaunchResult& launched, const std::vector<int>& comm) {
+    std::fprintf(stderr,
+                 "stencilc: %s on PE %d of %d (%d blocks of %d threads, %d comm): %.3f ms\n",
+                 program, team.my_pe(), team.n(), launched.blocks[team.my_pe()],
+                 launched.block_threads, comm[team.my_pe()], launched.wall_ms);
+  }
+};
+
 }  // namespace stencilc::compiled

@@ -3,7 +3,8 @@
 // (thread blocks) form the comm group, or 0 to run every statement on every worker.
 //
 // The pass records the model's compile-time inputs in the IR (parts, widths, costs, roles); the
-// generated launcher turns them into this PE's bytes with its block's extents and calls
+// generated launcher passes them as a table (compiled::RoleModel) that compiled::launch turns into
+// this PE's bytes with its block's extents (compiled::role_work) before calling
 // choose_comm_workers(). Backend-independent and host-only, so it is unit-tested without a GPU.
 #pragma once
 
