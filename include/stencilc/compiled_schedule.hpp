@@ -35,21 +35,28 @@ inline bool parse_schedule(const char* text, Schedule* out) {
   return true;
 }
 
-/// The per-GPU bytes a step must move for the host-controlled schedule to be chosen. Its kernels
-/// stream memory faster than the persistent kernel's barrier form on steps of several updates
-/// with exchanges between them, but each step pays a launch per update and exchange and a host
-/// round trip per reduction the loop reads, so it wins only where a step moves a lot. Measured,
+/// The per-GPU bytes a step must move for the host-controlled schedule to be chosen, on 2 GPUs
+/// (kHostControlledMinBytesOneGpu on one). Its kernels stream memory faster than the persistent
+/// kernel's barrier form on steps of several updates with exchanges between them, but each step
+/// pays a launch per update and a host round trip per reduction the loop reads, and on several
+/// GPUs a cross-GPU event wait per exchange, so it wins only where a step moves enough. Measured,
 /// us a step, cpu-free / host-controlled (bytes a step a GPU, as passes::schedule_facts counts
-/// them):
-///   fdtd2d 2048^2 (88 bytes a point, 4 updates, 3 exchanges), 2 x H200, 2026-11-27, the rebuilt
-///     host-controlled schedule: 1 GPU 113.6/98.1 (369 MB), 2 GPUs 77.6/53.3 (185 MB);
-///   fdtd2d before the rebuild (4 x H200, 2026-11-26): 512^2 20.4/19.7 (23 MB on 1 GPU),
-///     27.2/68.6 on 2; 2048^2 on 4 GPUs 60/161 (92 MB);
-///   cg2d unfused (112 bytes a point, 4 updates, 2 reductions read a step), before the rebuild:
-///     1026^2 43.6/75.0 (118 MB on 1 GPU); 4098^2 696/569 (1.88 GB), 376/324 (940 MB) on 2.
-/// The rebuilt schedule wins by 14% at 369 MB and by 31% at 185 MB; at 23-118 MB the cpu-free
-/// one won or tied before the rebuild, not measured since. The limit sits between, at 100 MB.
+/// them), fdtd2d (88 bytes a point, 4 updates, 3 exchanges):
+///   4 x H200, 2026-11-27 (updates storing their faces, store-faces): 512^2 20.9/17.7 (23 MB) on
+///     1 GPU, 28.0/30.7 (12 MB) on 2, 37.2/54.6 on 4; 4096^2 390.5/359.8 (1.48 GB) on 1,
+///     215.5/196.4 (738 MB) on 2;
+///   2 x H200, 2026-11-27: 2048^2 113.6/98.1 (369 MB) on 1, 77.6/53.3 (185 MB) on 2;
+///   cg2d unfused (112 bytes a point, 4 updates, 2 reductions read a step), before the
+///     schedule's rebuild: 1026^2 43.6/75.0 (118 MB on 1 GPU).
+/// On 2 GPUs it lost at 12 MB and won from 185 MB: the limit sits between, at 100 MB. On one GPU
+/// (no exchange, no cross-GPU wait) it won from 23 MB: kHostControlledMinBytesOneGpu.
 inline constexpr double kHostControlledMinBytesPerGpu = 100e6;
+inline constexpr double kHostControlledMinBytesOneGpu = 20e6;
+
+/// The limit for a run on `gpus` GPUs (see above).
+inline double host_controlled_min_bytes(int gpus) {
+  return gpus == 1 ? kHostControlledMinBytesOneGpu : kHostControlledMinBytesPerGpu;
+}
 
 /// The most GPUs the host-controlled schedule is chosen on: on 4 it lost at every size measured
 /// (cg2d 4098^2, 470 MB a GPU a step: 299 us against 215; fdtd2d 2048^2: 161 against 60), its
@@ -126,7 +133,7 @@ inline std::string bytes_text(double bytes) {
 /// 2. The cpu-free schedule where the program holds no host-controlled code (`cpu_free_only`).
 /// 3. The host-controlled schedule where the step has at least kHostControlledMinUpdates point
 ///    updates, the run has at most kHostControlledMaxGpus GPUs and each
-///    GPU's part of a step moves at least kHostControlledMinBytesPerGpu (bytes_per_point x the
+///    GPU's part of a step moves at least host_controlled_min_bytes(gpus) (bytes_per_point x the
 ///    points / the GPUs).
 /// 4. The cpu-free schedule otherwise.
 ///
@@ -167,13 +174,13 @@ inline ScheduleChoice choose_schedule(const ScheduleQuery& q) {
   } else if (gpus > kHostControlledMaxGpus) {
     c.reason = std::string("cost model: ") + facts + "; more than " +
                std::to_string(kHostControlledMaxGpus) + " GPUs";
-  } else if (per_gpu < kHostControlledMinBytesPerGpu) {
+  } else if (per_gpu < host_controlled_min_bytes(gpus)) {
     c.reason = std::string("cost model: ") + facts + " < " +
-               detail::bytes_text(kHostControlledMinBytesPerGpu);
+               detail::bytes_text(host_controlled_min_bytes(gpus));
   } else {
     c.schedule = Schedule::HostControlled;
     c.reason = std::string("cost model: ") + facts +
-               " >= " + detail::bytes_text(kHostControlledMinBytesPerGpu);
+               " >= " + detail::bytes_text(host_controlled_min_bytes(gpus));
   }
   return c;
 }
