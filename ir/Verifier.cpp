@@ -330,40 +330,21 @@ void Verifier::check_stmt(const Stmt& s) {
       check_body(as<While>(s)->body);
       --loops_;
       break;
-    case StmtKind::ForEach: {
-      auto* op = as<ForEach>(s);
-      check_point_loop(s, op->range, op->indices, op->body);
-      check_reads_of_written("foreach", op->body);
-      check_for_each_part(op);
-      check_through(op);
-      check_role(s, op->role);
+    case StmtKind::ForEach:
+      check_for_each(s);
       break;
-    }
-    case StmtKind::Reduce: {
-      auto* op = as<Reduce>(s);
-      check_point_loop(s, op->range, op->indices, op->body);
-      if (!ends_in(op->body, StmtKind::Yield))
-        error("reduce body does not end in yield on every path");
-      check_reads_of_written("reduce", op->body);
-      declare(op->result, op->type, VarKind::ReduceResult);
+    case StmtKind::Reduce:
+      check_reduce(s);
       break;
-    }
     case StmtKind::Store:
       check_store(as<Store>(s));
       break;
     case StmtKind::Yield:
       check_typed(as<Yield>(s)->value, reduce_type_, "yielded value");
       break;
-    case StmtKind::Return: {
-      auto* op = as<Return>(s);
-      if (!function_) break;
-      if (!op->value)
-        error(std::string("return without a value in a function returning ") +
-              to_string(function_->ret));
-      else
-        check_typed(op->value, function_->ret, "returned value");
+    case StmtKind::Return:
+      check_return(as<Return>(s));
       break;
-    }
     case StmtKind::Swap:
       check_swap(as<Swap>(s));
       break;
@@ -404,6 +385,32 @@ void Verifier::check_stmt(const Stmt& s) {
       break;
   }
   loc_ = saved;
+}
+
+void Verifier::check_for_each(const Stmt& s) {
+  auto* op = as<ForEach>(s);
+  check_point_loop(s, op->range, op->indices, op->body);
+  check_reads_of_written("foreach", op->body);
+  check_for_each_part(op);
+  check_through(op);
+  check_role(s, op->role);
+}
+
+void Verifier::check_reduce(const Stmt& s) {
+  auto* op = as<Reduce>(s);
+  check_point_loop(s, op->range, op->indices, op->body);
+  if (!ends_in(op->body, StmtKind::Yield)) error("reduce body does not end in yield on every path");
+  check_reads_of_written("reduce", op->body);
+  declare(op->result, op->type, VarKind::ReduceResult);
+}
+
+void Verifier::check_return(const Return* op) {
+  if (!function_) return;
+  if (!op->value)
+    error(std::string("return without a value in a function returning ") +
+          to_string(function_->ret));
+  else
+    check_typed(op->value, function_->ret, "returned value");
 }
 
 void Verifier::check_var_decl(const VarDecl* op) {

@@ -66,6 +66,9 @@ class Verifier {
   void check_decomposed_stmt(const Stmt& s);  // halo_send, halo_recv, allreduce
   void check_all_reduce(const AllReduce* op);
   void check_reads_of_written(const char* what, const Stmt& body);  // a point body: Jacobi, not Gauss-Seidel
+  void check_for_each(const Stmt& s);               // a foreach: its loop, parts, marks, role
+  void check_reduce(const Stmt& s);                 // a reduce: its loop, yield, result
+  void check_return(const Return* op);
   void check_for_each_part(const ForEach* op);      // split-boundary's widths
   void check_through(const ForEach* op);            // store-faces' grids
   void check_role(const Stmt& s, WorkerRole role);  // specialize-blocks' roles
