@@ -317,6 +317,18 @@ Stmt make_if(Expr c, Stmt t, Stmt e, SourceLoc l) {
   return std::make_shared<If>(std::move(c), std::move(t), std::move(e), std::move(l));
 }
 
+Stmt rebuild_if(const If& old, Expr c, Stmt t, Stmt e) {
+  auto out = std::make_shared<If>(std::move(c), std::move(t), std::move(e), old.loc);
+  out->versioned = old.versioned;
+  return out;
+}
+
+Stmt make_versions(Expr c, Stmt fused, Stmt unfused, SourceLoc l) {
+  auto out = std::make_shared<If>(std::move(c), std::move(fused), std::move(unfused), std::move(l));
+  out->versioned = true;
+  return out;
+}
+
 Stmt make_for(const std::string& var, ScalarType t, Expr lo, Expr hi, int64_t step, Stmt body,
               SourceLoc l) {
   return std::make_shared<For>(var, t, std::move(lo), std::move(hi), step, std::move(body),

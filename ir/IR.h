@@ -223,6 +223,10 @@ struct If : StmtNode {
   Expr cond;
   Stmt then_body;  // a Block
   Stmt else_body;  // a Block or null
+  /// fuse-sweeps' versions (passes/FuseSweeps.h): the then branch is the fused version, what runs
+  /// where the grids' interiors are equal; the else branch the unfused one. Printed
+  /// `if %fused_ranges versioned {`.
+  bool versioned = false;
   If(Expr c, Stmt t, Stmt e, SourceLoc l)
       : StmtNode(kKind, std::move(l)), cond(std::move(c)), then_body(std::move(t)),
         else_body(std::move(e)) {}
@@ -545,6 +549,10 @@ Stmt make_block(std::vector<Stmt> stmts, SourceLoc l = {});
 Stmt make_var_decl(const std::string& name, ScalarType t, Expr init, SourceLoc l = {});
 Stmt make_assign(const std::string& name, Expr v, SourceLoc l = {});
 Stmt make_if(Expr c, Stmt t, Stmt e, SourceLoc l = {});
+/// An If like `old` (its loc and marks) with another condition and branches.
+Stmt rebuild_if(const If& old, Expr c, Stmt t, Stmt e);
+/// An If marked as fuse-sweeps' versions (If::versioned).
+Stmt make_versions(Expr c, Stmt fused, Stmt unfused, SourceLoc l = {});
 Stmt make_for(const std::string& var, ScalarType t, Expr lo, Expr hi, int64_t step, Stmt body, SourceLoc l = {});
 Stmt make_while(Expr c, Stmt body, SourceLoc l = {});
 Stmt make_for_each(Range r, std::vector<std::string> indices, Stmt body, SourceLoc l = {});

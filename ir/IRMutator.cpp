@@ -249,7 +249,7 @@ Stmt IRMutator::visit(const Ref<If>& op) {
   if (c == op->cond && t == op->then_body && e == op->else_body) return op;
   // A body mutated away is still a body: keep the If well formed with an empty block.
   if (!t) t = make_block({}, op->then_body->loc);
-  return make_if(std::move(c), std::move(t), std::move(e), op->loc);
+  return rebuild_if(*op, std::move(c), std::move(t), std::move(e));
 }
 
 Stmt IRMutator::visit(const Ref<For>& op) {

@@ -394,6 +394,7 @@ Stmt Parser::parse_simple_stmt(const Token& t) {
 Stmt Parser::parse_if() {
   take();  // if
   Expr c = parse_expr();
+  const bool versioned = accept_ident("versioned");
   SourceLoc loc = parse_opt_loc();
   Stmt then_body = parse_block();
   Stmt else_body;
@@ -401,7 +402,8 @@ Stmt Parser::parse_if() {
     // `else if` is accepted for hand-written IR; it reads as an else block holding the if.
     else_body = peek().is_ident("if") ? make_block({parse_if()}) : parse_block();
   }
-  return make_if(c, then_body, else_body, loc);
+  return versioned ? make_versions(c, then_body, else_body, loc)
+                   : make_if(c, then_body, else_body, loc);
 }
 
 Stmt Parser::parse_for() {

@@ -162,7 +162,7 @@ void StmtPrinter::print_body(const Stmt& body, int indent) {
 }
 
 void StmtPrinter::print_if(const If* op, int indent) {
-  line(indent, "if " + print(op->cond), op->loc);
+  line(indent, "if " + print(op->cond) + (op->versioned ? " versioned" : ""), op->loc);
   out_ << " {\n";
   print_body(op->then_body, indent);
   if (op->else_body) {

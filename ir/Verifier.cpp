@@ -313,6 +313,7 @@ void Verifier::check_stmt(const Stmt& s) {
     case StmtKind::If: {
       auto* op = as<If>(s);
       check_typed(op->cond, ScalarType::Bool, "if condition");
+      if (op->versioned && !op->else_body) error("if versioned has no else branch (the unfused version)");
       check_body(op->then_body);
       if (op->else_body) check_body(op->else_body);
       break;

@@ -17,8 +17,8 @@ namespace {
 
 using namespace ir;
 
-/// The condition of a versioned run (`if %fused_ranges { fused } else { unfused }`): the base of
-/// its fresh name, which is_sweep_version recognises.
+/// The base of a versioned run's condition's fresh name (`if %fused_ranges versioned { fused }
+/// else { unfused }`).
 constexpr const char* kVersionCondition = "fused_ranges";
 
 /// Every name a program declares or uses, so that new ones are fresh.
@@ -313,7 +313,7 @@ class FuseSweeps {
       Stmt e = i->else_body ? nested(i->else_body, fuse) : nullptr;
       if (version) unequal_.erase(v->name);
       if (t == i->then_body && e == i->else_body) return s;
-      return make_if(i->cond, t, e, s->loc);
+      return rebuild_if(*i, i->cond, t, e);
     }
     if (auto* f = as<For>(s)) {
       Stmt b = block(f->body, point_updates(f->body) != 1);
@@ -375,7 +375,7 @@ class FuseSweeps {
     }
     std::vector<Stmt> unfused = fused(stmts, runs, from, stmts.size(), false);
     for (Stmt& x : unfused) x = Copy().mutate(x);
-    out.push_back(make_if(make_var(cond, ScalarType::Bool),
+    out.push_back(make_versions(make_var(cond, ScalarType::Bool),
                           make_block(fused(stmts, runs, from, stmts.size(), true)),
                           make_block(std::move(unfused)), stmts[from]->loc));
     return make_block(std::move(out), s->loc);
@@ -480,9 +480,6 @@ ir::Module fuse_sweeps(const ir::Module& m) {
   return out;
 }
 
-bool is_sweep_version(const If& op) {
-  const auto* cond = as<Var>(op.cond);
-  return cond && op.else_body && cond->name.rfind(kVersionCondition, 0) == 0;
-}
+bool is_sweep_version(const If& op) { return op.versioned && op.else_body; }
 
 }  // namespace stencilc::passes

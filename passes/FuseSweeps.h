@@ -24,14 +24,15 @@ namespace stencilc::passes {
 /// form, which a fused reduce would lose.
 ///
 /// Where a run needs two different grids' interiors to be equal, the statements from the first
-/// such run to the end of its block are versioned: `if %fused_k { fused } else { unfused }`, with
+/// such run to the end of its block are versioned: `if %fused_k versioned { fused } else {
+/// unfused }` (If::versioned), with
 /// `var %fused_k: bool` at the top of the program comparing the interiors' bounds
 /// (`interior_lo`, `interior_hi`); swaps keep shapes, so once is enough. SPMD programs are left
 /// alone.
 ir::Module fuse_sweeps(const ir::Module& m);
 
-/// Whether `op` is one of fuse_sweeps' versions, `if %fused_k { fused } else { unfused }`: its
-/// then branch is what runs wherever the grids' interiors are equal.
+/// Whether `op` is one of fuse_sweeps' versions (marked versioned, with both branches): its then
+/// branch is what runs wherever the grids' interiors are equal.
 bool is_sweep_version(const ir::If& op);
 
 }  // namespace stencilc::passes

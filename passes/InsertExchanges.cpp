@@ -66,7 +66,7 @@ class InsertExchanges : public IRMutator {
     Stmt else_body = mutate(op->else_body);  // null stays null: the state passes through
     stale_.insert(after_then.begin(), after_then.end());
     if (then_body == op->then_body && else_body == op->else_body) return op;
-    return make_if(op->cond, then_body, else_body, op->loc);
+    return rebuild_if(*op, op->cond, then_body, else_body);
   }
 
   Stmt visit(const Ref<For>& op) override {

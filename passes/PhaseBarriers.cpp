@@ -198,7 +198,7 @@ class PhaseWalk {
     }
     st = std::move(end);
     if (then_body == i->then_body && else_body == i->else_body) return x;
-    return make_if(i->cond, then_body, else_body, i->loc);
+    return rebuild_if(*i, i->cond, then_body, else_body);
   }
 
   /// The loop with its body walked from the fixpoint of its head state; st becomes that state

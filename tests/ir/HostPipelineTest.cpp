@@ -10,6 +10,7 @@
 #include "passes/LowerExchanges.h"
 #include "passes/PassManager.h"
 #include "passes/Pipelines.h"
+#include "passes/ScheduleFacts.h"
 #include "tests/ir/TestUtil.h"
 
 namespace stencilc::passes {
@@ -105,6 +106,50 @@ TEST(HostPipeline, FailingPassesHandTheModuleBackUnchanged) {
             std::string::npos);
   EXPECT_EQ(print(l.module), print(with_exchange));
   EXPECT_TRUE(verify(l.module).empty());
+}
+
+}  // namespace
+}  // namespace stencilc::passes
+
+namespace stencilc::passes {
+namespace {
+
+// A step whose branches move different bytes: the then branch one grid (8 bytes a point), the
+// else branch two updates (16 bytes a point); the condition named like fuse-sweeps' own.
+std::string branches(const char* mark) {
+  return std::string(R"(module "s.cpp"
+
+program @s(%a: grid<f32, 1> halo[1:1], %b: grid<f32, 1> halo[1:1], %n: i32, %fused_ranges: bool) decomposed {
+  for %t: i32 = 0 to %n step 1 {
+    if %fused_ranges)") + mark + R"( {
+      foreach %b.interior (%i) {
+        store %b = %b[0] + 1.0f
+      }
+    } else {
+      foreach %b.interior (%i) {
+        store %b = %a[0]
+      }
+      foreach %a.interior (%i) {
+        store %a = %b[0]
+      }
+    }
+  }
+}
+)";
+}
+
+// ScheduleFacts takes fuse-sweeps' fused version (an If marked versioned, whatever its condition
+// is called) and otherwise the branch that moves more: a user's own `if` on a flag named like the
+// pass's condition is not taken for one.
+TEST(ScheduleFacts, TakesTheFusedVersionOnlyWhereMarked) {
+  const Module versioned = testing::parse_ok(branches(" versioned"));
+  const ScheduleFacts fused = schedule_facts(versioned.programs[0]);
+  EXPECT_EQ(fused.updates, 1);
+  EXPECT_EQ(fused.bytes_per_point, 8);
+  const Module user = testing::parse_ok(branches(""));
+  const ScheduleFacts larger = schedule_facts(user.programs[0]);
+  EXPECT_EQ(larger.updates, 2);
+  EXPECT_EQ(larger.bytes_per_point, 16);
 }
 
 }  // namespace
