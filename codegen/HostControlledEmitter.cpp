@@ -18,6 +18,7 @@
 #include "codegen/EmitUtil.h"
 #include "ir/IRPrinter.h"
 #include "passes/LoopForms.h"
+#include "passes/StoreFaces.h"
 
 namespace stencilc::codegen {
 
@@ -66,33 +67,17 @@ struct PointInputs : IRVisitor {
 
 class HostControlledEmitter : public CppEmitter {
  public:
-  HostControlledEmitter(const Module& m, const Program& p, const ExchangedGrids& exchanged) {
+  HostControlledEmitter(const Module& m, const Program& p) {
     module_ = &m;
     program_ = &p;
-    std::vector<std::string> names;
     for (const Param& q : p.params) {
       if (q.kind != ParamKind::Grid) continue;
       if (first_grid_.empty()) first_grid_ = q.name;
       const int id = static_cast<int>(grid_ids_.size());
       grid_ids_[q.name] = id;
-      names.push_back(q.name);
       grid_types_[q.name] = q.type;
     }
-    // The exchange that sends each buffer: a grid's own, else that of a grid it swaps with
-    // (their buffers trade names, and swapped grids share a layout).
-    for (const std::string& g : exchanged.grids) faces_of_[g] = g;
-    for (bool grew = true; grew;) {
-      grew = false;
-      for (const auto& [a, b] : exchanged.swaps) {
-        if (a < 0 || b < 0) continue;
-        const std::string &x = names[static_cast<size_t>(a)], &y = names[static_cast<size_t>(b)];
-        if (faces_of_.count(x) != faces_of_.count(y)) {
-          const std::string& holder = faces_of_.count(x) ? faces_of_[x] : faces_of_[y];
-          faces_of_[x] = faces_of_[y] = holder;
-          grew = true;
-        }
-      }
-    }
+    faces_of_ = passes::exchanged_buffers(p);  // each grid's exchange (swaps trade buffers)
   }
 
   /// The module's functions, for the kernels (and the host, should a scalar statement call one).
@@ -535,7 +520,7 @@ std::vector<GeneratedProgram> emit_cuda_host_controlled(const Module& module,
     ExchangedGrids ex;
     ex.program = &p;
     ex.visit(p.body);
-    HostControlledEmitter emitter(module, p, ex);
+    HostControlledEmitter emitter(module, p);
     emitter.functions();
     std::string host_body = emitter.host_body();
     if (!emitter.ok()) {

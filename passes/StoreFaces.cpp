@@ -35,28 +35,9 @@ struct Stored : IRVisitor {
   }
 };
 
-/// The grids whose buffers some exchange sends: the sent grids and every grid a chain of swaps
-/// connects to one.
-std::set<std::string> exchanged_buffers(const Program& p) {
-  Exchanges e;
-  e.visit(p.body);
-  std::set<std::string> out = e.sent;
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const auto& [a, b] : e.swaps) {
-      if (out.count(a) != out.count(b)) {
-        out.insert(a);
-        out.insert(b);
-        grew = true;
-      }
-    }
-  }
-  return out;
-}
-
 class MarkThrough : public IRMutator {
  public:
-  MarkThrough(const Program& p, std::set<std::string> exchanged)
+  MarkThrough(const Program& p, std::map<std::string, std::string> exchanged)
       : program_(p), exchanged_(std::move(exchanged)) {}
 
  protected:
@@ -76,10 +57,28 @@ class MarkThrough : public IRMutator {
 
  private:
   const Program& program_;
-  std::set<std::string> exchanged_;
+  std::map<std::string, std::string> exchanged_;
 };
 
 }  // namespace
+
+std::map<std::string, std::string> exchanged_buffers(const Program& p) {
+  Exchanges e;
+  e.visit(p.body);
+  std::map<std::string, std::string> out;
+  for (const std::string& g : e.sent) out[g] = g;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [a, b] : e.swaps) {
+      if (out.count(a) != out.count(b)) {
+        const std::string sender = out.count(a) ? out[a] : out[b];
+        out[a] = out[b] = sender;
+        grew = true;
+      }
+    }
+  }
+  return out;
+}
 
 Module store_faces(const Module& m) {
   Module out = m;

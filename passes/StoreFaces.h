@@ -2,6 +2,9 @@
 // into the neighbours' halos, so that a halo exchange of what they wrote needs no push of its own.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "ir/IR.h"
 
 namespace stencilc::passes {
@@ -20,5 +23,10 @@ namespace stencilc::passes {
 /// The host-controlled pipeline runs it last (passes/Pipelines.h); the CPU-free pipeline does not
 /// (its exchanges are signaled puts inside the persistent kernel, docs/SCHEDULES.md).
 ir::Module store_faces(const ir::Module& m);
+
+/// The grids of `p` whose buffers some exchange sends, each with the grid whose `halo_send` sends
+/// them: a sent grid itself, or the sent grid a chain of swaps joins it to. The host-controlled
+/// emitter finds each grid's exchange (its hc::HaloCopies) here.
+std::map<std::string, std::string> exchanged_buffers(const ir::Program& p);
 
 }  // namespace stencilc::passes

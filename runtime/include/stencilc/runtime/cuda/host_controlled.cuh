@@ -645,12 +645,7 @@ class HaloCopies {
         faces.face[faces.count++] = face_push(blocks[p], blocks[q], c);
         faces.largest = std::max(faces.largest, c.count[0] * c.count[1] * c.count[2]);
       }
-      Waits waits;
-      for (int q : receivers_[p]) {
-        if (free[q] < 0) continue;
-        control_.note_wait(p, free[q]);
-        waits.on.push_back({q, free[q]});
-      }
+      const Waits waits = writes_wait(p, free);
       Control* control = &control_;
       const bool signal = !receivers_[p].empty();
       control_.enqueue(p, [control, p, waits, signal, pushed, faces](cudaStream_t stream) {
@@ -673,12 +668,7 @@ class HaloCopies {
   void storing(const std::vector<DBlock<T, N>>& blocks) {
     const std::vector<long long> free = halos_free(blocks);
     for (int p = 0; p < control_.n(); ++p) {
-      Waits waits;
-      for (int q : receivers_[p]) {
-        if (free[q] < 0) continue;
-        control_.note_wait(p, free[q]);
-        waits.on.push_back({q, free[q]});
-      }
+      const Waits waits = writes_wait(p, free);
       if (waits.on.empty()) continue;
       Control* control = &control_;
       control_.enqueue(p, [control, p, waits](cudaStream_t) {
@@ -760,6 +750,18 @@ class HaloCopies {
   struct Waits {
     std::vector<Wait> on;
   };
+
+  // The marks PE p's writes into its receivers' halos wait for (halos_free's), each noted as a
+  // wait of p's next command.
+  Waits writes_wait(int p, const std::vector<long long>& free) {
+    Waits waits;
+    for (int q : receivers_[p]) {
+      if (free[q] < 0) continue;
+      control_.note_wait(p, free[q]);
+      waits.on.push_back({q, free[q]});
+    }
+    return waits;
+  }
 
   Control& control_;
   HaloCopyPlan plan_;
