@@ -275,6 +275,11 @@ void CudaKernelEmitter::reduce(const Stmt& self, int indent) {
   // this reduction's allreduce (every reduction of a global-view program has one).
   const auto flow_reduction = flow_ ? flow_reductions_.find(s) : flow_reductions_.end();
   const bool barrier_free = flow_reduction != flow_reductions_.end();
+  // A step of several walks: a reduction may read the neighbours' rows of the walk before; a
+  // fused sweep (it stores) is a walk itself.
+  const bool walk = flow_walks() && !stored_grids(self).empty();
+  if (flow_walks()) flow_wait(indent);
+  if (walk) line(indent, "++sc_step;");
   if (flow_ && !barrier_free)
     line(indent,
          "pe.grid_barrier();  // the dataflow loop: every block's rows of this step are written");
@@ -300,6 +305,7 @@ void CudaKernelEmitter::reduce(const Stmt& self, int indent) {
     }
     close_points(inner, strip);
   }
+  if (walk) flow_walk_done(flow_walk_of(s), s->range, indent);
   if (barrier_free) {
     const std::string r = "sc_red" + std::to_string(flow_reduction->second);
     if (flow_reduction_list_[flow_reduction->second].deferred) {

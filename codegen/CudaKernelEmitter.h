@@ -23,6 +23,7 @@ namespace stencilc::codegen::cuda {
 using namespace ir;
 using passes::flow_reductions;
 using passes::FlowLoop;
+using passes::FlowWalk;
 using passes::FlowReduction;
 using passes::marked_flow_loop;
 using passes::marked_regs_form;
@@ -333,6 +334,25 @@ class CudaKernelEmitter : public CppEmitter {
   /// box too) and whether they are walked in strips (sc_flow_strips: at least
   /// STENCILC_FLOW_STRIP_MIN_POINTS points a thread, flow_strips_pay).
   void flow_strips_choice(int indent);
+
+  /// The dataflow loop of a step of several walks (FlowLoop::update unset: fdtd2d, cg2d, jacobi1d's
+  /// two updates): each walk waits for the neighbours to have finished the walk before, walks
+  /// the block's rows, copies their face cells into the neighbours' halos (FaceWriter::copy,
+  /// one writer for each exchange that carries faces: flow_handles) and publishes.
+  bool flow_walks() const { return flow_ && !flow_loop_.update; }
+  /// The exchanges whose channels carry some walk's face cells, each once.
+  std::vector<std::string> flow_handles() const;
+  /// The FlowWalk of statement `s` (a walk of the loop).
+  const FlowWalk& flow_walk_of(const StmtNode* s) const;
+  /// A point update of a step of several walks (flow_walks), as a walk of the block's rows.
+  void flow_walk(const Stmt& self, int indent);
+  /// Before a walk (and before a reduction: its reads may reach the neighbours' rows): the
+  /// neighbours have finished the walk before.
+  void flow_wait(int indent) {
+    line(indent, "if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the walk before");
+  }
+  /// After walk `w` over `range`: its face cells into the neighbours' halos, then publish.
+  void flow_walk_done(const FlowWalk& w, const Range& range, int indent);
 
   /// A barrier in the dataflow loop's step: none (DFlow's wait and publish take their place).
   void flow_barrier(const Stmt& s, int indent) {

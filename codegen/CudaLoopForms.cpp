@@ -50,12 +50,15 @@ void CudaKernelEmitter::loop(const Stmt& s, int indent) {
                        first_grid_ + ".extent[0], " + std::to_string(flow_loop_.radius) +
                        ", args.sc_flow_up, args.sc_flow_down);");
   line(indent + 1, "if (args.sc_flow_on) {");
-  if (const std::string& x = flow_loop_.exchanged; !x.empty()) {
-    // The halos of the first step; after it each step's face stores bring the next step's.
-    line(indent + 2, "pe.grid_barrier();  // %" + x + "'s cells are written before they are sent");
-    line(indent + 2, "++" + x + "_epoch;");
-    line(indent + 2, "args." + x + "_halo.send(pe, " + x + ", " + x + "_epoch);");
-    line(indent + 2, "args." + x + "_halo.recv(pe, " + x + ", " + x + "_epoch);");
+  if (const std::vector<std::string>& xs = flow_loop_.exchanged; !xs.empty()) {
+    // The halos of the first walks; after them the walks' face stores bring the next ones.
+    line(indent + 2, "pe.grid_barrier();  // the grids' cells are written before they are sent");
+    for (const std::string& x : xs) {
+      line(indent + 2, "++" + x + "_epoch;");
+      line(indent + 2, "args." + x + "_halo.send(pe, " + x + ", " + x + "_epoch);");
+    }
+    for (const std::string& x : xs)
+      line(indent + 2, "args." + x + "_halo.recv(pe, " + x + ", " + x + "_epoch);");
     line(indent + 2,
          "pe.barrier_all(\"the dataflow loop's first halos\");  // and no PE puts into a halo its "
          "recv still unpacks");
@@ -63,10 +66,21 @@ void CudaKernelEmitter::loop(const Stmt& s, int indent) {
   line(indent + 2,
        "const " + rt +
            "Workers sc_mine{static_cast<int>(blockIdx.x), 1};  // a block walks its own rows");
-  line(indent + 2, "const unsigned sc_faces = args." + flow_loop_.put_handle +
-                       "_halo.channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // the "
-                       "channels its rows feed (none: no face rows)");
-  if (!flow_loop_.put_grid.empty()) {
+  if (!flow_loop_.update) {
+    // Several walks: a FaceWriter for each exchange that carries faces, staged once.
+    for (const std::string& h : flow_handles()) {
+      line(indent + 2, "const unsigned sc_faces_" + h + " = args." + h +
+                           "_halo.channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // "
+                           "the channels of %" + h + " its rows feed");
+      stage_face_writer(indent + 2, "sc_face_writer_" + h, "sc_face_channels_" + h, h, h,
+                        "sc_faces_" + h, "those channels, staged");
+    }
+  } else {
+    line(indent + 2, "const unsigned sc_faces = args." + flow_loop_.put_handle +
+                         "_halo.channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // the "
+                         "channels its rows feed (none: no face rows)");
+  }
+  if (flow_loop_.update && !flow_loop_.put_grid.empty()) {
     // Those channels staged in shared memory once (FaceWriter, halo.cuh): the walk's face
     // stores read no plan from global memory.
     stage_face_writer(indent + 2, "sc_face_writer", "sc_face_channels", flow_loop_.put_handle,
@@ -102,9 +116,11 @@ void CudaKernelEmitter::loop(const Stmt& s, int indent) {
     line(at, "if (!sc_regs_done) {  // the loop from global memory");
     ++at;
   }
-  const std::vector<std::string> prologue{
-      "if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the step before",
-      "++sc_step;"};
+  // A step of one update waits once, at its top; a step of several walks before each walk.
+  std::vector<std::string> prologue;
+  if (flow_loop_.update)
+    prologue = {"if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the step before",
+                "++sc_step;"};
   flow_ = true;
   ++loop_depth_;
   CppEmitter::loop(s, at, prologue);
@@ -130,6 +146,62 @@ void CudaKernelEmitter::loop(const Stmt& s, int indent) {
   barrier_loop(s, indent + 2);
   line(indent + 1, "}");
   line(indent, "}");
+}
+
+std::vector<std::string> CudaKernelEmitter::flow_handles() const {
+  std::vector<std::string> out;
+  for (const FlowWalk& w : flow_loop_.walks)
+    for (const auto& [grid, handle] : w.faces)
+      if (std::find(out.begin(), out.end(), handle) == out.end()) out.push_back(handle);
+  return out;
+}
+
+const FlowWalk& CudaKernelEmitter::flow_walk_of(const StmtNode* s) const {
+  for (const FlowWalk& w : flow_loop_.walks)
+    if (w.stmt == s) return w;
+  static const FlowWalk none;
+  return none;
+}
+
+void CudaKernelEmitter::flow_walk(const Stmt& self, int indent) {
+  auto* s = as<ForEach>(self);
+  flow_wait(indent);
+  line(indent, "++sc_step;");
+  // Updates of two or more dimensions over a whole range in strips; a boundary part's walk
+  // (open_points: the block's rows of the range) in batches where its stores can wait.
+  const bool strip = s->indices.size() >= 2 && s->part != ForEachPart::Boundary;
+  no_faces_ = true;  // the face cells are copied after the walk
+  flow_rows_ = s->part != ForEachPart::Boundary;
+  batch_walk_ = !strip && deferrable_stores(s->body);
+  int inner = open_points(self, s->range, s->indices, s->body, indent, "sc_mine", s, strip);
+  batch_walk_ = false;
+  flow_rows_ = false;
+  if (strip) {
+    strip_points(s->body, inner, "sc_mine");
+  } else if (!batch_group_.empty()) {
+    inner = batched_points(*s, inner);
+  } else {
+    body(s->body, inner);
+  }
+  close_points(inner, strip);
+  no_faces_ = false;
+  flow_walk_done(flow_walk_of(s), s->range, indent);
+}
+
+void CudaKernelEmitter::flow_walk_done(const FlowWalk& w, const Range& range, int indent) {
+  const std::string rt = kRt;
+  for (const auto& [grid, handle] : w.faces) {
+    line(indent, "if (sc_faces_" + handle + " != 0) {  // the block's face cells of %" + grid +
+                     " into the neighbours' halos");
+    line(indent + 1,
+         "__syncthreads();  // the block's rows are written before its face cells are read");
+    line(indent + 1, "const auto sc_fr = " + rt + "flow_rows(" + rt + "clip(" +
+                         global_range(range) + ", " + first_grid_ + "), sc_flow).box[0];");
+    line(indent + 1, "sc_face_writer_" + handle + ".copy(" + grid + ", sc_fr.lo, sc_fr.hi);");
+    line(indent, "}");
+  }
+  line(indent,
+       "sc_flow.publish(sc_step);  // in place of the barriers: this block's rows of the walk are done");
 }
 
 void CudaKernelEmitter::regs_loop(const Stmt& s, int indent) {

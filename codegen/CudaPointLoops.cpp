@@ -775,6 +775,7 @@ void CudaKernelEmitter::for_each(const Stmt& self, int indent) {
     line(indent, "// (the dataflow loop: the boundary part below walks all of the block's rows)");
     return;
   }
+  if (flow_walks()) return flow_walk(self, indent);
   int in_role = flow_ ? indent : open_role(s->role, indent);  // the dataflow loop has no groups
   const bool strip =
       s->indices.size() >= 2 && s->part != ForEachPart::Boundary;  // boundaries: one walk

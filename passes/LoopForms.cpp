@@ -101,8 +101,104 @@ bool exchange_step(const Block& b, FlowLoop& found) {
   }
   if (held(send->grid) != *written.begin()) return false;
   found.update = parts[0]->part == ForEachPart::Boundary ? parts[0] : parts[1];
-  found.put_handle = found.exchanged = send->grid;
+  found.put_handle = send->grid;
   found.put_grid = *written.begin();
+  return true;
+}
+
+/// The walks, exchanged grids and swaps of a step (a Block or If bodies in it) for the general
+/// dataflow form; false where a statement has no place in it.
+struct StepScan {
+  std::vector<Stmt> walks;
+  std::vector<std::string> exchanged;
+  std::vector<const Swap*> swaps;
+  std::vector<const ForEach*> inner_parts;
+  std::vector<const ForEach*> boundary_parts;
+
+  bool scan(const Stmt& s) {
+    if (!s) return true;
+    switch (s->kind) {
+      case StmtKind::Block:
+        for (const Stmt& t : as<Block>(s)->stmts)
+          if (!scan(t)) return false;
+        return true;
+      case StmtKind::If:
+        return scan(as<If>(s)->then_body) && scan(as<If>(s)->else_body);
+      case StmtKind::PhaseBarrier:
+      case StmtKind::HaloRecv:
+      case StmtKind::Assign:
+      case StmtKind::VarDecl:
+      case StmtKind::AllReduce:
+        return true;
+      case StmtKind::HaloSend: {
+        const std::string& g = as<HaloSend>(s)->grid;
+        if (std::find(exchanged.begin(), exchanged.end(), g) == exchanged.end())
+          exchanged.push_back(g);
+        return true;
+      }
+      case StmtKind::Swap:
+        swaps.push_back(as<Swap>(s));
+        return true;
+      case StmtKind::Reduce:
+        if (!stored_grids(s).empty()) walks.push_back(s);  // a fused sweep
+        return true;
+      case StmtKind::ForEach: {
+        auto* e = as<ForEach>(s);
+        if (e->part == ForEachPart::Inner) {
+          inner_parts.push_back(e);  // walked by its boundary part
+          return true;
+        }
+        if (e->part == ForEachPart::Boundary) boundary_parts.push_back(e);
+        walks.push_back(s);
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+};
+
+/// The general form of a step (see FlowLoop); fills `found`'s walks and exchanged grids.
+bool general_step(const Stmt& body, FlowLoop& found) {
+  StepScan scan;
+  if (!scan.scan(body) || scan.walks.empty()) return false;
+  // Every inner part is walked by its boundary part, which covers the same range.
+  for (const ForEach* inner : scan.inner_parts) {
+    if (std::none_of(scan.boundary_parts.begin(), scan.boundary_parts.end(),
+                     [&](const ForEach* b) { return are_split_parts(*inner, *b); }))
+      return false;
+  }
+  auto exchanged = [&](const std::string& g) {
+    return std::find(scan.exchanged.begin(), scan.exchanged.end(), g) != scan.exchanged.end();
+  };
+  for (const Stmt& w : scan.walks) {
+    FlowWalk walk;
+    walk.stmt = w.get();
+    struct Stores : IRVisitor {
+      using IRVisitor::visit;
+      std::vector<std::string> grids;  // in the order of the first store
+      void visit(const Store* st) override {
+        if (std::find(grids.begin(), grids.end(), st->grid) == grids.end())
+          grids.push_back(st->grid);
+      }
+    } stores;
+    stores.visit(w);
+    for (const std::string& g : stores.grids) {
+      // The exchange whose channels carry g's faces: g's own, else that of the one exchanged
+      // grid g swaps with (the pair shares a layout; the launcher checks it).
+      std::string handle = exchanged(g) ? g : "";
+      for (const Swap* sw : scan.swaps) {
+        if (!handle.empty() && handle == g) break;
+        const std::string other = sw->a == g ? sw->b : sw->b == g ? sw->a : "";
+        if (other.empty() || !exchanged(other)) continue;
+        if (!handle.empty() && handle != other) return false;  // two candidates
+        handle = other;
+      }
+      if (!handle.empty()) walk.faces.emplace_back(g, handle);
+    }
+    found.walks.push_back(std::move(walk));
+  }
+  found.exchanged = scan.exchanged;
   return true;
 }
 
@@ -113,14 +209,28 @@ FlowLoop flow_loop_at(const Program& p, const Stmt& s) {
   const Stmt* body = nullptr;
   if (auto* f = as<For>(s)) body = &f->body;
   if (auto* w = as<While>(s)) body = &w->body;
-  auto* b = body ? as<Block>(*body) : nullptr;
-  if (!b || !exchange_step(*b, found)) return FlowLoop{};
+  if (!body || !general_step(*body, found)) return FlowLoop{};
+  FlowLoop one;
+  if (auto* b = as<Block>(*body); b && found.walks.size() == 1 && exchange_step(*b, one)) {
+    found.update = one.update;
+    found.put_handle = one.put_handle;
+    found.put_grid = one.put_grid;
+  }
   found.loop = s.get();
   found.body = *body;
   found.stmt = s;
   for (const Param& g : p.params) {
     if (g.kind != ParamKind::Grid || g.halo_lo.empty()) continue;
     found.radius = std::max({found.radius, g.halo_lo[0], g.halo_hi[0]});
+  }
+  // A fused sweep walks the block's rows only as a reduction the form combines with no barrier
+  // (its allreduce right after it).
+  const std::vector<FlowReduction> reductions = flow_reductions(found);
+  for (const FlowWalk& w : found.walks) {
+    if (w.stmt->kind != StmtKind::Reduce) continue;
+    if (std::none_of(reductions.begin(), reductions.end(),
+                     [&](const FlowReduction& r) { return r.reduce == w.stmt; }))
+      return FlowLoop{};
   }
   return found;
 }

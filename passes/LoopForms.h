@@ -14,26 +14,44 @@
 
 namespace stencilc::passes {
 
-/// The loop the dataflow schedule may run (flow.cuh; docs/SCHEDULES.md, "The dataflow
-/// schedule"): a time loop at the top of a global-view program whose step is one split point
-/// update, the barriers around it, and otherwise only swaps, scalar statements and
-/// reductions. Such an update reads only within the grids' halos of the point it writes, so each
-/// block can wait for its neighbours instead of everyone. The step, as the pipeline leaves it:
-/// halo_send %x, the two parts with the halo_recv %x before the second and phase barriers
-/// anywhere in between, and after them swaps that make the grid the update writes the next
-/// step's %x. Its dataflow form puts the written grid's faces into the neighbours' halos at the
-/// end of each step (what the next step's exchange would bring), after one exchange of %x before
-/// the loop.
+/// A walk of the dataflow loop's step: a point update (its boundary part, which walks all of the
+/// block's rows in the dataflow form, or an update that was not split) or a fused sweep (a
+/// reduction that also stores). Each is a phase of the step: a block waits for its neighbours to
+/// have finished the phase before, walks its own rows, and says so (flow.cuh).
+/// `faces`: the grids it stores whose halos the loop exchanges, each with the exchange whose
+/// channels carry its face cells (the grid itself, or the exchanged grid it swaps with).
+struct FlowWalk {
+  const ir::StmtNode* stmt = nullptr;
+  std::vector<std::pair<std::string, std::string>> faces;  // (grid stored, exchange handle)
+};
+
+/// The loop the dataflow schedule may run (flow.cuh; docs/SCHEDULES.md, "The dataflow form"): a
+/// time loop at the top of a global-view program whose step is a sequence of walks (point
+/// updates and fused sweeps, also under an `if`), their halo exchanges and phase barriers,
+/// swaps, scalar statements and reductions. No walk reads a grid it stores anywhere but at the
+/// point (the verifier's rule for every point update and reduction), so a block that waits for its neighbours to have finished the walk before reads only
+/// finished rows, and a neighbour never writes what the block still reads: blocks next to each
+/// other are never more than one walk apart. The form stores each walk's face cells into the
+/// neighbours' halos as it writes them (what the exchanges would bring), after one exchange of
+/// every exchanged grid before the loop.
+///
+/// A step of one update (`update` set: jacobi2d, heat3d, wave2d) has the form's fastest walk:
+/// the update's face cells stored point by point, the update in strips, a reduction folded into
+/// it, the register-resident form. The step, as the pipeline leaves it: halo_send %x, the two
+/// parts with the halo_recv %x before the second and phase barriers anywhere in between, and
+/// after them swaps that make the grid the update writes the next step's %x.
 /// `radius`: the widest halo along dimension 0.
 struct FlowLoop {
   const ir::StmtNode* loop = nullptr;
-  const ir::ForEach* update = nullptr;  // the step's boundary part (the dataflow form walks all of
-                                        // the block's rows with it)
-  std::string
-      put_handle;  // whose exchange's send channels the face stores follow (args.<put_handle>_halo)
-  std::string
-      put_grid;  // the grid each step writes, stored into the neighbours' halos as it is written
-  std::string exchanged;  // the grid exchanged at the top of each step
+  std::vector<FlowWalk> walks;         // the step's walks, in program order
+  std::vector<std::string> exchanged;  // the grids the step exchanges (their halos sent before
+                                       // the loop)
+  const ir::ForEach* update = nullptr;  // a step of one update: its boundary part (the dataflow
+                                        // form walks all of the block's rows with it)
+  std::string put_handle;  // a step of one update: whose exchange's send channels the face
+                           // stores follow (args.<put_handle>_halo)
+  std::string put_grid;    // and the grid each step writes, stored into the neighbours' halos
+                           // as it is written
   int radius = 1;
   ir::Stmt body;  // the loop's body
   ir::Stmt stmt;  // the loop itself (a While's condition with it)

@@ -67,8 +67,8 @@ struct StepFacts : IRVisitor {
 std::string cpu_free_only(const Program& p) {
   if (p.kind == ProgramKind::Spmd) return "an SPMD program";
   const FlowLoop flow = marked_flow_loop(p);
-  if (!flow.loop) return "";
-  return marked_regs_form(p, flow).in.empty() ? "its time loop has a dataflow form"
+  if (!flow.loop || !flow.update) return "";  // a step of several walks: both schedules
+  return marked_regs_form(p, flow).in.empty() ? "its time loop has a dataflow form of one update"
                                               : "its time loop has a register-resident form";
 }
 

@@ -11,8 +11,10 @@
 namespace stencilc::passes {
 
 /// Why program `p`, after the cpu-free pipeline, gets no host-controlled code under
-/// --schedule=auto (its SPMD level; a time loop select-loop-forms marked with a dataflow or
-/// register-resident form, where the cpu-free code won at every size measured), else "".
+/// --schedule=auto (its SPMD level; a time loop of one update a step that select-loop-forms marked
+/// with a dataflow or register-resident form, where the cpu-free code won at every size
+/// measured), else "". A step of several walks keeps both schedules (the classic one wins at
+/// large sizes).
 std::string cpu_free_only(const ir::Program& p);
 
 /// The step of a program's time loop (its first loop at the top of its body), as the
