@@ -186,7 +186,9 @@ std::vector<std::string> form_choice(const Program& p, const std::string& source
     l.push_back("  sc_query.cols = sc_plan.extent[1];");
   }
   l.push_back("  sc_query.size = " + c + "flow_size<" + std::to_string(rank) + ">(sc_plan, " +
-              std::to_string(flow.radius) + ", sc_" + p.name + "::kBlockThreads);");
+              std::to_string(flow.radius) + ", sc_" + p.name + "::kBlockThreads, " +
+              std::to_string(flow.walks.size()) + ");  // a step of " +
+              std::to_string(flow.walks.size()) + (flow.walks.size() == 1 ? " walk" : " walks"));
   l.push_back("  const " + c + "FormChoice sc_form = " + c + "choose_form(sc_query" +
               (regs.in.empty() ? std::string()
                                : ", " + c + "regs_device<" + cpp_type(regs.type) + ">(sc_" +
@@ -381,8 +383,8 @@ std::string launcher(const Program& p, const std::string& source,
   if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
     // The dataflow form needs a process grid that cuts dimension 0 only (compiled::flow_grid).
     plan = "::stencilc::compiled::flow_grid<" + r + ">(" + plan + ", " +
-           std::to_string(flow.radius) + ", sc_" + p.name +
-           "::kBlockThreads);  // the dataflow form's grid where it would run";
+           std::to_string(flow.radius) + ", sc_" + p.name + "::kBlockThreads, " +
+           std::to_string(flow.walks.size()) + ");  // the dataflow form's grid where it would run";
   } else {
     plan += ";";
   }

@@ -136,13 +136,16 @@ struct FlowSize {
   long long rows = 0, points = 0;
   long long min_rows = 0;  // the PE with the fewest rows (rows: the one with the most)
   int radius = 1, blocks = 0, block_threads = 0, pes = 1, rank = 2;
+  int walks = 1;  // the walks of a step (select-loop-forms: point updates and fused sweeps)
 };
 
-/// The loop's size on `plan`'s PEs; the blocks as the cooperative launch gives them with no cap
-/// (STENCILC_MIN_BLOCKS_PER_SM on every SM of GPU 0; STENCILC_MAX_BLOCKS caps them).
+/// The loop's size on `plan`'s PEs, its step of `walks` walks; the blocks as the cooperative launch
+/// gives them with no cap (STENCILC_MIN_BLOCKS_PER_SM on every SM of GPU 0; STENCILC_MAX_BLOCKS
+/// caps them).
 template <int N>
-FlowSize flow_size(const Plan<N>& plan, int radius, int block_threads) {
+FlowSize flow_size(const Plan<N>& plan, int radius, int block_threads, int walks = 1) {
   FlowSize f;
+  f.walks = walks;
   f.rows = (plan.extent[0] + plan.grid.dims[0] - 1) / plan.grid.dims[0];
   f.min_rows = plan.extent[0] / plan.grid.dims[0];
   f.points = 1;
@@ -183,7 +186,20 @@ inline int flow_blocks(const FlowSize& s) {
 ///                 are whole planes, so its points per thread run higher for the same number of
 ///                 active blocks; the barrier form's exchange of 3-D faces and its boundary
 ///                 planes cost more than in 2-D.
-inline double flow_points_limit(int rank, int pes) {
+/// A step of several walks (4 x H200, 2026-11-27, us a step, the form against the barrier form):
+///   1 GPU:        never: the form loses even at 0.2 points a thread (jacobi1d 2^14, two
+///                 updates: 5.75 against 5.32; fdtd2d 512^2: 25.7 against 21.0; cg2d 1026^2,
+///                 four reductions read in the loop: 48.7 against 33.4): one GPU's grid barrier
+///                 costs less than a walk's flags and face copies;
+///   2 and 4 GPUs: wins up to 15.5 (jacobi1d 2^22 on 4 GPUs: 13.2 against 38.8; fdtd2d 2048^2
+///                 on 4: 50.2 against 57.8; cg2d 2050^2 on 4: 56.6 against 57.4; fdtd2d 512^2
+///                 on 4: 18.7 against 36.4), loses from 31 (jacobi1d 2^22 on 2: 38.1 against
+///                 25.3; fdtd2d 2048^2 on 2: 111.6 against 77.5; cg2d 2050^2 on 2: 112.6
+///                 against 92.7): a walk that is not the one update of a step is a point walk
+///                 or strips of its own, with a face copy after it.
+/// Returns a negative limit where the form never pays.
+inline double flow_points_limit(int rank, int pes, int walks = 1) {
+  if (walks > 1) return pes <= 1 ? -1.0 : 16.0;
   if (pes <= 1) return 16.0;
   return rank >= 3 ? 56.0 : 24.0;
 }
@@ -199,7 +215,7 @@ inline double flow_points_per_thread(const FlowSize& s) {
 /// Whether the dataflow form pays for a loop of size `s` (choose_form, flow_grid).
 inline bool flow_pays(const FlowSize& s) {
   const double per_thread = flow_points_per_thread(s);
-  return per_thread >= 0 && per_thread <= flow_points_limit(s.rank, s.pes);
+  return per_thread >= 0 && per_thread <= flow_points_limit(s.rank, s.pes, s.walks);
 }
 
 /// STENCILC_FORM, the time loop's form for a run: unset or `auto`, choose_form's choice;
@@ -372,8 +388,12 @@ inline std::string flow_cost_text(const FlowSize& s) {
   const double per_thread = flow_points_per_thread(s);
   if (per_thread < 0) return "the loop's size on the GPU is not known";
   char text[160];
-  const double limit = flow_points_limit(s.rank, s.pes);
-  if (s.pes <= 1) {
+  const double limit = flow_points_limit(s.rank, s.pes, s.walks);
+  if (s.walks > 1 && s.pes <= 1) return "a step of " + std::to_string(s.walks) + " walks on 1 PE";
+  if (s.walks > 1) {
+    std::snprintf(text, sizeof text, "%.1f points a thread %s %g, the limit for a step of %d walks on %d PEs",
+                  per_thread, per_thread <= limit ? "<=" : ">", limit, s.walks, s.pes);
+  } else if (s.pes <= 1) {
     std::snprintf(text, sizeof text, "%.1f points a thread %s %g, the limit on 1 PE", per_thread,
                   per_thread <= limit ? "<=" : ">", limit);
   } else {
@@ -518,7 +538,7 @@ FormChoice choose_form(const FormQuery& q, Device device = Device{}) {
 /// barrier form on 2 x 2 at 12.7 us a step, where 2 GPUs run the form at 3.9. Not
 /// where STENCILC_DECOMP or --stencilc-decomp forces a grid.
 template <int N>
-Plan<N> flow_grid(const Plan<N>& p, int radius, int block_threads) {
+Plan<N> flow_grid(const Plan<N>& p, int radius, int block_threads, int walks = 1) {
   const int mode = flow_mode();
   if (mode == 0 || !configured_decomp().empty()) return p;
   if (p.grid.dims[1] == 1 && p.grid.dims[2] == 1) return p;
@@ -526,7 +546,7 @@ Plan<N> flow_grid(const Plan<N>& p, int radius, int block_threads) {
   if (!rows) return p;  // too few rows for that many PEs
   Plan<N> q = p;
   q.grid = *rows;
-  return mode == 1 || flow_pays(flow_size(q, radius, block_threads)) ? q : p;
+  return mode == 1 || flow_pays(flow_size(q, radius, block_threads, walks)) ? q : p;
 }
 
 template <int N>

@@ -292,6 +292,29 @@ void reasons() {
   h.grid.dims = {1, 2, 2};
   form_is(sc::choose_form(h), LoopForm::Barrier, -1, "time loop: barrier form (the process grid 1x2x2 cuts dimensions 1 and 2)",
           "1 x 2 x 2");
+  // A step of several walks (fdtd2d 512^2: four), on 1 and on 4 PEs.
+  sc::FormQuery w;
+  w.program = "fdtd";
+  w.loop = "";
+  w.dataflow = true;
+  w.grid.rank = 2;
+  w.grid.dims = {1, 1, 1};
+  w.size.rows = 512;
+  w.size.min_rows = 512;
+  w.size.points = 512LL * 512;
+  w.size.blocks = 264;
+  w.size.block_threads = 256;
+  w.size.pes = 1;
+  w.size.walks = 4;
+  form_is(sc::choose_form(w), LoopForm::Barrier, -1, "time loop: barrier form (cost model: a step of 4 walks on 1 PE)",
+          "fdtd2d 512^2 on 1 PE");
+  w.grid.dims = {4, 1, 1};
+  w.size.rows = w.size.min_rows = 128;
+  w.size.points = 128LL * 512;
+  w.size.pes = 4;
+  form_is(sc::choose_form(w), LoopForm::Dataflow, 128,
+          "time loop: dataflow form (cost model: 2.0 points a thread <= 16, the limit for a step of 4 walks on 4 PEs)",
+          "fdtd2d 512^2 on 4 PEs");
 }
 
 // STENCILC_FORM with a value it does not know stops the run (status 2) and says what it takes; in
@@ -340,6 +363,21 @@ int main() {
   check(!sc::flow_pays(size(96, 96 * 96, 1, 1, 3)), "heat3d 96^3 on 1 PE: 36 points a thread");
   check(sc::flow_pays(size(64, 64 * 64, 1, 1, 3)), "heat3d 64^3 on 1 PE: 16 points a thread");
   check(!sc::flow_pays(size(112, 112 * 112, 1, 1, 3)), "heat3d 112^3 on 1 PE: 49 points a thread");
+  // A step of several walks: never on one PE, up to 16 points a thread on several.
+  auto walks = [&](long long rows, long long cols, int pes, int n, int rank = 2) {
+    sc::FlowSize f = size(rows, cols, 1, pes, rank);
+    f.walks = n;
+    return f;
+  };
+  check(!sc::flow_pays(walks(16384, 1, 1, 2, 1)), "jacobi1d 2^14 on 1 PE, two walks: 0.2 points a thread");
+  check(!sc::flow_pays(walks(512, 512, 1, 4)), "fdtd2d 512^2 on 1 PE, four walks");
+  check(sc::flow_pays(walks(256, 512, 2, 4)), "fdtd2d 512^2 on 2 PEs: 1.9 points a thread");
+  check(sc::flow_pays(walks(513, 2050, 4, 3)), "cg2d 2050^2 on 4 PEs: 15.6 points a thread");
+  check(sc::flow_pays(walks(1048576, 1, 4, 2, 1)), "jacobi1d 2^22 on 4 PEs: 15.5 points a thread");
+  check(!sc::flow_pays(walks(1025, 2050, 2, 3)), "cg2d 2050^2 on 2 PEs: 31 points a thread");
+  check(!sc::flow_pays(walks(2097152, 1, 2, 2, 1)), "jacobi1d 2^22 on 2 PEs: 31 points a thread");
+  check(sc::flow_pays(size(1024, 1320, 1, 4)) && !sc::flow_pays(walks(1024, 1320, 4, 2)),
+        "20 points a thread on 4 PEs: one update's form pays, two walks' does not");
   check(!sc::flow_pays(size(64, 128 * 128, 1, 2)), "64 points a thread in 2-D");
   check(sc::flow_pays(size(16, 32 * 32, 1, 2, 3)), "heat3d 32^3 on 2 PEs: 4 points a thread");
   check(!sc::flow_pays(sc::FlowSize{}), "no size known: off");
