@@ -15,6 +15,8 @@
 //        read in step s, which they finished before publishing s.
 // A block therefore runs at most one step ahead of its neighbours. The caller keeps a barrier
 // across the PEs before the loop (initial halos) and after it (DFlow::finish).
+// A time step of several walks (point updates and fused sweeps that read the grids they store
+// only at the point) numbers its walks: each walk is a step here, waited for and published.
 //
 // Steps are numbered across launches like the halo exchange's epochs: a launch's step s is
 // base + s, where base (in the PE's flags, after the blocks') counts the steps of the launches
