@@ -288,17 +288,18 @@ void CudaKernelEmitter::reduce(const Stmt& self, int indent) {
                      ";  // this thread's points, added up in the update's walk");
   } else {
     line(indent, t + " " + s->result + " = " + reduce_identity(s->op, s->type) + ";");
-    // Outside the dataflow loop a reduction of two or more dimensions walks its range as an
-    // update does: strips, and wide items (16-byte loads of the last dimension) where the layout
-    // allows, each thread combining its points' values.
-    const bool strip = !flow_ && s->indices.size() >= 2;
+    // A reduction of two or more dimensions walks its range as an update does: strips, and wide
+    // items (16-byte loads of the last dimension) where the layout allows, each thread combining
+    // its points' values; in the dataflow loop, the block's rows of it (in a step of one update,
+    // point by point: a few points a thread).
+    const bool strip = (!flow_ || flow_walks()) && s->indices.size() >= 2;
+    const std::string workers = barrier_free ? "sc_mine" : "sc_all";
     flow_rows_ = barrier_free;
-    int inner = open_points(self, s->range, s->indices, s->body, indent,
-                            barrier_free ? "sc_mine" : "sc_all", nullptr, strip);
+    int inner = open_points(self, s->range, s->indices, s->body, indent, workers, nullptr, strip);
     flow_rows_ = false;
     if (strip) {
       reducing_ = s;
-      strip_points(s->body, inner, "sc_all");
+      strip_points(s->body, inner, workers);
       reducing_ = nullptr;
     } else {
       reduce_point(s, s->result, inner);

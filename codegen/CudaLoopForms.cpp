@@ -165,25 +165,48 @@ const FlowWalk& CudaKernelEmitter::flow_walk_of(const StmtNode* s) const {
 
 void CudaKernelEmitter::flow_walk(const Stmt& self, int indent) {
   auto* s = as<ForEach>(self);
+  const std::string rt = kRt;
   flow_wait(indent);
   line(indent, "++sc_step;");
-  // Updates of two or more dimensions over a whole range in strips; a boundary part's walk
-  // (open_points: the block's rows of the range) in batches where its stores can wait.
-  const bool strip = s->indices.size() >= 2 && s->part != ForEachPart::Boundary;
   no_faces_ = true;  // the face cells are copied after the walk
-  flow_rows_ = s->part != ForEachPart::Boundary;
-  batch_walk_ = !strip && deferrable_stores(s->body);
-  int inner = open_points(self, s->range, s->indices, s->body, indent, "sc_mine", s, strip);
-  batch_walk_ = false;
-  flow_rows_ = false;
-  if (strip) {
+  // The block's rows of the range in strips (wide where the layout allows), as the barrier form
+  // walks a box: an update that is not split always, a split 2-D update's boundary part where
+  // the block holds enough points a thread (flow_strips_pay), else one sequence of points.
+  auto strips = [&](int at) {
+    flow_rows_ = true;
+    const int inner = open_points(self, s->range, s->indices, s->body, at, "sc_mine", nullptr, true);
+    flow_rows_ = false;
     strip_points(s->body, inner, "sc_mine");
-  } else if (!batch_group_.empty()) {
-    inner = batched_points(*s, inner);
+    close_points(inner, true);
+  };
+  if (s->part != ForEachPart::Boundary && s->indices.size() >= 2) {
+    strips(indent);
   } else {
-    body(s->body, inner);
+    const bool choose = s->part == ForEachPart::Boundary && s->indices.size() == 2;
+    int at = indent;
+    if (choose) {
+      line(indent, "if (" + rt + "flow_strips_pay(" + rt + "flow_rows(" + rt + "clip(" +
+                       global_range(s->range) + ", " + first_grid_ +
+                       "), sc_flow).box[0])) {  // the block's rows in strips");
+      strips(indent + 1);
+      line(indent, "} else {  // its points as one sequence");
+      ++at;
+    }
+    // A boundary part's walk (open_points: the block's rows of the whole range) in batches where
+    // its stores can wait; a 1-D update's points in batches too.
+    flow_rows_ = s->part != ForEachPart::Boundary;
+    batch_walk_ = deferrable_stores(s->body);
+    int inner = open_points(self, s->range, s->indices, s->body, at, "sc_mine", s, false);
+    batch_walk_ = false;
+    flow_rows_ = false;
+    if (!batch_group_.empty()) {
+      inner = batched_points(*s, inner);
+    } else {
+      body(s->body, inner);
+    }
+    close_points(inner, false);
+    if (choose) line(indent, "}");
   }
-  close_points(inner, strip);
   no_faces_ = false;
   flow_walk_done(flow_walk_of(s), s->range, indent);
 }
