@@ -243,14 +243,11 @@ void CudaKernelEmitter::find_fused_reductions(const Stmt& root) {
     using IRVisitor::visit;
     std::set<const StmtNode*> reduces, allreduces;
     void visit(const Block* b) override {
-      for (size_t i = 0; i + 1 < b->stmts.size(); ++i) {
-        if (b->stmts[i]->kind != StmtKind::Reduce || b->stmts[i + 1]->kind != StmtKind::AllReduce)
-          continue;
-        auto* r = as<Reduce>(b->stmts[i]);
-        auto* a = as<AllReduce>(b->stmts[i + 1]);
-        if (a->var != r->result || a->op != r->op) continue;
-        reduces.insert(r);
-        allreduces.insert(a);
+      for (size_t i = 0; i < b->stmts.size(); ++i) {
+        const size_t at = passes::allreduce_after(*b, i);
+        if (at == b->stmts.size()) continue;
+        reduces.insert(b->stmts[i].get());
+        allreduces.insert(b->stmts[at].get());
       }
       IRVisitor::visit(b);
     }

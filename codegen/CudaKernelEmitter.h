@@ -477,9 +477,10 @@ class CudaKernelEmitter : public CppEmitter {
     walk(indent);
   }
 
-  /// The reductions directly followed by an allreduce of their result (the global-view lowering
-  /// puts one after each): both become one grid_reduce(..., across_pes) (two grid barriers, not
-  /// four). Filled before the kernel body is emitted.
+  /// The reductions followed by an allreduce of their result (the global-view lowering puts one
+  /// after each; only phase barriers and exchanges between: passes::allreduce_after): both become
+  /// one grid_reduce(..., across_pes) (two grid barriers, not four). Filled before the kernel
+  /// body is emitted.
   void find_fused_reductions(const Stmt& root);
 
   void reduce(const Stmt& self, int indent) override;

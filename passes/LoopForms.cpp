@@ -54,6 +54,20 @@ std::set<std::string> stored_grids(const Stmt& s) {
   return stores.grids;
 }
 
+size_t allreduce_after(const Block& b, size_t i) {
+  auto* r = i < b.stmts.size() ? as<Reduce>(b.stmts[i]) : nullptr;
+  if (!r) return b.stmts.size();
+  for (size_t k = i + 1; k < b.stmts.size(); ++k) {
+    const Stmt& t = b.stmts[k];
+    if (auto* a = as<AllReduce>(t))
+      return a->var == r->result && a->op == r->op ? k : b.stmts.size();
+    if (t->kind != StmtKind::PhaseBarrier && t->kind != StmtKind::HaloSend &&
+        t->kind != StmtKind::HaloRecv)
+      break;
+  }
+  return b.stmts.size();
+}
+
 namespace {
 
 /// The pipeline's form of a step (see FlowLoop); fills `found` and returns true if `b` is one.
@@ -347,8 +361,8 @@ void fold_into_update(const FlowLoop& f, std::vector<FlowReduction>& reductions)
 }  // namespace
 
 /// The reductions of the dataflow loop's step that its dataflow form combines with no barrier,
-/// in the order of the kernel's arguments: those its allreduce directly follows (every
-/// global-view reduction) that read the grid the step writes only in their own rows along
+/// in the order of the kernel's arguments: those its allreduce follows (allreduce_after; every
+/// global-view reduction has one) that read the grid the step writes only in their own rows along
 /// dimension 0. A block walks its own rows of the range after its update (its own stores; the
 /// halos the neighbours write in the step are not read), and no block begins the next step,
 /// which overwrites the other grid, before every block has given its value, so any read of that
@@ -362,10 +376,10 @@ std::vector<FlowReduction> flow_reductions(const FlowLoop& f) {
     const FlowLoop* f = nullptr;
     std::vector<FlowReduction> found;
     void visit(const Block* b) override {
-      for (size_t i = 0; i + 1 < b->stmts.size(); ++i) {
+      for (size_t i = 0; i < b->stmts.size(); ++i) {
+        const size_t at = allreduce_after(*b, i);
+        if (at == b->stmts.size()) continue;
         auto* r = as<Reduce>(b->stmts[i]);
-        auto* a = as<AllReduce>(b->stmts[i + 1]);
-        if (!r || !a || a->var != r->result || a->op != r->op) continue;
         struct Reads : IRVisitor {
           using IRVisitor::visit;
           const std::string* written = nullptr;
@@ -381,7 +395,7 @@ std::vector<FlowReduction> flow_reductions(const FlowLoop& f) {
         if (!reads.own_rows) continue;
         FlowReduction found_one{r, false, {}, false, nullptr};
         std::set<std::string> names{r->result};
-        for (size_t k = i + 2; k < b->stmts.size();
+        for (size_t k = at + 1; k < b->stmts.size();
              ++k) {  // the assignments right after it that read only it
           auto* assign = as<Assign>(b->stmts[k]);
           if (!assign) break;

@@ -111,4 +111,10 @@ ir::Module select_loop_forms(const ir::Module& m);
 /// The grids a statement stores to.
 std::set<std::string> stored_grids(const ir::Stmt& s);
 
+/// The index in `b` of the allreduce that combines the result of the reduction at index `i`
+/// across the PEs: the first allreduce of its result after it, with only phase barriers and halo
+/// exchanges between (none touches the result; the pipeline places a fused sweep's next
+/// exchange there), or none (`b.stmts.size()`). The CUDA kernel combines the two in one.
+size_t allreduce_after(const ir::Block& b, size_t i);
+
 }  // namespace stencilc::passes
