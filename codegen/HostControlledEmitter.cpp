@@ -302,26 +302,7 @@ class HostControlledEmitter : public CppEmitter {
       line(indent, "const bool sc_inner_" + g + " = " + kHc + "inner_run(sc_through_" + g + ", " +
                        join(at) + ", sc_lane, sc_lanes, sc_points);  // no point a face of %" + g);
     }
-    // One point, sc_p cells from the thread's first: written once, run for every point.
-    line(indent, "const auto sc_point = [&](const int sc_p) {");
-    ++indent;
-    line(indent, "const int sc_l" + last + " = sc_c" + last + " + sc_lane + sc_p;");
-    loop_vars_.push_back("sc_l" + last);
-    for (size_t d = 0; d < rank; ++d) {
-      std::string dd = std::to_string(d);
-      line(indent, "const int " + indices[d] + " = sc_box.origin[" + dd + "] + sc_l" + dd + ";");
-      line(indent, "(void)" + indices[d] + ";");
-    }
-    if (red) {
-      std::string t = cpp_type(red->type);
-      line(indent, "const " + t + " sc_value = [&]() -> " + t + " {");
-      body(point_body, indent + 1);
-      line(indent, "}();");
-      line(indent, reduce_combine(red->op, red->result, "sc_value"));
-    } else {
-      body(point_body, indent);
-    }
-    line(--indent, "};");
+    point_lambda(indices, point_body, red, indent);
     // Every point in the box (all chunks but a row's last): no test a point, and the loads of all
     // of them may be in flight together.
     line(indent, "if (sc_lane + (sc_points - 1) * sc_lanes < sc_n" + last +
@@ -347,6 +328,33 @@ class HostControlledEmitter : public CppEmitter {
       line(indent, "}");
     }
     while (indent > 1) line(--indent, "}");
+  }
+
+  /// `sc_point`, one point of a kernel's walk as a lambda of sc_p (its cells from the thread's
+  /// first point): its indices and the point body, a reduction's value combined into
+  /// `red->result`. Written once, run for each of the thread's points.
+  void point_lambda(const std::vector<std::string>& indices, const Stmt& point_body,
+                    const Reduce* red, int indent) {
+    const std::string last = std::to_string(indices.size() - 1);
+    line(indent, "const auto sc_point = [&](const int sc_p) {");
+    ++indent;
+    line(indent, "const int sc_l" + last + " = sc_c" + last + " + sc_lane + sc_p;");
+    loop_vars_.push_back("sc_l" + last);
+    for (size_t d = 0; d < indices.size(); ++d) {
+      std::string dd = std::to_string(d);
+      line(indent, "const int " + indices[d] + " = sc_box.origin[" + dd + "] + sc_l" + dd + ";");
+      line(indent, "(void)" + indices[d] + ";");
+    }
+    if (red) {
+      std::string t = cpp_type(red->type);
+      line(indent, "const " + t + " sc_value = [&]() -> " + t + " {");
+      body(point_body, indent + 1);
+      line(indent, "}();");
+      line(indent, reduce_combine(red->op, red->result, "sc_value"));
+    } else {
+      body(point_body, indent);
+    }
+    line(--indent, "};");
   }
 
   /// For each grid whose cells the point body reads or stores (its sc_<grid>_data parameter): that
