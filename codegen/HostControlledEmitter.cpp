@@ -117,6 +117,9 @@ class HostControlledEmitter : public CppEmitter {
   // The kernel being written reads and stores these grids' cells through sc_<grid>_at, the cell
   // of the thread's first point (point_views).
   std::set<std::string> views_;
+  // The kernel being written loads these reads (grid and offsets, as read_key spells them) of
+  // all of a thread's points first, into sc_v<n>[sc_points] (prefetch_reads).
+  std::map<std::string, std::string> prefetched_;
   std::ostringstream kernels_;           // functions and kernels so far
   std::map<std::string, std::string> kernel_of_;  // point update (text) -> its kernel
   int kernel_count_ = 0;
@@ -137,6 +140,15 @@ class HostControlledEmitter : public CppEmitter {
   /// costs a load from an address register plus a constant, nothing a point.
   std::string grid_read(const GridRead* r) override {
     if (!in_kernel_ || !views_.count(r->grid)) return CppEmitter::grid_read(r);
+    if (auto held = prefetched_.find(read_key(r)); held != prefetched_.end())
+      return held->second + "[sc_k]";
+    return cell_read(r);
+  }
+
+  static std::string read_key(const GridRead* r) { return r->grid + " " + int_list(r->offsets); }
+
+  /// A point's cell at the read's offsets: sc_<grid>_at[sc_p + offsets x strides].
+  std::string cell_read(const GridRead* r) {
     std::string offset = "sc_p";
     const size_t n = r->offsets.size();
     for (size_t d = 0; d < n; ++d) {
@@ -240,6 +252,7 @@ class HostControlledEmitter : public CppEmitter {
     loop_vars_.clear();
     in_kernel_ = false;
     views_.clear();
+    prefetched_.clear();
     kernels_ << out_.str();
     out_.swap(host);
     return name;
@@ -302,18 +315,28 @@ class HostControlledEmitter : public CppEmitter {
       line(indent, "const bool sc_inner_" + g + " = " + kHc + "inner_run(sc_through_" + g + ", " +
                        join(at) + ", sc_lane, sc_lanes, sc_points);  // no point a face of %" + g);
     }
+    // Every point in the box (all chunks but a row's last): no test a point.
+    line(indent, "const bool sc_full = sc_lane + (sc_points - 1) * sc_lanes < sc_n" + last +
+                     ";  // every point in the box");
+    const std::string valid = "sc_lane + sc_k * sc_lanes < sc_n" + last;
+    const std::vector<const GridRead*> loads = prefetch_reads(point_body, stored, indent);
+    if (!loads.empty()) {
+      line(indent, "#pragma unroll");
+      line(indent, "for (int sc_k = 0; sc_k < sc_points; ++sc_k) {");
+      line(indent + 1, "if (!sc_full && !(" + valid + ")) continue;");
+      line(indent + 1, "const int sc_p = sc_k * sc_lanes;");
+      for (const GridRead* r : loads)
+        line(indent + 1, prefetched_[read_key(r)] + "[sc_k] = " + cell_read(r) + ";");
+      line(indent, "}");
+    }
     point_lambda(indices, point_body, red, indent);
-    // Every point in the box (all chunks but a row's last): no test a point, and the loads of all
-    // of them may be in flight together.
-    line(indent, "if (sc_lane + (sc_points - 1) * sc_lanes < sc_n" + last +
-                     ") {  // every point in the box: no test a point");
+    line(indent, "if (sc_full) {");
     line(indent + 1, "#pragma unroll");
-    line(indent + 1, "for (int sc_k = 0; sc_k < sc_points; ++sc_k) sc_point(sc_k * sc_lanes);");
+    line(indent + 1, "for (int sc_k = 0; sc_k < sc_points; ++sc_k) sc_point(sc_k);");
     line(indent, "} else {");
     line(indent + 1, "#pragma unroll");
     line(indent + 1, "for (int sc_k = 0; sc_k < sc_points; ++sc_k)");
-    line(indent + 2,
-         "if (sc_lane + sc_k * sc_lanes < sc_n" + last + ") sc_point(sc_k * sc_lanes);");
+    line(indent + 2, "if (" + valid + ") sc_point(sc_k);");
     line(indent, "}");
     // The stores through, after every point (a call among them would keep their loads apart):
     // each of the thread's points that is a face cell, its value into the neighbours' halos.
@@ -330,14 +353,58 @@ class HostControlledEmitter : public CppEmitter {
     while (indent > 1) line(--indent, "}");
   }
 
-  /// `sc_point`, one point of a kernel's walk as a lambda of sc_p (its cells from the thread's
-  /// first point): its indices and the point body, a reduction's value combined into
-  /// `red->result`. Written once, run for each of the thread's points.
+  /// The reads of grids the kernel does not store, loaded for all of a thread's points before any
+  /// point runs (sc_v<n>[sc_points], one array per grid and offsets): ptxas keeps a point's loads
+  /// behind the previous point's work where that has a branch (a division's slow path) or where
+  /// it saves registers, a memory round trip a point. Safe: those cells do not change during the
+  /// kernel, and every read of a point of the range is inside its grid's block and halos
+  /// (check_reads), whether or not the body's control flow reaches it. Only where a point's reads
+  /// take at most 64 bytes (64 registers at 4 points), else the reads stay in the body. Returns
+  /// the reads, in the body's order; grid_read turns them into the arrays' elements.
+  std::vector<const GridRead*> prefetch_reads(const Stmt& point_body,
+                                              const std::set<std::string>& stored, int indent) {
+    struct Reads : IRVisitor {
+      using IRVisitor::visit;
+      std::vector<const GridRead*> all;
+      void visit(const GridRead* r) override { all.push_back(r); }
+    } reads;
+    reads.visit(point_body);
+    std::vector<const GridRead*> loads;
+    std::set<std::string> seen;
+    int bytes = 0;
+    for (const GridRead* r : reads.all) {
+      if (stored.count(r->grid) || !views_.count(r->grid) || !seen.insert(read_key(r)).second)
+        continue;
+      loads.push_back(r);
+      bytes += scalar_bytes(grid_types_[r->grid]);
+    }
+    if (loads.empty() || bytes > 64) return {};
+    line(indent,
+         "// the reads of grids this kernel does not store, for all of the thread's points");
+    for (const GridRead* r : loads) {
+      const std::string name = "sc_v" + std::to_string(prefetched_.size());
+      line(indent, std::string(cpp_type(grid_types_[r->grid])) + " " + name + "[sc_points];  // %" +
+                       r->grid + " at " + int_list(r->offsets));
+      prefetched_[read_key(r)] = name;
+    }
+    return loads;
+  }
+
+  static int scalar_bytes(ScalarType t) {
+    return t == ScalarType::F64 || t == ScalarType::I64 || t == ScalarType::U64 ? 8
+           : t == ScalarType::Bool                                              ? 1
+                                                                                : 4;
+  }
+
+  /// `sc_point`, one point of a kernel's walk as a lambda of sc_k (the thread's k-th point; sc_p,
+  /// its cells from the thread's first): its indices and the point body, a reduction's value
+  /// combined into `red->result`. Written once, run for each of the thread's points.
   void point_lambda(const std::vector<std::string>& indices, const Stmt& point_body,
                     const Reduce* red, int indent) {
     const std::string last = std::to_string(indices.size() - 1);
-    line(indent, "const auto sc_point = [&](const int sc_p) {");
+    line(indent, "const auto sc_point = [&](const int sc_k) {");
     ++indent;
+    line(indent, "const int sc_p = sc_k * sc_lanes;  // the point's cells from sc_<grid>_at");
     line(indent, "const int sc_l" + last + " = sc_c" + last + " + sc_lane + sc_p;");
     loop_vars_.push_back("sc_l" + last);
     for (size_t d = 0; d < indices.size(); ++d) {
