@@ -134,10 +134,8 @@ class HostControlledEmitter : public CppEmitter {
     return in_kernel_ ? name : "std::" + name;
   }
 
-  /// In a kernel, a cell at constant offsets from the point: sc_<grid>_at (the cell of the
-  /// thread's first point) plus sc_p (the point's cells from there) plus the offsets times the
-  /// strides, constants of the kernel. The compiler hoists them out of the point loop: a read
-  /// costs a load from an address register plus a constant, nothing a point.
+  /// In a kernel, a read the kernel loaded first (prefetch_reads): its element for the point;
+  /// else the cell (cell_read).
   std::string grid_read(const GridRead* r) override {
     if (!in_kernel_ || !views_.count(r->grid)) return CppEmitter::grid_read(r);
     if (auto held = prefetched_.find(read_key(r)); held != prefetched_.end())
@@ -147,7 +145,10 @@ class HostControlledEmitter : public CppEmitter {
 
   static std::string read_key(const GridRead* r) { return r->grid + " " + int_list(r->offsets); }
 
-  /// A point's cell at the read's offsets: sc_<grid>_at[sc_p + offsets x strides].
+  /// A point's cell at the read's offsets: sc_<grid>_at (the cell of the thread's first point)
+  /// plus sc_p (the point's cells from there) plus the offsets times the strides, constants of
+  /// the kernel that the compiler folds into the loads' immediate offsets: no address
+  /// arithmetic a point.
   std::string cell_read(const GridRead* r) {
     std::string offset = "sc_p";
     const size_t n = r->offsets.size();
