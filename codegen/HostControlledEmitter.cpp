@@ -39,16 +39,18 @@ const char* reduce_op_name(ReduceOp op) {
                                : "::stencilc::rt::ReduceOp::Min";
 }
 
-/// What a point body takes from outside it: the grids it reads, queries or stores, and the
-/// scalars (program parameters, locals, loop counters) it reads.
+/// What a point body takes from outside it: the grids it reads, queries or stores (`cells`: those
+/// whose cells it reads or stores), and the scalars (program parameters, locals, loop counters)
+/// it reads.
 struct PointInputs : IRVisitor {
   using IRVisitor::visit;
-  std::set<std::string> grids;
+  std::set<std::string> grids, cells;
   std::map<std::string, ScalarType> scalars;
   std::set<std::string> locals;
   void visit(const Var* v) override { scalars.emplace(v->name, v->type); }
   void visit(const GridRead* r) override {
     grids.insert(r->grid);
+    cells.insert(r->grid);
     IRVisitor::visit(r);
   }
   void visit(const GridQuery* q) override {
@@ -57,6 +59,7 @@ struct PointInputs : IRVisitor {
   }
   void visit(const Store* s) override {
     grids.insert(s->grid);
+    cells.insert(s->grid);
     IRVisitor::visit(s);
   }
   void visit(const VarDecl* d) override {
@@ -111,7 +114,12 @@ class HostControlledEmitter : public CppEmitter {
   // Grid -> the HaloCopies (sc_halo_<grid>) whose exchange sends its buffers; grids no exchange
   // sends are absent.
   std::map<std::string, std::string> faces_of_;
-  std::set<std::string> through_;  // the kernel being written stores these grids through
+  // The kernel being written reads and stores these grids' cells through sc_<grid>_at, the cell
+  // of the thread's first point (point_views).
+  std::set<std::string> views_;
+  // The kernel being written loads these reads (grid and offsets, as read_key spells them) of
+  // all of a thread's points first, into sc_v<n>[sc_points] (prefetch_reads).
+  std::map<std::string, std::string> prefetched_;
   std::ostringstream kernels_;           // functions and kernels so far
   std::map<std::string, std::string> kernel_of_;  // point update (text) -> its kernel
   int kernel_count_ = 0;
@@ -124,6 +132,38 @@ class HostControlledEmitter : public CppEmitter {
 
   std::string math_function(const std::string& name) override {
     return in_kernel_ ? name : "std::" + name;
+  }
+
+  /// In a kernel, a read the kernel loaded first (prefetch_reads): its element for the point;
+  /// else the cell (cell_read).
+  std::string grid_read(const GridRead* r) override {
+    if (!in_kernel_ || !views_.count(r->grid)) return CppEmitter::grid_read(r);
+    if (auto held = prefetched_.find(read_key(r)); held != prefetched_.end())
+      return held->second + "[sc_k]";
+    return cell_read(r);
+  }
+
+  static std::string read_key(const GridRead* r) { return r->grid + " " + int_list(r->offsets); }
+
+  /// A point's cell at the read's offsets: sc_<grid>_at (the cell of the thread's first point)
+  /// plus sc_p (the point's cells from there) plus the offsets times the strides, constants of
+  /// the kernel that the compiler folds into the loads' immediate offsets: no address
+  /// arithmetic a point.
+  std::string cell_read(const GridRead* r) {
+    std::string offset = "sc_p";
+    const size_t n = r->offsets.size();
+    for (size_t d = 0; d < n; ++d) {
+      const int o = r->offsets[d];
+      if (o == 0) continue;
+      offset += o < 0 ? " - " : " + ";
+      if (d + 1 == n) {
+        offset += std::to_string(std::abs(o));  // the last dimension is contiguous
+      } else {
+        offset += (std::abs(o) == 1 ? "" : std::to_string(std::abs(o)) + " * ") + "sc_" + r->grid +
+                  "_s" + std::to_string(d);
+      }
+    }
+    return "sc_" + r->grid + "_at[" + offset + "]";
   }
 
   std::string grid_query(const GridQuery* q) override {
@@ -147,12 +187,22 @@ class HostControlledEmitter : public CppEmitter {
                      std::vector<std::string>* args, std::vector<std::string>* captures) {
     PointInputs inputs;
     inputs.visit(point_body);
+    const std::set<std::string> stored = passes::stored_grids(point_body);
     std::vector<std::string> params;
     for (const Param& p : program_->params) {
       if (p.kind != ParamKind::Grid || !inputs.grids.count(p.name)) continue;
       params.push_back("const " + dblock_type(p) + " " + p.name);
       args->push_back(p.name);
       captures->push_back(p.name + " = " + p.name + "[sc_pe]");
+      if (!inputs.cells.count(p.name)) continue;
+      // Its cells also as a restrict parameter (a local restrict pointer tells the compiler
+      // nothing): the body stores a grid's cells only at its point and reads no grid it stores
+      // off the point (LANGUAGE.md), and no grid comes twice (check_distinct_grids), so no store
+      // changes what a read of another pointer sees, and the loads of all of a thread's points
+      // can be in flight together (read-only grids through the read-only path).
+      params.push_back(std::string(stored.count(p.name) ? "" : "const ") + cpp_type(p.type) +
+                       "* __restrict__ const sc_" + p.name + "_data");
+      args->push_back(p.name + ".data");
     }
     for (const auto& [name, type] : inputs.scalars) {
       if (inputs.locals.count(name) || std::count(indices.begin(), indices.end(), name)) continue;
@@ -180,25 +230,59 @@ class HostControlledEmitter : public CppEmitter {
     std::ostringstream host;
     host.swap(out_);  // the kernel goes to kernels_, the host code resumes after
     in_kernel_ = true;
-    through_ = std::set<std::string>(through.begin(), through.end());
     comment(0, s);
-    line(0, red ? "// one partial result per thread block, combined by the last block, then on the "
-                  "host in PE order"
-                : "// one thread per point of a box of this GPU's block (a whole range, the inner "
-                  "box, or a slab)");
+    line(0,
+         "// a box of this GPU's block (a whole range, the inner box, or a slab): each thread "
+         "takes hc::kPoints cells of a row, hc::kLanes apart (host_controlled.cuh: the walk)");
+    if (red) {
+      line(0,
+           "// one partial result per thread block, combined by the last block, then on the "
+           "host in PE order");
+    }
     std::string head = "__global__ void " + name + "(const " + kHc + "LaunchBox<" + n + "> sc_box";
     if (red) head += ", const " + kHc + "ReduceSlot<" + cpp_type(red->type) + "> sc_slot";
     for (const std::string& p : params) head += ", " + p;
     line(0, head + ") {");
-    int indent = 1;
     if (red)
-      line(indent, std::string(cpp_type(red->type)) + " " + red->result + " = " +
-                       reduce_identity(red->op, red->type) + ";");
-    // Dimension d runs along x (the last), y, z (the first of three); grid-stride in each.
-    const char* axis[] = {"x", "y", "z"};
+      line(1, std::string(cpp_type(red->type)) + " " + red->result + " = " +
+                  reduce_identity(red->op, red->type) + ";");
+    point_walk(indices, point_body, red, through, inputs.cells);
+    if (red) line(1, kHc + "block_partial(" + red->result + ", sc_slot);");
+    line(0, "}");
+    line(0, "");
     loop_vars_.clear();
-    for (size_t d = 0; d < indices.size(); ++d) {
-      std::string dd = std::to_string(d), a = axis[indices.size() - 1 - d];
+    in_kernel_ = false;
+    views_.clear();
+    prefetched_.clear();
+    kernels_ << out_.str();
+    out_.swap(host);
+    return name;
+  }
+
+  /// A kernel's walk of its box as hc::launch_shape's threads take it (host_controlled.cuh, "the
+  /// walk"): rows along y (and z), grid-stride; the last dimension along x, in chunks of which
+  /// each thread takes sc_points cells sc_lanes apart, every read a constant offset from one
+  /// address per grid (`cells`: the grids whose cells the body reads or stores). Each point runs
+  /// the body (a reduction's: its value combined into `red->result`); then the points that are
+  /// face cells of a grid in `through` store their values into the neighbours' halos.
+  void point_walk(const std::vector<std::string>& indices, const Stmt& point_body,
+                  const Reduce* red, const std::vector<std::string>& through,
+                  const std::set<std::string>& cells) {
+    int indent = 1;
+    const std::set<std::string> stored = passes::stored_grids(point_body);
+    const size_t rank = indices.size();
+    const std::string n = std::to_string(rank);
+    const std::string last = std::to_string(rank - 1);
+    point_views(cells, indent);
+    line(indent, "constexpr int sc_lanes = " + kHc + "kLanes<" + n + ">, sc_points = " + kHc +
+                     "kPoints<" + n + ">;");
+    line(indent, "const int sc_lane = (int)threadIdx.x;");
+    line(indent, "const int sc_chunks = " + kHc + "chunks<" + n + ">(sc_box.hi[" + last +
+                     "] - sc_box.lo[" + last + "]);");
+    const char* axis[] = {"y", "z"};  // dimension rank - 2, rank - 3
+    loop_vars_.clear();
+    for (size_t d = 0; d + 1 < rank; ++d) {
+      std::string dd = std::to_string(d), a = axis[rank - 2 - d];
       loop_vars_.push_back("sc_l" + dd);
       line(indent, "for (int sc_l" + dd + " = sc_box.lo[" + dd + "] + (int)(blockIdx." + a +
                        " * blockDim." + a + " + threadIdx." + a + "); sc_l" + dd + " < sc_box.hi[" +
@@ -206,6 +290,124 @@ class HostControlledEmitter : public CppEmitter {
                        ")) {");
       ++indent;
     }
+    line(indent, "for (int sc_q = (int)blockIdx.x; sc_q < sc_chunks; sc_q += (int)gridDim.x) {");
+    ++indent;
+    line(indent, "const int sc_c" + last + " = sc_box.lo[" + last +
+                     "] + sc_q * (sc_lanes * sc_points);  // the chunk's first cell");
+    line(indent, "const int sc_n" + last + " = sc_box.hi[" + last + "] - sc_c" + last +
+                     ";  // the box's cells from there");
+    if (!views_.empty()) {
+      line(indent,
+           "// each grid's cell of the thread's first point: the other points' cells and "
+           "the reads are constants from it");
+    }
+    for (const std::string& g : views_) {
+      std::string row;
+      for (size_t d = 0; d + 1 < rank; ++d)
+        row += "sc_l" + std::to_string(d) + " * sc_" + g + "_s" + std::to_string(d) + " + ";
+      const std::string first = row.empty() ? "sc_c" + last : "(" + row + "sc_c" + last + ")";
+      line(indent, std::string(stored.count(g) ? "" : "const ") + cpp_type(grid_types_[g]) +
+                       "* const sc_" + g + "_at = sc_" + g + "_data + " + first + " + sc_lane;");
+    }
+    std::vector<std::string> at{"0", "0", "0"};  // (z, y, x) of store_through: leading ones 0
+    for (size_t d = 0; d + 1 < rank; ++d) at[3 - rank + d] = "sc_l" + std::to_string(d);
+    for (const std::string& g : through) {
+      at[2] = "sc_c" + last;
+      line(indent, "const bool sc_inner_" + g + " = " + kHc + "inner_run(sc_through_" + g + ", " +
+                       join(at) + ", sc_lane, sc_lanes, sc_points);  // no point a face of %" + g);
+    }
+    // Every point in the box (all chunks but a row's last): no test a point.
+    line(indent, "const bool sc_full = sc_lane + (sc_points - 1) * sc_lanes < sc_n" + last +
+                     ";  // every point in the box");
+    const std::string valid = "sc_lane + sc_k * sc_lanes < sc_n" + last;
+    const std::vector<const GridRead*> loads = prefetch_reads(point_body, stored, indent);
+    if (!loads.empty()) {
+      line(indent, "#pragma unroll");
+      line(indent, "for (int sc_k = 0; sc_k < sc_points; ++sc_k) {");
+      line(indent + 1, "if (!sc_full && !(" + valid + ")) continue;");
+      line(indent + 1, "const int sc_p = sc_k * sc_lanes;");
+      for (const GridRead* r : loads)
+        line(indent + 1, prefetched_[read_key(r)] + "[sc_k] = " + cell_read(r) + ";");
+      line(indent, "}");
+    }
+    point_lambda(indices, point_body, red, indent);
+    line(indent, "if (sc_full) {");
+    line(indent + 1, "#pragma unroll");
+    line(indent + 1, "for (int sc_k = 0; sc_k < sc_points; ++sc_k) sc_point(sc_k);");
+    line(indent, "} else {");
+    line(indent + 1, "#pragma unroll");
+    line(indent + 1, "for (int sc_k = 0; sc_k < sc_points; ++sc_k)");
+    line(indent + 2, "if (" + valid + ") sc_point(sc_k);");
+    line(indent, "}");
+    // The stores through, after every point (a call among them would keep their loads apart):
+    // each of the thread's points that is a face cell, its value into the neighbours' halos.
+    for (const std::string& g : through) {
+      at[2] = "sc_c" + last + " + sc_lane + sc_k * sc_lanes";
+      line(indent, "if (!sc_inner_" + g + ") {  // the points that are face cells of %" + g +
+                       ": their values into the neighbours' halos too");
+      line(indent + 1, "for (int sc_k = 0; sc_k < sc_points && sc_lane + sc_k * sc_lanes < sc_n" +
+                           last + "; ++sc_k)");
+      line(indent + 2, kHc + "store_through(sc_through_" + g + ", sc_" + g +
+                           "_at[sc_k * sc_lanes], " + join(at) + ");");
+      line(indent, "}");
+    }
+    while (indent > 1) line(--indent, "}");
+  }
+
+  /// The reads of grids the kernel does not store, loaded for all of a thread's points before any
+  /// point runs (sc_v<n>[sc_points], one array per grid and offsets): ptxas keeps a point's loads
+  /// behind the previous point's work where that has a branch (a division's slow path) or where
+  /// it saves registers, a memory round trip a point. Safe: those cells do not change during the
+  /// kernel, and every read of a point of the range is inside its grid's block and halos
+  /// (check_reads), whether or not the body's control flow reaches it. Only where a point's reads
+  /// take at most 64 bytes (64 registers at 4 points), else the reads stay in the body. Returns
+  /// the reads, in the body's order; grid_read turns them into the arrays' elements.
+  std::vector<const GridRead*> prefetch_reads(const Stmt& point_body,
+                                              const std::set<std::string>& stored, int indent) {
+    struct Reads : IRVisitor {
+      using IRVisitor::visit;
+      std::vector<const GridRead*> all;
+      void visit(const GridRead* r) override { all.push_back(r); }
+    } reads;
+    reads.visit(point_body);
+    std::vector<const GridRead*> loads;
+    std::set<std::string> seen;
+    int bytes = 0;
+    for (const GridRead* r : reads.all) {
+      if (stored.count(r->grid) || !views_.count(r->grid) || !seen.insert(read_key(r)).second)
+        continue;
+      loads.push_back(r);
+      bytes += scalar_bytes(grid_types_[r->grid]);
+    }
+    if (loads.empty() || bytes > 64) return {};
+    line(indent,
+         "// the reads of grids this kernel does not store, for all of the thread's points");
+    for (const GridRead* r : loads) {
+      const std::string name = "sc_v" + std::to_string(prefetched_.size());
+      line(indent, std::string(cpp_type(grid_types_[r->grid])) + " " + name + "[sc_points];  // %" +
+                       r->grid + " at " + int_list(r->offsets));
+      prefetched_[read_key(r)] = name;
+    }
+    return loads;
+  }
+
+  static int scalar_bytes(ScalarType t) {
+    return t == ScalarType::F64 || t == ScalarType::I64 || t == ScalarType::U64 ? 8
+           : t == ScalarType::Bool                                              ? 1
+                                                                                : 4;
+  }
+
+  /// `sc_point`, one point of a kernel's walk as a lambda of sc_k (the thread's k-th point; sc_p,
+  /// its cells from the thread's first): its indices and the point body, a reduction's value
+  /// combined into `red->result`. Written once, run for each of the thread's points.
+  void point_lambda(const std::vector<std::string>& indices, const Stmt& point_body,
+                    const Reduce* red, int indent) {
+    const std::string last = std::to_string(indices.size() - 1);
+    line(indent, "const auto sc_point = [&](const int sc_k) {");
+    ++indent;
+    line(indent, "const int sc_p = sc_k * sc_lanes;  // the point's cells from sc_<grid>_at");
+    line(indent, "const int sc_l" + last + " = sc_c" + last + " + sc_lane + sc_p;");
+    loop_vars_.push_back("sc_l" + last);
     for (size_t d = 0; d < indices.size(); ++d) {
       std::string dd = std::to_string(d);
       line(indent, "const int " + indices[d] + " = sc_box.origin[" + dd + "] + sc_l" + dd + ";");
@@ -220,17 +422,22 @@ class HostControlledEmitter : public CppEmitter {
     } else {
       body(point_body, indent);
     }
-    while (indent > 1) line(--indent, "}");
-    if (red)
-      line(1, kHc + "block_partial(" + red->result + ", sc_slot);");
-    line(0, "}");
-    line(0, "");
-    loop_vars_.clear();
-    in_kernel_ = false;
-    through_.clear();
-    kernels_ << out_.str();
-    out_.swap(host);
-    return name;
+    line(--indent, "};");
+  }
+
+  /// For each grid whose cells the point body reads or stores (its sc_<grid>_data parameter): that
+  /// the pointer is to global memory (global loads and stores, not generic ones), and its
+  /// strides but the last (1).
+  void point_views(const std::set<std::string>& grids, int indent) {
+    for (const Param& p : program_->params) {
+      if (p.kind != ParamKind::Grid || !grids.count(p.name)) continue;
+      const std::string& g = p.name;
+      line(indent, "STENCILC_GLOBAL_VIEW(sc_" + g + "_data);");
+      for (int d = 0; d + 1 < p.rank; ++d)
+        line(indent, "const long sc_" + g + "_s" + std::to_string(d) + " = " + g + ".stride[" +
+                         std::to_string(d) + "];");
+      views_.insert(g);
+    }
   }
 
   /// `sc_range`, the update's range in global indices, and the checks of its reads past the
@@ -283,19 +490,6 @@ class HostControlledEmitter : public CppEmitter {
         blocks.push_back(grid + "[sc_pe].data");
     }
     return "{" + join(blocks) + "}";
-  }
-
-  /// A point update's store that also writes the neighbours' halos (through): one line, so that
-  /// it keeps the user's line number (CppEmitter::stmt); the value is read back from the cell
-  /// just stored (the compiler forwards it).
-  void store(const Store* s, int indent) override {
-    if (!in_kernel_ || !through_.count(s->grid)) return CppEmitter::store(s, indent);
-    GridRead centre(ScalarType::F32, s->grid, std::vector<int>(loop_vars_.size(), 0));
-    std::vector<std::string> at{"0", "0", "0"};  // (z, y, x): the leading dimensions 0
-    for (size_t d = 0; d < loop_vars_.size(); ++d) at[3 - loop_vars_.size() + d] = loop_vars_[d];
-    const std::string cell = grid_read(&centre);
-    line(indent, cell + " = " + expr(s->value) + "; " + kHc + "store_through(sc_through_" +
-                     s->grid + ", " + cell + ", " + join(at) + ");");
   }
 
   /// After a statement whose point body stores grids other than `through` that an exchange

@@ -5,8 +5,9 @@
 // on the GPUs: owned cells unchanged, each halo cell a stencil needs equal to its source (periodic
 // wrap included), every other cell still poison. Process grids of 1 to 4 PEs in 1, 2 and 3
 // dimensions, uneven extents, periodic and fixed dimensions, one-sided and uneven halos, corners on
-// and off. Built with nvcc (the header is CUDA), run on the host: no CUDA call is made. Prints a
-// line per failure and `N passed, M failed`.
+// and off; the same halos filled by stores through instead, with rows walked as the point kernels
+// walk them (inner_run's skips included). Built with nvcc (the header is CUDA), run on the host: no
+// CUDA call is made. Prints a line per failure and `N passed, M failed`.
 #include <cstdio>
 #include <stencilc/runtime/cuda/host_controlled.cuh>
 #include <string>
@@ -45,9 +46,12 @@ std::string push_all(const hc::HaloCopyPlan& plan,
 
 // Every sender's owned cells, each stored as a point update that stores through stores it
 // (face_stores, store_through): the value into its own cell and into the halos it is a face of.
+// As the point kernels walk a row (host_controlled.cuh), in chunks of `step` x `count` cells, a
+// thread's cells x0 + first + k step, with the stores through skipped for a thread whose cells
+// inner_run finds none of a face (a face cell it wrongly skips stays poison in the halo).
 template <int N>
 std::string store_all(const hc::HaloCopyPlan& plan,
-                      const std::vector<rc::DBlock<double, N>>& blocks) {
+                      const std::vector<rc::DBlock<double, N>>& blocks, int step, int count) {
   const auto sends = hc::faces_by_sender(plan);
   for (std::size_t p = 0; p < sends.size(); ++p) {
     const auto& b = blocks[p];
@@ -56,21 +60,28 @@ std::string store_all(const hc::HaloCopyPlan& plan,
     for (int d = 0; d < N; ++d) e[3 - N + d] = b.extent[d];
     for (int z = 0; z < e[0]; ++z)
       for (int y = 0; y < e[1]; ++y)
-        for (int x = 0; x < e[2]; ++x) {
-          const int l3[3] = {z, y, x};
-          long offset = 0;
-          for (int d = 0; d < N; ++d) offset += l3[3 - N + d] * b.stride[d];
-          hc::store_through(faces, b.data[offset], z, y, x);
-        }
+        for (int x0 = 0; x0 < e[2]; x0 += step * count)
+          for (int first = 0; first < step; ++first) {
+            const bool inner = hc::inner_run(faces, z, y, x0, first, step, count);
+            for (int k = 0; k < count; ++k) {
+              const int x = x0 + first + k * step;
+              if (x >= e[2]) continue;
+              const int l3[3] = {z, y, x};
+              long offset = 0;
+              for (int d = 0; d < N; ++d) offset += l3[3 - N + d] * b.stride[d];
+              if (!inner) hc::store_through(faces, b.data[offset], z, y, x);
+            }
+          }
   }
   return "";
 }
 
-// `through`: the halos filled by store_all instead of push_all.
+// `through`: the halos filled by store_all instead of push_all, its rows walked in chunks of
+// step x count cells.
 template <int N>
 std::string check(const rt::ProcessGrid& grid, std::array<int, N> extent,
                   std::array<bool, N> periodic, std::array<int, N> lo, std::array<int, N> hi,
-                  bool corners, bool through = false) {
+                  bool corners, bool through = false, int step = 1, int count = 1) {
   const int n = grid.size();
   std::vector<rc::DBlock<double, N>> blocks;
   std::vector<std::vector<double>> memory(n);
@@ -100,7 +111,7 @@ std::string check(const rt::ProcessGrid& grid, std::array<int, N> extent,
   }
   const hc::HaloCopyPlan plan =
       hc::plan_halo_copies<double, N>(grid, blocks, periodic, corners, "g");
-  if (std::string problem = through ? store_all<N>(plan, blocks) : push_all<N>(plan, blocks);
+  if (std::string problem = through ? store_all<N>(plan, blocks, step, count) : push_all<N>(plan, blocks);
       !problem.empty())
     return problem;
   for (int pe = 0; pe < n; ++pe) {
@@ -163,12 +174,22 @@ int main() {
       std::printf("FAIL %s: %s\n", what.c_str(), problem.c_str());
     }
   };
-  for (bool through : {false, true}) {
-    const std::string mode = through ? " through" : "";
+  // Pushes, then stores through with rows walked a cell a thread and in chunks of 2 x 3 and 4 x 4.
+  struct Mode {
+    bool through;
+    int step, count;
+  };
+  for (const Mode m : {Mode{false, 1, 1}, Mode{true, 1, 1}, Mode{true, 2, 3}, Mode{true, 4, 4}}) {
+    const bool through = m.through;
+    const int step = m.step, count = m.count;
+    const std::string mode = through ? " through (walk " + std::to_string(step) + " x " +
+                                           std::to_string(count) + ")"
+                                     : "";
     for (int pes = 1; pes <= 4; ++pes) {
       for (bool p0 : {false, true}) {
         run("1-D " + std::to_string(pes) + " PEs periodic=" + std::to_string(p0) + mode,
-            check<1>(process_grid(1, {pes, 1, 1}), {13}, {p0}, {2}, {1}, false, through));
+            check<1>(process_grid(1, {pes, 1, 1}), {13}, {p0}, {2}, {1}, false, through, step,
+                     count));
       }
     }
     const std::vector<std::array<int, 3>> grids2 = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {3, 1, 1},
@@ -186,7 +207,8 @@ int main() {
                 " corners=" + std::to_string(corners);
             run(what + mode,
                 check<2>(process_grid(2, dims), {13, 11},
-                         {(periodic & 1) != 0, (periodic & 2) != 0}, lo, hi, corners, through));
+                         {(periodic & 1) != 0, (periodic & 2) != 0}, lo, hi, corners, through, step,
+                         count));
           }
         }
       }
@@ -202,7 +224,7 @@ int main() {
                                    " corners=" + std::to_string(corners);
           run(what + mode, check<3>(process_grid(3, dims), {7, 9, 5},
                                     {(periodic & 1) != 0, (periodic & 2) != 0, (periodic & 4) != 0},
-                                    {1, 1, 2}, {1, 2, 1}, corners, through));
+                                    {1, 1, 2}, {1, 2, 1}, corners, through, step, count));
         }
       }
     }

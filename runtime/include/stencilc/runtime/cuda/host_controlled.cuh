@@ -97,14 +97,40 @@ bool empty(const SBox<N>& b) {
   return false;
 }
 
+// How a point kernel's threads walk its box (the kernels HostControlledEmitter writes). The last
+// dimension runs along x in chunks of kChunk<N> = kLanes<N> x kPoints<N> cells: lane t takes the
+// chunk's cells t, t + kLanes, ..., t + (kPoints - 1) kLanes, so a warp's lanes load and store
+// consecutive cells (coalesced) and a thread's points share their address arithmetic (each read
+// a constant offset from the thread's first cell); x-block b takes chunks b, b + gridDim.x, ....
+// The dimension before the last runs along y and the first of three along z, a row a thread,
+// grid-stride. A chunk's cells past the box's end are skipped, so every cell of the box is one
+// thread's point exactly once (tests/runtime/host_controlled_walk.cu). Chunks are counted, not
+// cells, so that no index passes the box's end: nothing overflows however close it is to 2^31.
+template <int N>
+inline constexpr int kLanes = N == 1 ? 256 : 32;
+// Four points a thread: enough to amortise a point's index and address arithmetic over them (at
+// one point a thread the kernels were issue-bound: ~110 instructions a point, jacobi2d 4096^2),
+// few enough that a 2-D block still covers only 128 x 8 cells (not tuned on a GPU yet).
+template <int N>
+inline constexpr int kPoints = 4;
+template <int N>
+inline constexpr int kChunk = kLanes<N> * kPoints<N>;
+
+// The chunks of a row of `cells` cells.
+template <int N>
+__host__ __device__ constexpr int chunks(int cells) {
+  return cells <= 0 ? 0 : cells / kChunk<N> + (cells % kChunk<N> != 0 ? 1 : 0);
+}
+
 // The launch shape of a point update over `box`: 256 threads per block, the last dimension
-// along x (32 threads: a warp reads a row), the one before along y, the first of three along z.
-// Kernels loop grid-stride in every dimension, so the grid may be capped: y and z at 65535 (the
-// hardware limit), and the whole grid at kReduceBlocks for reductions (their partials).
+// along x (kLanes<N> threads, a chunk of cells: the walk above), the one before along y, the
+// first of three along z. Kernels loop grid-stride in every dimension, so the grid may be capped:
+// y and z at 65535 (the hardware limit), and the whole grid at kReduceBlocks for reductions
+// (their partials).
 template <int N>
 void launch_shape(const SBox<N>& box, bool reduction, dim3* grid, dim3* block) {
-  *block = N == 1 ? dim3(256) : N == 2 ? dim3(32, 8) : dim3(32, 4, 2);
-  const unsigned threads[3] = {block->x, block->y, block->z};
+  *block = N == 1 ? dim3(kLanes<1>) : N == 2 ? dim3(kLanes<2>, 8) : dim3(kLanes<3>, 4, 2);
+  const unsigned threads[3] = {kChunk<N>, block->y, block->z};  // the cells a block covers
   unsigned blocks[3] = {1, 1, 1};
   for (int k = 0; k < N; ++k) {
     const int d = N - 1 - k;  // x: the last dimension

@@ -175,6 +175,28 @@ struct FaceStores {
   FaceStore<T> face[F];
 };
 
+// Whether a thread's cells (z, y, x0 + first + k * step), k < count, all lie in the inner box: a
+// point kernel tests it once for a thread's points (the walk in host_controlled.cuh), whose
+// stores then store nothing through.
+// Local indices are not negative, so the differences from x0 do not overflow.
+template <class T, int F>
+__host__ __device__ inline bool inner_run(const FaceStores<T, F>& s, int z, int y, int x0, int first,
+                                          int step, int count) {
+  return z >= s.inner_lo[0] && z < s.inner_hi[0] && y >= s.inner_lo[1] && y < s.inner_hi[1] &&
+         first >= s.inner_lo[2] - x0 && first + (count - 1) * step < s.inner_hi[2] - x0;
+}
+
+// The stores of `v` into every neighbour's halo cell that cell (z, y, x) is a face cell for. Not
+// inlined: only face cells get here, and a point kernel has several points a thread.
+template <class T, int F>
+__host__ __device__ __noinline__ void store_faces(const FaceStores<T, F>& s, T v, int z, int y, int x) {
+  for (int f = 0; f < s.count; ++f) {
+    const FaceStore<T>& c = s.face[f];
+    if (z >= c.lo[0] && z < c.hi[0] && y >= c.lo[1] && y < c.hi[1] && x >= c.lo[2] && x < c.hi[2])
+      c.dst[cell_offset(c.dst_row, c.dst_rows, c.at[0] + z, c.at[1] + y, c.at[2] + x)] = v;
+  }
+}
+
 // A point update's store of `v` into its own cell (z, y, x) (local indices, leading dimensions
 // 0), written also into every neighbour's halo cell the buffer's exchange would copy it to.
 template <class T, int F>
@@ -182,11 +204,7 @@ __host__ __device__ inline void store_through(const FaceStores<T, F>& s, T v, in
   if (z >= s.inner_lo[0] && z < s.inner_hi[0] && y >= s.inner_lo[1] && y < s.inner_hi[1] &&
       x >= s.inner_lo[2] && x < s.inner_hi[2])
     return;
-  for (int f = 0; f < s.count; ++f) {
-    const FaceStore<T>& c = s.face[f];
-    if (z >= c.lo[0] && z < c.hi[0] && y >= c.lo[1] && y < c.hi[1] && x >= c.lo[2] && x < c.hi[2])
-      c.dst[cell_offset(c.dst_row, c.dst_rows, c.at[0] + z, c.at[1] + y, c.at[2] + x)] = v;
-  }
+  store_faces(s, v, z, y, x);
 }
 
 #if defined(__CUDACC__)
