@@ -191,15 +191,15 @@ inline int flow_blocks(const FlowSize& s) {
 ///                 updates: 5.75 against 5.32; fdtd2d 512^2: 25.7 against 21.0; cg2d 1026^2,
 ///                 four reductions read in the loop: 48.7 against 33.4): one GPU's grid barrier
 ///                 costs less than a walk's flags and face copies;
-///   2 and 4 GPUs: wins up to 15.5 (jacobi1d 2^22 on 4 GPUs: 13.2 against 38.8; fdtd2d 2048^2
-///                 on 4: 50.2 against 57.8; cg2d 2050^2 on 4: 56.6 against 57.4; fdtd2d 512^2
-///                 on 4: 18.7 against 36.4), loses from 31 (jacobi1d 2^22 on 2: 38.1 against
-///                 25.3; fdtd2d 2048^2 on 2: 111.6 against 77.5; cg2d 2050^2 on 2: 112.6
-///                 against 92.7): a walk that is not the one update of a step is a point walk
-///                 or strips of its own, with a face copy after it.
+///   2 and 4 GPUs: with the walks in strips, wins up to 31 (cg2d 2050^2 on 2 GPUs: 85.8 against
+///                 98.4; fdtd2d 2048^2 on 2: 67.3 against 76.3, on 4 (15.5): 34.3 against 58.9;
+///                 cg2d 2050^2 on 4: 46.5 against 59.7; jacobi1d 2^22 on 4, 1-D: 13.2 against
+///                 38.8; fdtd2d 512^2 on 4: 18.7 against 36.4); at 31 the 1-D walk loses
+///                 (jacobi1d 2^22 on 2: 38.1 against 25.3, a point walk: 1-D has no strips) and
+///                 at 62 cg2d did (4098^2 on 2: 331 against 277, timed beside other GPU work).
 /// Returns a negative limit where the form never pays.
 inline double flow_points_limit(int rank, int pes, int walks = 1) {
-  if (walks > 1) return pes <= 1 ? -1.0 : 16.0;
+  if (walks > 1) return pes <= 1 ? -1.0 : rank >= 2 ? 32.0 : 16.0;
   if (pes <= 1) return 16.0;
   return rank >= 3 ? 56.0 : 24.0;
 }
