@@ -271,19 +271,24 @@ void reasons() {
   form_is(sc::choose_form(q), LoopForm::Barrier, -1, "barrier form (no time loop at the top of the program)",
           "no loop");
   // 3-D, and a size the cost model does not know.
-  sc::FormQuery h;
-  h.program = "test";
-  h.loop = "";
-  h.dataflow = true;
-  h.grid.rank = 3;
-  h.grid.dims = {2, 1, 1};
-  h.size.rows = 64;
-  h.size.min_rows = 64;
-  h.size.points = 64LL * 128 * 128;
-  h.size.blocks = 264;
-  h.size.block_threads = 192;
-  h.size.pes = 2;
-  h.size.rank = 3;
+  // A dataflow-able loop of `rows` x `cols` points on `pes` PEs cut along dimension 0 only, 264
+  // blocks of `threads`.
+  auto flow_query = [](const char* program, int rank, int pes, long long rows, long long cols, int threads) {
+    sc::FormQuery f;
+    f.program = program;
+    f.loop = "";
+    f.dataflow = true;
+    f.grid.rank = rank;
+    f.grid.dims = {pes, 1, 1};
+    f.size.rows = f.size.min_rows = rows;
+    f.size.points = rows * cols;
+    f.size.blocks = 264;
+    f.size.block_threads = threads;
+    f.size.pes = pes;
+    f.size.rank = rank;
+    return f;
+  };
+  sc::FormQuery h = flow_query("test", 3, 2, 64, 128 * 128, 192);
   form_is(sc::choose_form(h), LoopForm::Barrier, -1,
           "time loop: barrier form (cost model: 85.3 points a thread > 56, the limit for 3-D on 2 PEs)", "heat3d 128^3");
   h.size.blocks = 0;
@@ -293,25 +298,12 @@ void reasons() {
   form_is(sc::choose_form(h), LoopForm::Barrier, -1, "time loop: barrier form (the process grid 1x2x2 cuts dimensions 1 and 2)",
           "1 x 2 x 2");
   // A step of several walks (fdtd2d 512^2: four), on 1 and on 4 PEs.
-  sc::FormQuery w;
-  w.program = "fdtd";
-  w.loop = "";
-  w.dataflow = true;
-  w.grid.rank = 2;
-  w.grid.dims = {1, 1, 1};
-  w.size.rows = 512;
-  w.size.min_rows = 512;
-  w.size.points = 512LL * 512;
-  w.size.blocks = 264;
-  w.size.block_threads = 256;
-  w.size.pes = 1;
+  sc::FormQuery w = flow_query("fdtd", 2, 1, 512, 512, 256);
   w.size.walks = 4;
   form_is(sc::choose_form(w), LoopForm::Barrier, -1, "time loop: barrier form (cost model: a step of 4 walks on 1 PE)",
           "fdtd2d 512^2 on 1 PE");
-  w.grid.dims = {4, 1, 1};
-  w.size.rows = w.size.min_rows = 128;
-  w.size.points = 128LL * 512;
-  w.size.pes = 4;
+  w = flow_query("fdtd", 2, 4, 128, 512, 256);
+  w.size.walks = 4;
   form_is(sc::choose_form(w), LoopForm::Dataflow, 128,
           "time loop: dataflow form (cost model: 2.0 points a thread <= 32, the limit for a step of 4 walks on 4 PEs)",
           "fdtd2d 512^2 on 4 PEs");
