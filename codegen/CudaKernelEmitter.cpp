@@ -328,6 +328,25 @@ void CudaKernelEmitter::reduce(const Stmt& self, int indent) {
                    reduce_op_name(s->op) + ", args.scratch);  // over this GPU");
 }
 
+void CudaKernelEmitter::phase_barrier(const Stmt& s, int indent) {
+  WorkerRole role = as<PhaseBarrier>(s)->role;
+  if (flow_) return flow_barrier(s, indent);
+  if (group(role) == "sc_all") {
+    line(indent, "pe.grid_barrier();  // phase_barrier");
+    return;
+  }
+  const bool comm = role == WorkerRole::Comm;
+  std::string g = group(role), counter = comm ? "args.sync + 0" : "args.sync + 1";
+  line(indent, std::string("// phase_barrier role(") + (comm ? "comm" : "compute") +
+                   "): among the group's blocks");
+  line(indent, "if (sc_n_comm == 0) {");
+  line(indent + 1, "pe.grid_barrier();");
+  line(indent, "} else if (" + g + ".has_me()) {");
+  line(indent + 1, std::string(kRt) + "group_barrier(pe, " + g + ", " + counter + ", " + g +
+                       "_barriers, \"the " + (comm ? "comm" : "compute") + " group\");");
+  line(indent, "}");
+}
+
 void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
   switch (s->kind) {
     case StmtKind::HaloSend: {
@@ -370,28 +389,8 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
                        reduce_op_name(a->op) + ", args.scratch);  // across the GPUs, in PE order");
       return;
     }
-    case StmtKind::PhaseBarrier: {
-      WorkerRole role = as<PhaseBarrier>(s)->role;
-      if (flow_) {
-        flow_barrier(s, indent);
-        return;
-      }
-      if (group(role) == "sc_all") {
-        line(indent, "pe.grid_barrier();  // phase_barrier");
-        return;
-      }
-      const bool comm = role == WorkerRole::Comm;
-      std::string g = group(role), counter = comm ? "args.sync + 0" : "args.sync + 1";
-      line(indent, std::string("// phase_barrier role(") + (comm ? "comm" : "compute") +
-                       "): among the group's blocks");
-      line(indent, "if (sc_n_comm == 0) {");
-      line(indent + 1, "pe.grid_barrier();");
-      line(indent, "} else if (" + g + ".has_me()) {");
-      line(indent + 1, std::string(kRt) + "group_barrier(pe, " + g + ", " + counter + ", " + g +
-                           "_barriers, \"the " + (comm ? "comm" : "compute") + " group\");");
-      line(indent, "}");
-      return;
-    }
+    case StmtKind::PhaseBarrier:
+      return phase_barrier(s, indent);
     case StmtKind::SignalDecl: {
       // The signals live in symmetric memory the launcher zeroed; declaring one is collective
       // (a barrier over every PE, as the reference's Signal constructor).

@@ -301,6 +301,12 @@ class CudaKernelEmitter : public CppEmitter {
   /// else the loop as the passes left it (barrier_all after each update).
   void loop(const Stmt& s, int indent) override;
 
+  /// The dataflow loop's set-up of its halos and face stores, before the loop: one exchange of
+  /// every grid the step exchanges, the block's workers (sc_mine), and the face channels its rows
+  /// feed staged in shared memory (a step of one update: sc_faces and sc_face_writer; of several
+  /// walks: one of each for every exchange that carries faces, flow_handles).
+  void flow_halos_and_faces(int indent);
+
   /// The dataflow loop's register-resident form (regs.cuh) where the launcher planned it
   /// (args.sc_regs: compiled::choose_form) and its contract holds on every block of every PE (a
   /// grid_reduce): each block's band of %in in registers (RegsBand), a step of it where the loop's
@@ -484,6 +490,10 @@ class CudaKernelEmitter : public CppEmitter {
   void find_fused_reductions(const Stmt& root);
 
   void reduce(const Stmt& self, int indent) override;
+
+  /// A phase barrier: a grid barrier, or a role group's barrier (the group's blocks only); none in
+  /// the dataflow loop (flow_barrier).
+  void phase_barrier(const Stmt& s, int indent);
 
   void target_stmt(const Stmt& s, int indent) override;
 

@@ -40,6 +40,46 @@ void CudaKernelEmitter::hoist_boundary_walks(const Stmt& loop, int indent) {
   }
 }
 
+void CudaKernelEmitter::flow_halos_and_faces(int indent) {
+  const std::string rt = kRt;
+  if (const std::vector<std::string>& xs = flow_loop_.exchanged; !xs.empty()) {
+    // The halos of the first walks; after them the walks' face stores bring the next ones.
+    line(indent, "pe.grid_barrier();  // the grids' cells are written before they are sent");
+    for (const std::string& x : xs) {
+      line(indent, "++" + x + "_epoch;");
+      line(indent, "args." + x + "_halo.send(pe, " + x + ", " + x + "_epoch);");
+    }
+    for (const std::string& x : xs)
+      line(indent, "args." + x + "_halo.recv(pe, " + x + ", " + x + "_epoch);");
+    line(indent,
+         "pe.barrier_all(\"the dataflow loop's first halos\");  // and no PE puts into a halo its "
+         "recv still unpacks");
+  }
+  line(indent,
+       "const " + rt +
+           "Workers sc_mine{static_cast<int>(blockIdx.x), 1};  // a block walks its own rows");
+  if (!flow_loop_.update) {
+    // Several walks: a FaceWriter for each exchange that carries faces, staged once.
+    for (const std::string& h : flow_handles()) {
+      line(indent, "const unsigned sc_faces_" + h + " = args." + h +
+                           "_halo.channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // "
+                           "the channels of %" + h + " its rows feed");
+      stage_face_writer(indent, "sc_face_writer_" + h, "sc_face_channels_" + h, h, h,
+                        "sc_faces_" + h, "those channels, staged");
+    }
+  } else {
+    line(indent, "const unsigned sc_faces = args." + flow_loop_.put_handle +
+                         "_halo.channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // the "
+                         "channels its rows feed (none: no face rows)");
+  }
+  if (flow_loop_.update && !flow_loop_.put_grid.empty()) {
+    // Those channels staged in shared memory once (FaceWriter, halo.cuh): the walk's face
+    // stores read no plan from global memory.
+    stage_face_writer(indent, "sc_face_writer", "sc_face_channels", flow_loop_.put_handle,
+                      flow_loop_.put_grid, "sc_faces", "sc_faces' channels, staged");
+  }
+}
+
 void CudaKernelEmitter::loop(const Stmt& s, int indent) {
   if (s.get() != flow_loop_.loop) return barrier_loop(s, indent);
   const std::string rt = kRt;
@@ -50,42 +90,7 @@ void CudaKernelEmitter::loop(const Stmt& s, int indent) {
                        first_grid_ + ".extent[0], " + std::to_string(flow_loop_.radius) +
                        ", args.sc_flow_up, args.sc_flow_down);");
   line(indent + 1, "if (args.sc_flow_on) {");
-  if (const std::vector<std::string>& xs = flow_loop_.exchanged; !xs.empty()) {
-    // The halos of the first walks; after them the walks' face stores bring the next ones.
-    line(indent + 2, "pe.grid_barrier();  // the grids' cells are written before they are sent");
-    for (const std::string& x : xs) {
-      line(indent + 2, "++" + x + "_epoch;");
-      line(indent + 2, "args." + x + "_halo.send(pe, " + x + ", " + x + "_epoch);");
-    }
-    for (const std::string& x : xs)
-      line(indent + 2, "args." + x + "_halo.recv(pe, " + x + ", " + x + "_epoch);");
-    line(indent + 2,
-         "pe.barrier_all(\"the dataflow loop's first halos\");  // and no PE puts into a halo its "
-         "recv still unpacks");
-  }
-  line(indent + 2,
-       "const " + rt +
-           "Workers sc_mine{static_cast<int>(blockIdx.x), 1};  // a block walks its own rows");
-  if (!flow_loop_.update) {
-    // Several walks: a FaceWriter for each exchange that carries faces, staged once.
-    for (const std::string& h : flow_handles()) {
-      line(indent + 2, "const unsigned sc_faces_" + h + " = args." + h +
-                           "_halo.channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // "
-                           "the channels of %" + h + " its rows feed");
-      stage_face_writer(indent + 2, "sc_face_writer_" + h, "sc_face_channels_" + h, h, h,
-                        "sc_faces_" + h, "those channels, staged");
-    }
-  } else {
-    line(indent + 2, "const unsigned sc_faces = args." + flow_loop_.put_handle +
-                         "_halo.channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // the "
-                         "channels its rows feed (none: no face rows)");
-  }
-  if (flow_loop_.update && !flow_loop_.put_grid.empty()) {
-    // Those channels staged in shared memory once (FaceWriter, halo.cuh): the walk's face
-    // stores read no plan from global memory.
-    stage_face_writer(indent + 2, "sc_face_writer", "sc_face_channels", flow_loop_.put_handle,
-                      flow_loop_.put_grid, "sc_faces", "sc_faces' channels, staged");
-  }
+  flow_halos_and_faces(indent + 2);
   if (flow_strips_possible() && flow_walk_hoisted())
     flow_strips_choice(indent + 2);  // the same every step
   if (flow_walk_hoisted()) {
