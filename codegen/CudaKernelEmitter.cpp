@@ -303,7 +303,7 @@ void CudaKernelEmitter::reduce(const Stmt& self, int indent) {
     }
     close_points(inner, strip);
   }
-  if (walk) flow_walk_done(flow_walk_of(s), s->range, indent);
+  if (walk) flow_walk_done(flow_walk_of(self), s->range, indent);
   if (barrier_free) {
     const std::string r = "sc_red" + std::to_string(flow_reduction->second);
     if (flow_reduction_list_[flow_reduction->second].deferred) {

@@ -348,8 +348,8 @@ class CudaKernelEmitter : public CppEmitter {
   bool flow_walks() const { return flow_ && !flow_loop_.update; }
   /// The exchanges whose channels carry some walk's face cells, each once.
   std::vector<std::string> flow_handles() const;
-  /// The FlowWalk of statement `s` (a walk of the loop).
-  const FlowWalk& flow_walk_of(const StmtNode* s) const;
+  /// The FlowWalk of statement `s` (a walk of the loop; anything else is an internal error).
+  const FlowWalk& flow_walk_of(const Stmt& s);
   /// A point update of a step of several walks (flow_walks), as a walk of the block's rows.
   void flow_walk(const Stmt& self, int indent);
   /// Before a walk (and before a reduction: its reads may reach the neighbours' rows): the

@@ -174,10 +174,9 @@ std::vector<std::string> form_choice(const Program& p, const std::string& source
   if (nvshmem)
     l.push_back("  sc_query.direct = sc_team.all_direct();  // every peer mapped by NVSHMEM (one node)");
   l.push_back("  sc_query.grid = sc_plan.grid;");
-  // The chain of flags wraps around where a grid whose faces the form stores is periodic along
-  // dimension 0.
+  // The chain of flags wraps around where a grid the step exchanges is periodic along dimension 0.
   std::string periodic0;
-  for (const std::string& g : flow.update ? std::vector<std::string>{flow.put_handle} : flow.exchanged)
+  for (const std::string& g : flow.exchanged)
     periodic0 += (periodic0.empty() ? "" : " || ") + c + "periodic_dims(sc_descs[" + index_of(g) + "])[0]";
   l.push_back("  sc_query.periodic0 = " + (periodic0.empty() ? std::string("false") : periodic0) + ";");
   if (!regs.in.empty()) {

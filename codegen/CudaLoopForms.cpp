@@ -161,9 +161,10 @@ std::vector<std::string> CudaKernelEmitter::flow_handles() const {
   return out;
 }
 
-const FlowWalk& CudaKernelEmitter::flow_walk_of(const StmtNode* s) const {
+const FlowWalk& CudaKernelEmitter::flow_walk_of(const Stmt& s) {
   for (const FlowWalk& w : flow_loop_.walks)
-    if (w.stmt == s) return w;
+    if (w.stmt == s.get()) return w;
+  error(s, "internal: a walk of the dataflow loop that select-loop-forms did not find");
   static const FlowWalk none;
   return none;
 }
@@ -213,7 +214,7 @@ void CudaKernelEmitter::flow_walk(const Stmt& self, int indent) {
     if (choose) line(indent, "}");
   }
   no_faces_ = false;
-  flow_walk_done(flow_walk_of(s), s->range, indent);
+  flow_walk_done(flow_walk_of(self), s->range, indent);
 }
 
 void CudaKernelEmitter::flow_walk_done(const FlowWalk& w, const Range& range, int indent) {

@@ -421,15 +421,10 @@ void CudaKernelEmitter::wide_points(const Stmt& point_body, int indent, const st
 }
 
 void CudaKernelEmitter::collect_wide_rows(const Stmt& point_body, int rows) {
-  struct Reads : IRVisitor {
-    using IRVisitor::visit;
-    std::vector<const GridRead*> reads;
-    void visit(const GridRead* r) override { reads.push_back(r); }
-  } reads;
-  reads.visit(point_body);
+  const std::vector<const GridRead*> reads = grid_reads(point_body);
   wide_rows_.clear();
   for (int r = 0; r < rows; ++r) {
-    for (const GridRead* g : reads.reads) {
+    for (const GridRead* g : reads) {
       std::vector<int> mids(g->offsets.begin() + 1, g->offsets.end() - 1);
       WideRow* w = find_wide_row(g->grid, g->offsets[0] + r, mids);
       if (!w) {
@@ -641,22 +636,6 @@ int CudaKernelEmitter::batched_points(const ForEach& u, int indent) {
   return inner;
 }
 
-namespace {
-/// The distinct grid reads of a body, in order of first appearance.
-std::vector<const GridRead*> distinct_reads(const Stmt& body) {
-  struct Reads : IRVisitor {
-    using IRVisitor::visit;
-    std::vector<const GridRead*> reads;
-    void visit(const GridRead* r) override {
-      for (const GridRead* seen : reads)
-        if (seen->grid == r->grid && seen->offsets == r->offsets) return;
-      reads.push_back(r);
-    }
-  } reads;
-  reads.visit(body);
-  return reads.reads;
-}
-}  // namespace
 
 int CudaKernelEmitter::batch_points(const Stmt& point_body) const {
   if (!deferrable_stores(point_body)) return 0;

@@ -29,6 +29,29 @@ inline std::string int_list(const std::vector<int>& v) {
   return "{" + join(s) + "}";
 }
 
+/// Every grid read of a statement, in the order it holds them (repeats included).
+inline std::vector<const GridRead*> grid_reads(const Stmt& s) {
+  struct Reads : IRVisitor {
+    using IRVisitor::visit;
+    std::vector<const GridRead*> all;
+    void visit(const GridRead* r) override { all.push_back(r); }
+  } reads;
+  reads.visit(s);
+  return reads.all;
+}
+
+/// The distinct grid reads of a statement (grid and offsets), in order of first appearance.
+inline std::vector<const GridRead*> distinct_reads(const Stmt& s) {
+  std::vector<const GridRead*> out;
+  for (const GridRead* r : grid_reads(s)) {
+    if (std::none_of(out.begin(), out.end(), [&](const GridRead* seen) {
+          return seen->grid == r->grid && seen->offsets == r->offsets;
+        }))
+      out.push_back(r);
+  }
+  return out;
+}
+
 inline std::string block_type(const Param& p) {
   return std::string("::stencilc::rt::Block<") + cpp_type(p.type) + ", " + std::to_string(p.rank) + ">";
 }

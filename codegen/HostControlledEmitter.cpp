@@ -364,20 +364,12 @@ class HostControlledEmitter : public CppEmitter {
   /// the reads, in the body's order; grid_read turns them into the arrays' elements.
   std::vector<const GridRead*> prefetch_reads(const Stmt& point_body,
                                               const std::set<std::string>& stored, int indent) {
-    struct Reads : IRVisitor {
-      using IRVisitor::visit;
-      std::vector<const GridRead*> all;
-      void visit(const GridRead* r) override { all.push_back(r); }
-    } reads;
-    reads.visit(point_body);
     std::vector<const GridRead*> loads;
-    std::set<std::string> seen;
     int bytes = 0;
-    for (const GridRead* r : reads.all) {
-      if (stored.count(r->grid) || !views_.count(r->grid) || !seen.insert(read_key(r)).second)
-        continue;
+    for (const GridRead* r : distinct_reads(point_body)) {
+      if (stored.count(r->grid) || !views_.count(r->grid)) continue;
       loads.push_back(r);
-      bytes += scalar_bytes(grid_types_[r->grid]);
+      bytes += byte_size(grid_types_[r->grid]);
     }
     if (loads.empty() || bytes > 64) return {};
     line(indent,
@@ -389,12 +381,6 @@ class HostControlledEmitter : public CppEmitter {
       prefetched_[read_key(r)] = name;
     }
     return loads;
-  }
-
-  static int scalar_bytes(ScalarType t) {
-    return t == ScalarType::F64 || t == ScalarType::I64 || t == ScalarType::U64 ? 8
-           : t == ScalarType::Bool                                              ? 1
-                                                                                : 4;
   }
 
   /// `sc_point`, one point of a kernel's walk as a lambda of sc_k (the thread's k-th point; sc_p,

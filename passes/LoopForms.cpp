@@ -188,27 +188,20 @@ bool general_step(const Stmt& body, FlowLoop& found) {
   for (const Stmt& w : scan.walks) {
     FlowWalk walk;
     walk.stmt = w.get();
-    struct Stores : IRVisitor {
-      using IRVisitor::visit;
-      std::vector<std::string> grids;  // in the order of the first store
-      void visit(const Store* st) override {
-        if (std::find(grids.begin(), grids.end(), st->grid) == grids.end())
-          grids.push_back(st->grid);
-      }
-    } stores;
-    stores.visit(w);
-    for (const std::string& g : stores.grids) {
+    for (const std::string& g : stored_grids(w)) {
       // The exchange whose channels carry g's faces: g's own, else that of the one exchanged
       // grid g swaps with (the pair shares a layout; the launcher checks it).
-      std::string handle = exchanged(g) ? g : "";
-      for (const Swap* sw : scan.swaps) {
-        if (!handle.empty() && handle == g) break;
-        const std::string other = sw->a == g ? sw->b : sw->b == g ? sw->a : "";
-        if (other.empty() || !exchanged(other)) continue;
-        if (!handle.empty() && handle != other) return false;  // two candidates
-        handle = other;
+      std::set<std::string> handles;
+      if (exchanged(g)) {
+        handles.insert(g);
+      } else {
+        for (const Swap* sw : scan.swaps) {
+          const std::string other = sw->a == g ? sw->b : sw->b == g ? sw->a : "";
+          if (exchanged(other)) handles.insert(other);
+        }
       }
-      if (!handle.empty()) walk.faces.emplace_back(g, handle);
+      if (handles.size() > 1) return false;  // no one exchange carries its faces
+      if (!handles.empty()) walk.faces.emplace_back(g, *handles.begin());
     }
     found.walks.push_back(std::move(walk));
   }
@@ -238,7 +231,7 @@ FlowLoop flow_loop_at(const Program& p, const Stmt& s) {
     found.radius = std::max({found.radius, g.halo_lo[0], g.halo_hi[0]});
   }
   // A fused sweep walks the block's rows only as a reduction the form combines with no barrier
-  // (its allreduce right after it).
+  // (with its allreduce: allreduce_after).
   const std::vector<FlowReduction> reductions = flow_reductions(found);
   for (const FlowWalk& w : found.walks) {
     if (w.stmt->kind != StmtKind::Reduce) continue;
