@@ -262,9 +262,6 @@ class CudaKernelEmitter : public CppEmitter {
   /// an item is kWideRows rows x v columns; the loads of its rows are issued first, v cells at a
   /// time (a 16-byte load per row and grid; the side neighbours one by one), the body is written
   /// out for every point of the item on those registers, and the values are stored v at a time.
-  /// A thread takes sc_wk items at once (generated.cuh's wide_items, from the registers an item's
-  /// loads take), every load of all of them issued before the first one's arithmetic: the bytes
-  /// in flight of a persistent kernel's few blocks a SM.
   /// The strip's last, partial item runs row by row, and the columns outside [sc_w0, sc_w1)
   /// (fewer than v at each end) run point by point, in a pass after the wide items.
   void wide_points(const Stmt& point_body, int indent, const std::string& group, int v);
@@ -273,15 +270,8 @@ class CudaKernelEmitter : public CppEmitter {
   void collect_wide_rows(const Stmt& point_body, int rows = kMaxWideRows);
 
   /// A wide item's loads: per row, its v cells as one vector and the side cells its reads reach
-  /// one by one; a row that only copies past kWideRows read is not loaded. A thread loads sc_wk
-  /// items at once into arrays indexed by item (`<name>_k[sc_k]`): `Declare` writes the arrays,
-  /// `Load` item sc_k's loads into them, `Bind` the registers wide_read names for item sc_k.
-  enum class WideLoads { Declare, Load, Bind };
-  void wide_loads(int indent, int v, WideLoads what);
-
-  /// The 32-bit registers one wide item's loads take with `rows` rows (wide_rows_): what
-  /// generated.cuh's wide_items divides its register budget by.
-  int wide_load_regs(int v, int rows) const;
+  /// one by one; a row that only copies past kWideRows read is not loaded.
+  void wide_loads(int indent, int v);
 
   /// The cells of a wide row its reads reach outside its v-cell vector, one by one: each one's
   /// position (relative to the vector's first cell) and register (wide_read's names).

@@ -380,82 +380,44 @@ std::string CudaKernelEmitter::wide_address(const std::string& g, const std::str
 
 void CudaKernelEmitter::wide_points(const Stmt& point_body, int indent, const std::string& group,
                                     int v) {
-  const size_t n = indices_.size();
-  const std::string L = std::to_string(n - 1), V = std::to_string(v), R = wide_rows();
-  wide_rank_ = std::max(wide_rank_, static_cast<int>(n));
+  const std::string L = std::to_string(indices_.size() - 1), V = std::to_string(v), R = wide_rows();
+  wide_rank_ = std::max(wide_rank_, static_cast<int>(indices_.size()));
   collect_wide_rows(point_body);
-  std::vector<std::string> regs;  // the registers of one item's loads, by its rows (1..4)
-  for (int rows = 1; rows <= kMaxWideRows; ++rows)
-    regs.push_back(std::to_string(wide_load_regs(v, rows)));
-  line(indent, "constexpr int sc_wk = " + std::string(kRt) + "wide_items<" + std::to_string(n) +
-                   ">(" + join(regs) + ");  // the items a thread takes at once");
   line(indent, "const unsigned sc_nv = static_cast<unsigned>((sc_w1 - sc_w0) / " + V + ");");
-  // A warp takes 32 sc_wk consecutive items of a row, each thread every 32nd (every load of the
-  // warp one whole run of 32 vectors); one item a thread: the items as they come.
-  line(indent, "const unsigned sc_ng = sc_wk == 1 ? sc_nv : (sc_nv + 32u * sc_wk - 1) / (32u * sc_wk) * 32u;  // threads a row");
-  line(indent, "const " + std::string(kRt) + "FastDiv sc_divg(sc_ng);");
-  line(indent, "const unsigned sc_groups = static_cast<unsigned>((sc_n0 + " + R + " - 1) / " + R +
+  line(indent, "const " + std::string(kRt) + "FastDiv sc_divv(sc_nv);");
+  line(indent, "const unsigned sc_items = static_cast<unsigned>((sc_n0 + " + R + " - 1) / " + R +
                    ") * (sc_points / static_cast<unsigned>(sc_n0) / static_cast<unsigned>(sc_n" +
-                   L + ")) * sc_ng;");
+                   L + ")) * sc_nv;");
   side_setup(indent);
-  line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_groups; sc_p += " + group +
+  line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items; sc_p += " + group +
                    ".threads()) {");
   const int in = indent + 1;
-  line(in, "const unsigned sc_qv = sc_divg.div(sc_p);");
-  line(in, "const unsigned sc_r = sc_p - sc_qv * sc_ng;");
-  line(in, "const unsigned sc_gv = sc_wk == 1 ? sc_r : sc_r / 32u * (32u * sc_wk) + sc_r % 32u;  // the thread's first item");
-  const std::string rest = split_dims("sc_qv", n - 1, in);
-  for (size_t d = 1; d + 1 < n; ++d) index_var(d, in);
+  line(in, "const unsigned sc_qv = sc_divv.div(sc_p);");
+  line(in, "const int sc_wl = sc_w0 + static_cast<int>(sc_p - sc_qv * sc_nv) * " + V + ";");
+  const std::string rest = split_dims("sc_qv", indices_.size() - 1, in);
+  for (size_t d = 1; d + 1 < indices_.size(); ++d) index_var(d, in);
   line(in, "const int sc_s0 = sc_c0 + static_cast<int>(" + rest + ") * " + R + ";");
   line(in, "const int sc_e0 = min(sc_s0 + " + R + ", sc_c0 + sc_n0);");
-  auto each_item = [&](int at) {
-    line(at, "#pragma unroll");
-    line(at, "for (int sc_k = 0; sc_k < sc_wk; ++sc_k) {");
-    line(at + 1, "const int sc_wl = sc_w0 + static_cast<int>(sc_gv + 32u * sc_k) * " + V + ";");
-  };
-  // Every load of the group's items, then each item's points on those registers and its
-  // stores: the loads of all the items are in flight together.
-  if (!wide_rows_.empty()) {
-    wide_loads(in, v, WideLoads::Declare);
-    each_item(in);
-    line(in + 1, "const bool sc_whole = sc_e0 - sc_s0 == " + R + " && sc_gv + 32u * sc_k < sc_nv;");
-    wide_loads(in + 1, v, WideLoads::Load);
-    line(in, "}");
-  }
-  each_item(in);
-  const int it = in + 1;
-  line(it, "if (sc_gv + 32u * sc_k >= sc_nv) break;  // past the row's last item");
-  line(it, "if (sc_e0 - sc_s0 == " + R + ") {");
-  wide_loads(it + 1, v, WideLoads::Bind);
-  wide_item(point_body, it + 1, v);
-  line(it, "} else {  // the strip's last, partial item: row by row");
-  line(it + 1, "for (int sc_l0 = sc_s0; sc_l0 < sc_e0; ++sc_l0) {");
-  index_var(0, it + 2);
+  line(in, "if (sc_e0 - sc_s0 == " + R + ") {");
+  wide_loads(in + 1, v);
+  wide_item(point_body, in + 1, v);
+  line(in, "} else {  // the strip's last, partial item: row by row");
+  line(in + 1, "for (int sc_l0 = sc_s0; sc_l0 < sc_e0; ++sc_l0) {");
+  index_var(0, in + 2);
   for (int c = 0; c < v; ++c) {
-    line(it + 2, "{");
-    line(it + 3, "const int sc_l" + L + " = sc_wl + " + std::to_string(c) + ";");
-    index_var(n - 1, it + 3);
-    point(point_body, it + 3);
-    line(it + 2, "}");
+    line(in + 2, "{");
+    line(in + 3, "const int sc_l" + L + " = sc_wl + " + std::to_string(c) + ";");
+    index_var(indices_.size() - 1, in + 3);
+    point(point_body, in + 3);
+    line(in + 2, "}");
   }
-  line(it + 1, "}");
-  line(it, "}");
+  line(in + 1, "}");
   line(in, "}");
   line(indent, "}");
   line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_side_points; sc_p += " +
                    group + ".threads()) {  // the side points");
   side_point(point_body, indent + 1, "sc_p");
   line(indent, "}");
-}
-
-int CudaKernelEmitter::wide_load_regs(int v, int rows) const {
-  int words = 0;
-  for (const WideRow& w : wide_rows_) {
-    if (w.first_r >= rows) continue;
-    const int bytes = byte_size(program_->find_param(w.grid)->type);
-    words += (v * bytes + 3) / 4 + static_cast<int>(wide_sides(w, v).size()) * ((bytes + 3) / 4);
-  }
-  return std::max(words, 1);
 }
 
 void CudaKernelEmitter::collect_wide_rows(const Stmt& point_body, int rows) {
@@ -475,34 +437,19 @@ void CudaKernelEmitter::collect_wide_rows(const Stmt& point_body, int rows) {
   }
 }
 
-void CudaKernelEmitter::wide_loads(int indent, int v, WideLoads what) {
+void CudaKernelEmitter::wide_loads(int indent, int v) {
   const std::string V = std::to_string(v), R = wide_rows();
   for (const WideRow& w : wide_rows_) {
     const std::string t = cpp_type(program_->find_param(w.grid)->type);
-    const std::string vec = std::string(kRt) + "Vec<" + t + ", " + V + ">";
     const std::string at =
         wide_address(w.grid, "(sc_s0 + " + std::to_string(w.d0) + ")", w.mids, "sc_wl");
-    const std::string when =
-        (what == WideLoads::Load ? "sc_whole && " : "") + R + " > " + std::to_string(w.first_r);
-    const auto sides = wide_sides(w, v);
-    switch (what) {
-      case WideLoads::Declare:
-        line(indent, vec + " " + w.name + "_k[sc_wk];");
-        for (const auto& [pos, name] : sides) line(indent, t + " " + name + "_k[sc_wk];");
-        break;
-      case WideLoads::Load:
-        line(indent, w.name + "_k[sc_k] = " + when + " ? " + kRt + "load_vec<" + V + ">(" + at +
-                         ") : " + vec + "{};");
-        for (const auto& [pos, name] : sides)
-          line(indent, name + "_k[sc_k] = " + when + " ? (" + at + ")[" + std::to_string(pos) +
-                           "] : " + t + "{};");
-        break;
-      case WideLoads::Bind:
-        line(indent, "const " + vec + " " + w.name + " = " + w.name + "_k[sc_k];");
-        for (const auto& [pos, name] : sides)
-          line(indent, "const " + t + " " + name + " = " + name + "_k[sc_k];");
-        break;
-    }
+    const std::string when = R + " > " + std::to_string(w.first_r);
+    line(indent, "const " + std::string(kRt) + "Vec<" + t + ", " + V + "> " + w.name + " = " +
+                     when + " ? " + kRt + "load_vec<" + V + ">(" + at + ") : " + kRt + "Vec<" + t +
+                     ", " + V + ">{};");
+    for (const auto& [pos, name] : wide_sides(w, v))
+      line(indent, "const " + t + " " + name + " = " + when + " ? (" + at + ")[" +
+                       std::to_string(pos) + "] : " + t + "{};");
   }
 }
 

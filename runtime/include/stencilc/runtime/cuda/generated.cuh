@@ -139,21 +139,6 @@ constexpr int kWideRowsOf = N >= 3 ? STENCILC_WIDE_ROWS_3D : STENCILC_WIDE_ROWS;
 static_assert(kWideRowsOf<2> >= 1 && kWideRowsOf<2> <= 4 && kWideRowsOf<3> >= 1 && kWideRowsOf<3> <= 4,
               "a wide strip has 1 to 4 rows (the emitter writes 4 at most)");
 
-// The registers a thread of a wide point loop fills with the loads of the items it takes at once
-// (wide_items): every load of those items is in flight before the first item's arithmetic.
-#ifndef STENCILC_WIDE_LOAD_REGS
-#define STENCILC_WIDE_LOAD_REGS 64
-#endif
-/// The items of an N-dimensional wide point loop a thread takes at once (the emitter's
-/// wide_points), from the 32-bit registers one item's loads take with 1, 2, 3 or 4 rows (the
-/// loop's kWideRowsOf<N> picks one): as many as fit STENCILC_WIDE_LOAD_REGS, 1 to 4.
-template <int N>
-constexpr int wide_items(int regs1, int regs2, int regs3, int regs4) {
-  const int regs = kWideRowsOf<N> == 1 ? regs1 : kWideRowsOf<N> == 2 ? regs2 : kWideRowsOf<N> == 3 ? regs3 : regs4;
-  const int k = STENCILC_WIDE_LOAD_REGS / regs;
-  return k < 1 ? 1 : k > 4 ? 4 : k;
-}
-
 /// V consecutive cells of T as one aligned value: a 16-byte (or 8-byte) load or store.
 template <class T, int V>
 struct alignas(sizeof(T) * V) Vec {
