@@ -15,7 +15,7 @@
 //
 // How the GPUs are ordered. Within a GPU, stream order. Across GPUs only halo exchanges touch
 // another GPU's memory, and they are ordered by events, with cudaStreamWaitEvent on a
-// neighbour's mark (the host never waits; see Control for how a stream waits for a mark):
+// neighbour's event (the host never waits):
 //   send:  each GPU's stream waits, for every neighbour it sends to, for the event recorded after
 //          the last launch there that read the halo it is about to overwrite (write after read;
 //          every launch that reads halos records one, where another GPU pushes to it), runs
@@ -38,7 +38,6 @@
 // wait see the right recording (see Control).
 #pragma once
 
-#include <cuda.h>  // the stream memory operations' types (their functions come from cudaGetDriverEntryPoint)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -272,15 +271,10 @@ class CommandQueue {
 // The run's streams, worker threads and events, and what the reductions need. The team
 // (P2PTeam) owns the devices, peer access and the symmetric heap the blocks live in.
 //
-// Cross-GPU marks. A mark is one point of the program at which some GPUs record that their work
-// so far is done, which other GPUs' streams wait for; marks are numbered in program order (the
-// launcher's thread makes them), so each PE records its marks in increasing order. PE p records
-// mark m with a stream memory write of m + 1 into word p of every PE's `seen` array (after a
-// memory barrier: the work before it, its NVLink stores included, is visible first); a stream
-// waits for mark m of PE p with a stream memory wait on its own word p (greater or equal: a later
-// mark of p covers it). The GPU's front end polls its own memory: measured against the
-// cross-device events this replaced, 16.8 -> see docs/BENCHMARKS.md. Since the workers run ahead
-// of each other, two rules keep a mark's bookkeeping (its ring slot of wait positions) right:
+// Cross-GPU events. A mark is one point of the program at which some GPUs record an event that
+// other GPUs' streams wait for; marks are numbered in program order (the launcher's thread makes
+// them), and mark m of PE p is event ring_[p][m % kRing]. Since the workers run ahead of each
+// other, two rules make every wait see the recording it means:
 //   - a worker waits for mark m of PE p only once p's worker has recorded it (recorded_[p] >= m);
 //   - p's worker records mark m into a ring slot only once every command that waits for mark
 //     m - kRing (the slot's previous use) has run: the launcher's thread notes each waiting
@@ -301,6 +295,7 @@ class Control {
   Control(P2PTeam& team, int reductions)
       : team_(team), n_(team.n()), reductions_(reductions),
         stream_(static_cast<std::size_t>(n_), nullptr),
+        ring_(static_cast<std::size_t>(n_), std::vector<cudaEvent_t>(kRing, nullptr)),
         recorded_(std::make_unique<std::atomic<long long>[]>(static_cast<std::size_t>(n_))),
         wait_pos_(kRing, std::vector<long long>(static_cast<std::size_t>(n_), -1)),
         receives_(static_cast<std::size_t>(n_), false),
@@ -310,13 +305,9 @@ class Control {
     for (int pe = 0; pe < n_; ++pe) {
       STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
       STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_[pe], cudaStreamNonBlocking));
+      for (int k = 0; k < kRing; ++k)
+        STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&ring_[pe][k], cudaEventDisableTiming));
       recorded_[pe].store(-1, std::memory_order_relaxed);
-    }
-    load_memory_ops();
-    seen_ = team.alloc<std::uint64_t>(static_cast<std::size_t>(n_));
-    for (int pe = 0; pe < n_; ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
-      STENCILC_CUDA_CHECK(cudaMemset(seen_.on(pe), 0, sizeof(std::uint64_t) * static_cast<std::size_t>(n_)));
     }
     scratch_ = team.alloc<std::uint64_t>(kReduceBlocks + 1);
     for (int pe = 0; pe < n_; ++pe) {  // the arrival counts start at 0 (start() waits for this)
@@ -342,6 +333,7 @@ class Control {
     rt::detail::live_pe_threads().fetch_sub(n_, std::memory_order_acq_rel);
     for (int pe = 0; pe < n_; ++pe) {
       if (cudaSetDevice(device(pe)) != cudaSuccess) continue;
+      for (int k = 0; k < kRing; ++k) cudaEventDestroy(ring_[pe][k]);
       cudaStreamDestroy(stream_[pe]);
     }
     cudaFreeHost(results_);
@@ -529,18 +521,7 @@ class Control {
       const long long reuse = m.reuse.empty() ? -1 : m.reuse[static_cast<std::size_t>(c)];
       while (reuse >= 0 && !queue_[c].ran(reuse)) detail::relax(spins);
     }
-    CUstreamBatchMemOpParams writes[kMaxBatch] = {};
-    for (int c0 = 0; c0 < n_; c0 += kMaxBatch) {  // m + 1 into word pe of every PE's seen_
-      const int count = std::min(kMaxBatch, n_ - c0);
-      for (int k = 0; k < count; ++k) {
-        writes[k].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
-        writes[k].writeValue.address = reinterpret_cast<CUdeviceptr>(seen_.on(c0 + k) + pe);
-        writes[k].writeValue.value64 = static_cast<cuuint64_t>(m.id + 1);
-        writes[k].writeValue.flags = 0;  // a memory barrier first
-      }
-      memory_op_check(batch_(reinterpret_cast<CUstream>(stream_[pe]), static_cast<unsigned>(count), writes, 0),
-                      "cuStreamBatchMemOp");
-    }
+    STENCILC_CUDA_CHECK(cudaEventRecord(ring_[pe][m.id % kRing], stream_[pe]));
     recorded_[pe].store(m.id, std::memory_order_release);
   }
 
@@ -548,47 +529,11 @@ class Control {
   void wait(int pe, int producer, long long mark) {
     unsigned spins = 0;
     while (recorded_[producer].load(std::memory_order_acquire) < mark) detail::relax(spins);
-    memory_op_check(wait_value_(reinterpret_cast<CUstream>(stream_[pe]),
-                                reinterpret_cast<CUdeviceptr>(seen_.on(pe) + producer),
-                                static_cast<cuuint64_t>(mark + 1), CU_STREAM_WAIT_VALUE_GEQ),
-                    "cuStreamWaitValue64");
+    STENCILC_CUDA_CHECK(cudaStreamWaitEvent(stream_[pe], ring_[producer][mark % kRing], 0));
   }
 
  private:
-  static constexpr int kRing = 64;  // marks whose wait positions are kept (Mark::reuse)
-  static constexpr int kMaxBatch = 8;  // writes a cuStreamBatchMemOp call takes
-
-  using WaitValue64 = CUresult(CUDAAPI*)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
-  using BatchMemOp = CUresult(CUDAAPI*)(CUstream, unsigned int, CUstreamBatchMemOpParams*, unsigned int);
-
-  // The driver's stream memory operations, through the runtime (no -lcuda for the user's link);
-  // every GPU of the run must support 64-bit ones (Volta and later do).
-  void load_memory_ops() {
-    auto load = [](const char* symbol, void** fn) {
-      cudaDriverEntryPointQueryResult found{};
-      if (cudaGetDriverEntryPointByVersion(symbol, fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-          found != cudaDriverEntryPointSuccess || *fn == nullptr) {
-        fatal("host-controlled schedule: the CUDA driver has no %s (a driver for CUDA 12 or later is needed)",
-              symbol);
-      }
-    };
-    load("cuStreamWaitValue64", reinterpret_cast<void**>(&wait_value_));
-    load("cuStreamBatchMemOp", reinterpret_cast<void**>(&batch_));
-    using DeviceAttribute = CUresult(CUDAAPI*)(int*, CUdevice_attribute, CUdevice);
-    DeviceAttribute attribute = nullptr;
-    load("cuDeviceGetAttribute", reinterpret_cast<void**>(&attribute));
-    for (int pe = 0; pe < n_; ++pe) {
-      int ok = 0;
-      if (attribute(&ok, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, device(pe)) != CUDA_SUCCESS || !ok) {
-        fatal("host-controlled schedule: GPU %d cannot order its stream by 64-bit memory operations",
-              device(pe));
-      }
-    }
-  }
-
-  static void memory_op_check(CUresult r, const char* what) {
-    if (r != CUDA_SUCCESS) fatal("host-controlled schedule: %s failed (CUDA driver error %d)", what, static_cast<int>(r));
-  }
+  static constexpr int kRing = 64;  // events per PE for marks
 
   // A launch on pe that reads the halos of `halo_reads`: the mark its command records after the
   // kernel (id -1: none, where no other GPU pushes into pe's halos). The launches of one
@@ -646,13 +591,11 @@ class Control {
   const P2PTeam& team_;  // outlives the Control (declared before it)
   int n_;
   int reductions_;
-  // Per PE (sized in the constructor): its stream, the last mark it recorded,
+  // Per PE (sized in the constructor): its stream, its ring of events, the last mark it recorded,
   // whether other GPUs push into its halos, its halos' last read marks (block -> mark), its
   // command queue and worker; per ring slot and PE, the last command waiting for the slot's mark.
   std::vector<cudaStream_t> stream_;
-  Sym<std::uint64_t> seen_;  // per PE: word p, the last mark of PE p recorded plus 1
-  WaitValue64 wait_value_ = nullptr;
-  BatchMemOp batch_ = nullptr;
+  std::vector<std::vector<cudaEvent_t>> ring_;
   std::unique_ptr<std::atomic<long long>[]> recorded_;
   std::vector<std::vector<long long>> wait_pos_;
   long long marks_ = 0;
