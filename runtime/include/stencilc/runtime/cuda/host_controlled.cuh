@@ -300,6 +300,7 @@ class Control {
         wait_pos_(kRing, std::vector<long long>(static_cast<std::size_t>(n_), -1)),
         receives_(static_cast<std::size_t>(n_), false),
         last_read_(static_cast<std::size_t>(n_)),
+        waited_(static_cast<std::size_t>(n_), std::vector<long long>(static_cast<std::size_t>(n_), -1)),
         queue_(std::make_unique<detail::CommandQueue[]>(static_cast<std::size_t>(n_))),
         workers_(static_cast<std::size_t>(n_)) {
     for (int pe = 0; pe < n_; ++pe) {
@@ -503,6 +504,18 @@ class Control {
     return m.id;
   }
 
+  // Whether `waiter`'s stream already waits, earlier in its order, for mark `mark` of PE
+  // `producer` or a later one (a PE records its marks in increasing order, so a later mark
+  // covers it: the wait is left out); if not, the wait about to be appended is remembered.
+  // In a step of a store-through update this leaves out the write-after-read wait for the
+  // neighbour's read of two steps before, which its mark after the last step covers.
+  bool covered(int waiter, int producer, long long mark) {
+    long long& last = waited_[static_cast<std::size_t>(waiter)][static_cast<std::size_t>(producer)];
+    if (last >= mark) return true;
+    last = mark;
+    return false;
+  }
+
   // The next command appended to `waiter`'s queue waits for mark `mark` (of some PE).
   void note_wait(int waiter, long long mark) {
     if (marks_ - mark >= kRing) {
@@ -603,6 +616,7 @@ class Control {
   Mark statement_mark_{-1, {}};  // read_mark's last mark, and the PE it was last used for
   int statement_pe_ = std::numeric_limits<int>::max();
   std::vector<std::vector<std::pair<const void*, long long>>> last_read_;
+  std::vector<std::vector<long long>> waited_;  // [waiter][producer]: the latest mark waited for
   std::map<const void*, BufferFaces> buffer_faces_;  // per buffer (faces_of)
   std::unique_ptr<detail::CommandQueue[]> queue_;
   std::vector<std::thread> workers_;
@@ -731,13 +745,15 @@ class HaloCopies {
       pushed_ = control_.fresh_mark(on);
     }
     for (int q = 0; q < n; ++q) {
-      if (senders_[q].empty()) continue;
+      std::vector<int> senders;
+      for (int p : senders_[q])
+        if (!control_.covered(q, p, pushed_)) senders.push_back(p);
+      if (senders.empty()) continue;
       control_.note_wait(q, pushed_);
       Control* control = &control_;
-      const std::vector<int>* senders = &senders_[q];
       const long long pushed = pushed_;
-      control_.enqueue(q, [control, q, senders, pushed](cudaStream_t) {
-        for (int p : *senders) control->wait(q, p, pushed);
+      control_.enqueue(q, [control, q, senders = std::move(senders), pushed](cudaStream_t) {
+        for (int p : senders) control->wait(q, p, pushed);
       });
     }
   }
@@ -782,7 +798,7 @@ class HaloCopies {
   Waits writes_wait(int p, const std::vector<long long>& free) {
     Waits waits;
     for (int q : receivers_[p]) {
-      if (free[q] < 0) continue;
+      if (free[q] < 0 || control_.covered(p, q, free[q])) continue;
       control_.note_wait(p, free[q]);
       waits.on.push_back({q, free[q]});
     }
