@@ -24,7 +24,9 @@
 //   recv:  each GPU's stream waits for the `pushed` of every neighbour that sends to it (read
 //          after write). The sender reads only its own cells, so nothing else needs waiting for.
 // With two buffers swapped each step, the halo a push overwrites was last read two steps before,
-// so the only wait on a step's critical path is the receiver's for the pushes.
+// so the only wait on a step's critical path is the receiver's for the pushes. A wait that an
+// earlier wait of the same stream covers (a later mark of the same PE: Control::covered) is left
+// out.
 // Store-through (the store-faces pass marks the point updates, `through(%g)`): such an update's
 // kernel stores each face cell it writes into the neighbours' halos as well (store_through), so
 // one launch does the update and the exchange. Its GPU's stream waits before it as a push would
