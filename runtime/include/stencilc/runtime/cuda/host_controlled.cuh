@@ -268,6 +268,25 @@ class CommandQueue {
   alignas(64) std::atomic<long long> tail_{0};
 };
 
+// The latest mark of each PE that each PE's stream waits for (Control::covered): a wait for mark
+// `mark` of `producer` is covered where `waiter` already waits for it or a later one of the same
+// producer; otherwise it becomes the latest. Marks count from 0; -1: none yet.
+class WaitCover {
+ public:
+  explicit WaitCover(int pes)
+      : latest_(static_cast<std::size_t>(pes), std::vector<long long>(static_cast<std::size_t>(pes), -1)) {}
+
+  bool covered(int waiter, int producer, long long mark) {
+    long long& latest = latest_[static_cast<std::size_t>(waiter)][static_cast<std::size_t>(producer)];
+    if (latest >= mark) return true;
+    latest = mark;
+    return false;
+  }
+
+ private:
+  std::vector<std::vector<long long>> latest_;  // [waiter][producer]
+};
+
 }  // namespace detail
 
 // The run's streams, worker threads and events, and what the reductions need. The team
@@ -302,7 +321,7 @@ class Control {
         wait_pos_(kRing, std::vector<long long>(static_cast<std::size_t>(n_), -1)),
         receives_(static_cast<std::size_t>(n_), false),
         last_read_(static_cast<std::size_t>(n_)),
-        waited_(static_cast<std::size_t>(n_), std::vector<long long>(static_cast<std::size_t>(n_), -1)),
+        waited_(n_),
         queue_(std::make_unique<detail::CommandQueue[]>(static_cast<std::size_t>(n_))),
         workers_(static_cast<std::size_t>(n_)) {
     for (int pe = 0; pe < n_; ++pe) {
@@ -511,12 +530,7 @@ class Control {
   // covers it: the wait is left out); if not, the wait about to be appended is remembered.
   // In a step of a store-through update this leaves out the write-after-read wait for the
   // neighbour's read of two steps before, which its mark after the last step covers.
-  bool covered(int waiter, int producer, long long mark) {
-    long long& last = waited_[static_cast<std::size_t>(waiter)][static_cast<std::size_t>(producer)];
-    if (last >= mark) return true;
-    last = mark;
-    return false;
-  }
+  bool covered(int waiter, int producer, long long mark) { return waited_.covered(waiter, producer, mark); }
 
   // The next command appended to `waiter`'s queue waits for mark `mark` (of some PE).
   void note_wait(int waiter, long long mark) {
@@ -618,7 +632,7 @@ class Control {
   Mark statement_mark_{-1, {}};  // read_mark's last mark, and the PE it was last used for
   int statement_pe_ = std::numeric_limits<int>::max();
   std::vector<std::vector<std::pair<const void*, long long>>> last_read_;
-  std::vector<std::vector<long long>> waited_;  // [waiter][producer]: the latest mark waited for
+  detail::WaitCover waited_;
   std::map<const void*, BufferFaces> buffer_faces_;  // per buffer (faces_of)
   std::unique_ptr<detail::CommandQueue[]> queue_;
   std::vector<std::thread> workers_;
