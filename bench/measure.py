@@ -56,10 +56,23 @@ MPIRUN = "mpirun -np {pes} --oversubscribe --bind-to none"
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
 
+# A --schedules entry's suffix for the same schedule built from a baseline snapshot
+# (bench/snapshot.sh; bench/run.sh's BASELINE): `cpu-free@base` beside `cpu-free`, timed in the same
+# run. Its table column gives its ratio to the schedule's own column.
+BASELINE = "@base"
+
+
+def is_nvshmem(schedule):
+    """Whether a --schedules entry (or a build's suffix) runs on the nvshmem backend."""
+    return schedule in ("nvshmem", "nvshmem" + BASELINE)
+
+
 def schedule_backend(schedule):
     """The CSV's schedule and backend columns of a --schedules entry: "nvshmem" is the cpu-free
-    schedule on the nvshmem backend, everything else runs on p2p."""
-    return ("cpu-free", "nvshmem") if schedule == "nvshmem" else (schedule, "p2p")
+    schedule on the nvshmem backend, everything else runs on p2p; a baseline keeps its suffix."""
+    if is_nvshmem(schedule):
+        return ("cpu-free" + schedule[len("nvshmem"):], "nvshmem")
+    return (schedule, "p2p")
 
 
 def column(schedule, backend):
@@ -112,7 +125,7 @@ MAX_STEPS = {"cg2d": 1000}
 def kernel_ms(exe, args, gpus, env=None, steps=None):
     cmd = [exe] + args.split()
     e = {"STENCILC_TIMING": "1", "STENCILC_PES": str(gpus), **(env or {})}
-    if exe.endswith(".nvshmem"):
+    if is_nvshmem(os.path.basename(exe).rsplit(".", 1)[-1]):
         cmd = MPIRUN.format(pes=gpus).split() + [a for k in e for a in ("-x", k)] + cmd
         e.update(MPI_ENV)
     r = run(cmd, e)
@@ -154,13 +167,15 @@ def write_outputs(out, rows, device, bandwidth, date):
         writer.writerows(rows)
     # The table: one line per program, size and GPU count (in the order measured), both schedules
     # side by side, then any other schedule or backend measured (cpu-free-regs, "cpu-free
-    # (nvshmem)") with its ratio to cpu-free on p2p.
+    # (nvshmem)") with its ratio to cpu-free on p2p; a baseline's (cpu-free@base) with its ratio
+    # to the same schedule's column (below 1: the change made it faster).
     by = {(r[2], r[3], r[4], column(r[5], r[6])): r for r in rows}
     keys = list(dict.fromkeys((r[2], r[3], r[4]) for r in rows))
     others = list(dict.fromkeys(column(r[5], r[6]) for r in rows
                                 if column(r[5], r[6]) not in ("cpu-free", "host-controlled")))
     measured = f"{bandwidth:.0f} GB/s" if isinstance(bandwidth, float) else bandwidth
-    extra_head = "".join(f" {o} us/step | of bandwidth | cpu-free / {o} |" for o in others)
+    mate = lambda o: o.replace(BASELINE, "") if BASELINE in o else "cpu-free"
+    extra_head = "".join(f" {o} us/step | of bandwidth | {mate(o)} / {o} |" for o in others)
     lines = [f"Device: {device}; copy bandwidth {measured} per GPU (read + write); {date}.", "",
              "| program | size | GPUs | cpu-free us/step | of bandwidth | host-controlled us/step | of bandwidth | "
              "host-controlled / cpu-free |" + extra_head + " verified |", "|---|---|---|---|---|---|---|---|" + "---|---|---|" * len(others) + "---|"]
@@ -172,7 +187,8 @@ def write_outputs(out, rows, device, bandwidth, date):
         over = lambda a, b: (f"{float(a[7]) / float(b[7]):.2f}" if a and b and a[7] and b[7] else "-")
         ver = "yes" if all(r and r[9] == "true" for r in [cf, hc] + more if r) else "NO"
         shape = f"{n}^{PROGRAMS[kind_of(program)][1]}" + (" per GPU" if is_weak(program) else "")
-        extra = "".join(f" {cell(r, 7)} | {pct(r)} | {over(cf, r)} |" for r in more)
+        extra = "".join(f" {cell(r, 7)} | {pct(r)} | {over(by.get((program, n, g, mate(o))), r)} |"
+                        for o, r in zip(others, more))
         lines.append(f"| {program} | {shape} | {g} | {cell(cf, 7)} | {pct(cf)} | {cell(hc, 7)} | {pct(hc)} | {over(hc, cf)} |{extra} {ver} |")
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -249,9 +265,9 @@ def main():
                    "--pes", ",".join(map(str, gpus))]
             for v in vargs:
                 cmd += ["--args", v]
-            if schedule == "nvshmem":
+            if is_nvshmem(schedule):
                 cmd += ["--launcher", MPIRUN + " bash " + os.path.join(a.root, "tests/gpu/mpi_rank.sh")]
-            r = run(cmd, MPI_ENV if schedule == "nvshmem" else None)
+            r = run(cmd, MPI_ENV if is_nvshmem(schedule) else None)
             ok = r.returncode == 0
             verified[(src, schedule)] = ok
             print(f"verify {src} {schedule} on {a.gpus} GPUs: {'ok' if ok else 'FAIL'} ({r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-200:]})", flush=True)

@@ -16,11 +16,20 @@
 # "-DSTENCILC_REGS_ROWS=8").
 # REUSE_BUILD=1 keeps executables an earlier invocation built (one device call running several
 # parts of the matrix, each with its own OUT, builds once).
+# BASELINE=DIR compares a change with the code before it in the same run: DIR is a snapshot made
+# before the change (bench/snapshot.sh DIR: its generated CUDA and the headers it includes); each
+# schedule is built from it too (`<schedule>@base`), verified and timed right after the change's
+# build, and the table gives their ratio.
 set -euo pipefail
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 gen="${1:-$root/bench-gen}"
 out="${OUT:-/tmp/bench}"
+baseline="${BASELINE:-}"
+if [ -n "$baseline" ] && [ ! -d "$baseline/gen" ]; then
+  echo "BASELINE=$baseline: no gen/ there (bench/snapshot.sh DIR makes a baseline)" >&2
+  exit 2
+fi
 bin="/tmp/bench-bin"  # not under $OUT: only the results come back
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 visible=$(nvidia-smi -L | wc -l)
@@ -52,6 +61,11 @@ for src in "$root"/bench/programs/*.cpp; do
     "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
       "${extra[@]}" "${backend[@]}" "$gen/$name.$schedule.cu" "${link[@]}" -o "$bin/$name.$schedule" \
       2> "$bin/$name.$schedule.nvcc.log" &
+    if [ -n "$baseline" ] && ! reuse "$bin/$name.$schedule@base"; then
+      "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$baseline/include" -I "$baseline/runtime/include" \
+        "${extra[@]}" "${backend[@]}" "$baseline/gen/$name.$schedule.cu" "${link[@]}" -o "$bin/$name.$schedule@base" \
+        2> "$bin/$name.$schedule@base.nvcc.log" &
+    fi
   done
   reuse "$bin/$name.ref" || g++ -std=c++17 -O2 -I "$root/include" "$src" -o "$bin/$name.ref" -pthread &
 done
@@ -60,6 +74,8 @@ echo "built in $(( $(date +%s) - t0 )) s"
 "$bin/bandwidth" | tee "$out/bandwidth.txt"
 bandwidth=$(awk '{ s += $4; n += 1 } END { printf "%.1f", s / n }' "$out/bandwidth.txt")
 device="$visible x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+timed="$schedules"
+[ -n "$baseline" ] && timed=$(echo "$schedules" | tr ',' '\n' | sed 's/.*/&,&@base/' | paste -sd,)
 python3 "$root/bench/measure.py" --bin "$bin" --root "$root" --out "$out" --matrix "$matrix" --gpus "$gpus" \
-  --schedules "$schedules" --runs "${RUNS:-5}" --bandwidth "$bandwidth" --device "$device"
+  --schedules "$timed" --runs "${RUNS:-5}" --bandwidth "$bandwidth" --device "$device"
 echo "total $(( $(date +%s) - t0 )) s"
