@@ -5,7 +5,9 @@
       Mutates each sample's source (operators, offsets, statements, grid names, constants, and
       constructs outside the language) and runs `stencilc --emit=ir` on every mutant: each run must
       end in success or in a located error (`file:line:col: error:`), never a crash, a signal, an
-      internal error or a hang.
+      internal error or a hang. A mutant that compiles goes on through the CUDA target's pipeline
+      and emitter too (`--emit=cuda`: cpu-free, host-controlled and nvshmem in turn), which must
+      succeed or stop with an error message.
   fuzz.py ir --stencilc S --stencilc-opt O --samples DIR --count N --seed K --workdir W
       Mutates the printed IR of each sample (tokens, numbers, names, lines) and runs stencilc-opt on
       every mutant: parse and verify, then the CPU-free pipeline on what verifies. Each run must
@@ -228,6 +230,12 @@ def sample_paths(opts, names=None):
     return [p for p in paths if names is None or os.path.splitext(os.path.basename(p))[0] in names]
 
 
+# The CUDA target's stages a front-end mutant that compiles goes through, in turn.
+CUDA_STAGES = [["--target=cuda", "--schedule=cpu-free", "--emit=cuda"],
+               ["--target=cuda", "--schedule=host-controlled", "--emit=cuda"],
+               ["--target=cuda", "--backend=nvshmem", "--emit=cuda"]]
+
+
 def fuzz_frontend(opts):
     cases = mutants(sample_paths(opts), opts.count, opts.seed, mutate_source)
 
@@ -239,6 +247,15 @@ def fuzz_frontend(opts):
         if problem:
             return f"{path} ({name}: {kind}: {what}): {problem}\n  repro: {opts.stencilc} --target=host --emit=ir {path}\n" + \
                 "\n".join("  | " + l for l in err.splitlines()[-8:])
+        if rc == 0:
+            stage = CUDA_STAGES[k % len(CUDA_STAGES)]
+            crc, _, cerr = run([opts.stencilc, *stage, path, "-o", path + ".cu"])
+            problem = clean_outcome(crc, cerr, located=False)
+            if problem:
+                return f"{path} ({name}: {kind}: {what}): {problem}\n  repro: {opts.stencilc} {' '.join(stage)} {path}\n" + \
+                    "\n".join("  | " + l for l in cerr.splitlines()[-8:])
+            if os.path.exists(path + ".cu"):
+                os.remove(path + ".cu")
         os.remove(path)
         if rc == 0:
             os.remove(path + ".ir")
