@@ -109,6 +109,10 @@ std::optional<std::string> LoweringContext::lower_function(const FunctionDecl* f
     error(use, "recursive call to '" + qname + "': functions called from a point update cannot recurse");
     return std::nullopt;
   }
+  if (reserved_name(fd->getNameAsString())) {
+    error(use, reserved_name_message(fd->getNameAsString()));
+    return std::nullopt;
+  }
   // Programs keep their C++ names (the generated code refers to them): functions step aside.
   std::string name = fd->getNameAsString();
   for (int k = 1; module_.find_function(name) || program_names_.count(name); ++k)

@@ -30,6 +30,16 @@ struct GridTypeInfo {
   bool is_const = false;
 };
 
+/// The prefix of the names the generated code declares beside the user's (`sc_`): a name a stencil
+/// program declares (a parameter, a local, a point index, a function a point update calls) must
+/// not begin with it, or a generated name could hide it or clash with it.
+inline bool reserved_name(const std::string& name) { return name.rfind("sc_", 0) == 0; }
+
+/// The error for a reserved name.
+inline std::string reserved_name_message(const std::string& name) {
+  return "'" + name + "': names beginning with 'sc_' are reserved for the code stencilc generates; rename it";
+}
+
 /// Module-wide state: the AST, diagnostics and the module being built.
 class LoweringContext {
  public:
@@ -98,6 +108,8 @@ class ProgramLowering {
   Where where() const { return where_; }
   /// Declares a fresh IR name for `d` in the current scope (renaming if it would shadow).
   std::string declare(const clang::ValueDecl* d, const std::string& preferred);
+  /// Reports `d`'s name, once, where it is reserved (reserved_name).
+  void check_reserved(const clang::NamedDecl* d);
   std::string fresh_name(const std::string& base);
   /// Statements to run before the statement being lowered (hoisted reductions).
   void emit_before(ir::Stmt s) { hoisted_.push_back(std::move(s)); }
@@ -111,6 +123,7 @@ class ProgramLowering {
  private:
   friend class StmtLowering;
   LoweringContext& cx_;
+  std::set<const clang::NamedDecl*> reserved_reported_;
   ir::ProgramKind kind_;
   Where where_ = Where::Program;
   std::vector<ir::Param> params_;

@@ -43,19 +43,19 @@ HOST_ARGS = {
 
 # Statements and expressions outside the language, inserted into a program body.
 OUTSIDE_LANGUAGE = [
-    "goto sc_fuzz_label; sc_fuzz_label:;", "throw 1;", "int* sc_fuzz_p = new int(1); delete sc_fuzz_p;",
-    "asm(\"\");", "static int sc_fuzz_s = 0;", "for (;;) { break; }", "do { } while (0);",
+    "goto fz_fuzz_label; fz_fuzz_label:;", "throw 1;", "int* fz_fuzz_p = new int(1); delete fz_fuzz_p;",
+    "asm(\"\");", "static int fz_fuzz_s = 0;", "for (;;) { break; }", "do { } while (0);",
     "switch (1) { default: break; }", "try { } catch (...) { }", "[&] { }();", "std::printf(\"x\\n\");",
-    "(void)sizeof(int);", "int sc_fuzz_arr[3] = {1, 2, 3};", "int sc_fuzz_i = 0; sc_fuzz_i <<= 2;",
-    "char sc_fuzz_c = 'x';", "const char* sc_fuzz_str = \"s\";", "auto sc_fuzz_l = [](int x) { return x; };",
-    "struct SC_fuzz { int x; } sc_fuzz_v{1};", "int& sc_fuzz_r = *(int*)nullptr;",
+    "(void)sizeof(int);", "int fz_fuzz_arr[3] = {1, 2, 3};", "int fz_fuzz_i = 0; fz_fuzz_i <<= 2;",
+    "char fz_fuzz_c = 'x';", "const char* fz_fuzz_str = \"s\";", "auto fz_fuzz_l = [](int x) { return x; };",
+    "struct SC_fuzz { int x; } fz_fuzz_v{1};", "int& fz_fuzz_r = *(int*)nullptr;",
     "stencilc::for_each(stencilc::Box<1>{{-2}, {12}}, [&](int i) { (void)i; });",
     "stencilc::for_each(stencilc::Box<2>{{0, 0}, {1, 1}}, [&](int i) { (void)i; });",
     "stencilc::for_each(stencilc::Box<1>{{0}, {4}}, 3);", "stencilc::exchange(1);",
-    "while (true) { }", "return;", "float sc_fuzz_f = 1.0f / 0.0f; (void)sc_fuzz_f;",
-    "double sc_fuzz_d = stencilc::reduce(stencilc::Box<1>{{0}, {4}}, stencilc::Sum{}, [&](int i) { return i; });",
-    "int sc_fuzz_t = 1; sc_fuzz_t = sc_fuzz_t ? : 2;", "#pragma omp parallel\n", "#define SC_FUZZ 1\n",
-    "using namespace std;", "typedef int sc_fuzz_int;", "enum { SC_FUZZ_E };", "{ { { } } }", ";;",
+    "while (true) { }", "return;", "float fz_fuzz_f = 1.0f / 0.0f; (void)fz_fuzz_f;",
+    "double fz_fuzz_d = stencilc::reduce(stencilc::Box<1>{{0}, {4}}, stencilc::Sum{}, [&](int i) { return i; });",
+    "int fz_fuzz_t = 1; fz_fuzz_t = fz_fuzz_t ? : 2;", "#pragma omp parallel\n", "#define SC_FUZZ 1\n",
+    "using namespace std;", "typedef int fz_fuzz_int;", "enum { SC_FUZZ_E };", "{ { { } } }", ";;",
 ]
 SAFE_NUMBERS = ["0", "1", "2", "3", "-1", "0.5"]
 REPLACEMENT_NUMBERS = ["0", "1", "-1", "2", "-2", "3", "7", "100000", "2147483647", "-2147483648", "1e30", "0.5", "1e-45"]
