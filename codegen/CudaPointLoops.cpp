@@ -636,7 +636,6 @@ int CudaKernelEmitter::batched_points(const ForEach& u, int indent) {
   return inner;
 }
 
-
 int CudaKernelEmitter::batch_points(const Stmt& point_body) const {
   if (!deferrable_stores(point_body)) return 0;
   // 64 bytes of each read in flight a thread: at the persistent kernel's 512 threads a SM, about

@@ -24,6 +24,13 @@ using namespace clang;
 // ---------------------------------------------------------------------------------------------
 // LoweringContext
 
+bool LoweringContext::check_reserved(const NamedDecl* d, SourceLocation at) {
+  const std::string name = d->getNameAsString();
+  if (!reserved_name(name)) return false;
+  if (reserved_reported_.insert(d).second) error(at, reserved_name_message(name));
+  return true;
+}
+
 void LoweringContext::error(SourceLocation loc, const std::string& message, SourceRange range) {
   ++errors_;
   DiagnosticsEngine& diags = ast_.getDiagnostics();
@@ -109,10 +116,7 @@ std::optional<std::string> LoweringContext::lower_function(const FunctionDecl* f
     error(use, "recursive call to '" + qname + "': functions called from a point update cannot recurse");
     return std::nullopt;
   }
-  if (reserved_name(fd->getNameAsString())) {
-    error(use, reserved_name_message(fd->getNameAsString()));
-    return std::nullopt;
-  }
+  if (check_reserved(fd, use)) return std::nullopt;
   // Programs keep their C++ names (the generated code refers to them): functions step aside.
   std::string name = fd->getNameAsString();
   for (int k = 1; module_.find_function(name) || program_names_.count(name); ++k)

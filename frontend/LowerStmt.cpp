@@ -47,17 +47,12 @@ std::string ProgramLowering::fresh_name(const std::string& base) {
 }
 
 std::string ProgramLowering::declare(const ValueDecl* d, const std::string& preferred) {
-  check_reserved(d);
+  cx_.check_reserved(d, d->getLocation());
   std::string name = preferred;
   for (int k = 1; visible(name); ++k) name = preferred + "_" + std::to_string(k);
   scopes_.back().decls[d] = name;
   scopes_.back().names.insert(name);
   return name;
-}
-
-void ProgramLowering::check_reserved(const NamedDecl* d) {
-  const std::string name = d->getNameAsString();
-  if (reserved_name(name) && reserved_reported_.insert(d).second) cx_.error(d->getLocation(), reserved_name_message(name));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -70,7 +65,7 @@ std::optional<ir::Param> ProgramLowering::lower_param(const ParmVarDecl* p) {
     cx_.error(p->getLocation(), "parameters of a stencil program must be named");
     return std::nullopt;
   }
-  check_reserved(p);  // lowered on as usual: one error, not one per use
+  cx_.check_reserved(p, p->getLocation());  // lowered on as usual: one error, not one per use
   ir::Param param;
   param.name = name;
   if (auto g = cx_.grid_type(t)) {

@@ -51,6 +51,9 @@ class LoweringContext {
   /// Reports an error at `loc`; lowering goes on to find more errors, but no IR is emitted.
   void error(clang::SourceLocation loc, const std::string& message, clang::SourceRange range = {});
   void note(clang::SourceLocation loc, const std::string& message);
+  /// Reports at `at`, once for the module, that `d`'s name is reserved (reserved_name); false
+  /// where it is not.
+  bool check_reserved(const clang::NamedDecl* d, clang::SourceLocation at);
   bool failed() const { return errors_ > 0; }
 
   ir::SourceLoc loc(clang::SourceLocation l) const;
@@ -76,6 +79,7 @@ class LoweringContext {
   std::map<const clang::FunctionDecl*, std::string> functions_;
   std::set<const clang::FunctionDecl*> in_progress_;
   std::set<std::string> program_names_;
+  std::set<const clang::NamedDecl*> reserved_reported_;  // check_reserved's, once each
 };
 
 /// Where a statement or expression stands, which decides what it may contain.
@@ -108,8 +112,6 @@ class ProgramLowering {
   Where where() const { return where_; }
   /// Declares a fresh IR name for `d` in the current scope (renaming if it would shadow).
   std::string declare(const clang::ValueDecl* d, const std::string& preferred);
-  /// Reports `d`'s name, once, where it is reserved (reserved_name).
-  void check_reserved(const clang::NamedDecl* d);
   std::string fresh_name(const std::string& base);
   /// Statements to run before the statement being lowered (hoisted reductions).
   void emit_before(ir::Stmt s) { hoisted_.push_back(std::move(s)); }
@@ -123,7 +125,6 @@ class ProgramLowering {
  private:
   friend class StmtLowering;
   LoweringContext& cx_;
-  std::set<const clang::NamedDecl*> reserved_reported_;
   ir::ProgramKind kind_;
   Where where_ = Where::Program;
   std::vector<ir::Param> params_;

@@ -22,6 +22,8 @@ SC_PROGRAM void p(const stencilc::Grid<float, 2>& a, stencilc::Grid<float, 2>& s
       sc_b(sc_i, j) = sc_w * twice(a(sc_i, j)) + sc_scale(a(sc_i, j));
       // CHECK-DAG: reserved_names.cpp:[[@LINE-1]]:50: error: 'sc_scale': names beginning with 'sc_' are reserved
     });
+    // A second use of sc_scale and of twice (whose parameter is sc_x): no second error.
+    stencilc::for_each(sc_b.interior(), [&](int i, int j) { sc_b(i, j) = twice(a(i, j)) + sc_scale(a(i, j)); });
   }
 }
 
