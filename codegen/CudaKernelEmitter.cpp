@@ -22,7 +22,7 @@ void CudaKernelEmitter::kernel(const std::set<std::string>& exchanged, bool role
   line(0, "// program @" + program_->name + ": every GPU runs this whole, on its own blocks");
   line(0, "__global__ void __launch_bounds__(kBlockThreads, STENCILC_MIN_BLOCKS_PER_SM)");
   line(0, "kernel(const __grid_constant__ " + std::string(kRt) +
-              "DevicePe pe, const __grid_constant__ KernelArgs args) {");
+              "DevicePe sc_pe, const __grid_constant__ KernelArgs sc_args) {");
   line(1, "const " + std::string(kRt) + "Workers sc_all{0, static_cast<int>(gridDim.x)};");
   if (roles_) {
     line(1,
@@ -30,7 +30,7 @@ void CudaKernelEmitter::kernel(const std::set<std::string>& exchanged, bool role
          "parts, the");
     line(1, "// others the inner parts; with n_comm == 0 every block does everything.");
     line(1,
-         "const int sc_n_comm = args.n_comm < static_cast<int>(gridDim.x) ? args.n_comm : 0;  // a "
+         "const int sc_n_comm = sc_args.sc_n_comm < static_cast<int>(gridDim.x) ? sc_args.sc_n_comm : 0;  // a "
          "compute block remains");
     line(1, "const " + std::string(kRt) + "Workers sc_comm = sc_n_comm > 0 ? " + kRt +
                 "Workers{0, sc_n_comm} : sc_all;");
@@ -42,17 +42,17 @@ void CudaKernelEmitter::kernel(const std::set<std::string>& exchanged, bool role
   }
   if (spmd_)
     line(1, "[[maybe_unused]] const " + std::string(kRt) +
-                "SpmdContext sc_cx{pe.id, pe.n};  // my_pe(), n_pes()");
+                "SpmdContext sc_cx{sc_pe.id, sc_pe.n};  // my_pe(), n_pes()");
   for (const Param& p : program_->params) {
     std::string t = cpp_type(p.type);
     if (p.kind == ParamKind::Grid || p.kind == ParamKind::Block)
-      line(1, dblock_type(p) + " " + p.name + " = args." + p.name + ";");
+      line(1, dblock_type(p) + " " + p.name + " = sc_args." + p.name + ";");
     if (p.kind == ParamKind::Scalar)
-      line(1, "const " + t + " " + p.name + " = args." + p.name + ";");
-    if (p.kind == ParamKind::ScalarRef) line(1, t + " " + p.name + " = args." + p.name + ";");
+      line(1, "const " + t + " " + p.name + " = sc_args." + p.name + ";");
+    if (p.kind == ParamKind::ScalarRef) line(1, t + " " + p.name + " = sc_args." + p.name + ";");
   }
   for (const std::string& g : exchanged)
-    line(1, "std::uint64_t " + g + "_epoch = 0;  // exchanges of %" + g + " so far");
+    line(1, "std::uint64_t " + derived("epoch", g) + " = 0;  // exchanges of %" + g + " so far");
   find_fused_reductions(program_->body);
   flow_loop_ = spmd_ ? FlowLoop{} : marked_flow_loop(*program_);
   flow_reductions_.clear();
@@ -64,15 +64,15 @@ void CudaKernelEmitter::kernel(const std::set<std::string>& exchanged, bool role
   regs_ = marked_regs_form(*program_, flow_loop_);
   body(program_->body, 1);
   if (spmd_) {
-    line(1, "pe.barrier_all(\"the end of " + program_->name +
+    line(1, "sc_pe.barrier_all(\"the end of " + program_->name +
                 "\");  // no PE still puts into a block the host copies back");
   }
   line(1, "// What the host copies back: where each grid ended (after swaps) and the results.");
   line(1, std::string("if (") + kRt + "block_rank() == 0 && " + kRt + "thread_rank() == 0) {");
   for (const Param& p : program_->params) {
     if (p.kind == ParamKind::Grid || p.kind == ParamKind::Block)
-      line(2, "*args." + p.name + "_final = " + p.name + ";");
-    if (p.kind == ParamKind::ScalarRef) line(2, "*args." + p.name + "_out = " + p.name + ";");
+      line(2, "*sc_args." + derived("final", p.name) + " = " + p.name + ";");
+    if (p.kind == ParamKind::ScalarRef) line(2, "*sc_args." + derived("out", p.name) + " = " + p.name + ";");
   }
   line(1, "}");
   line(0, "}");
@@ -141,9 +141,9 @@ int CudaKernelEmitter::open_role(WorkerRole role, int indent) {
 std::string CudaKernelEmitter::grid_query(const GridQuery* q) {
   if (spmd_) return block_query(q);
   const std::string d = std::to_string(q->dim);
-  if (q->op == GridQueryOp::Extent) return "args." + q->grid + "_shape.extent[" + d + "]";
-  if (q->op == GridQueryOp::InteriorLo) return "args." + q->grid + "_interior.lo[" + d + "]";
-  if (q->op == GridQueryOp::InteriorHi) return "args." + q->grid + "_interior.hi[" + d + "]";
+  if (q->op == GridQueryOp::Extent) return "sc_args." + derived("shape", q->grid) + ".extent[" + d + "]";
+  if (q->op == GridQueryOp::InteriorLo) return "sc_args." + derived("interior", q->grid) + ".lo[" + d + "]";
+  if (q->op == GridQueryOp::InteriorHi) return "sc_args." + derived("interior", q->grid) + ".hi[" + d + "]";
   return "?";
 }
 
@@ -160,7 +160,7 @@ std::string CudaKernelEmitter::block_query(const GridQuery* q) {
       return q->grid + ".global_extent[" + d + "]";
     case GridQueryOp::ExtentOn:
     case GridQueryOp::OriginOn:
-      return std::string(kRt) + "layout_on(pe, args." + q->grid + "_on, " + expr(q->pe) + ", \"" +
+      return std::string(kRt) + "layout_on(sc_pe, sc_args." + derived("on", q->grid) + ", " + expr(q->pe) + ", \"" +
              program_->name + ": block '" + q->grid + "'\")." +
              (q->op == GridQueryOp::ExtentOn ? "extent[" : "origin[") + d + "]";
     case GridQueryOp::InteriorLo:
@@ -171,7 +171,7 @@ std::string CudaKernelEmitter::block_query(const GridQuery* q) {
 }
 
 std::string CudaKernelEmitter::global_range(const Range& r) {
-  if (r.kind == Range::Kind::Interior) return "args." + r.grid + "_interior";
+  if (r.kind == Range::Kind::Interior) return "sc_args." + derived("interior", r.grid);
   if (r.kind == Range::Kind::Owned) return std::string(kRt) + "owned(" + r.grid + ")";
   std::vector<std::string> lo, hi;
   for (const Expr& e : r.lo) lo.push_back(expr(e));
@@ -208,7 +208,7 @@ void CudaKernelEmitter::stage_face_writer(int indent, const std::string& writer,
                                           const std::string& comment) {
   const std::string rt = kRt;
   line(indent, "__shared__ " + rt + "FaceChannel " + channels + "[" + rt + "kMaxFaceChannels];");
-  line(indent, "const auto " + writer + " = " + rt + "face_writer(pe, args." + handle + "_halo, " +
+  line(indent, "const auto " + writer + " = " + rt + "face_writer(sc_pe, sc_args." + derived("halo", handle) + ", " +
                    block + ", " + mask + ", " + channels + ");  // " + comment);
 }
 
@@ -279,7 +279,7 @@ void CudaKernelEmitter::reduce(const Stmt& self, int indent) {
   if (walk) line(indent, "++sc_step;");
   if (flow_ && !barrier_free)
     line(indent,
-         "pe.grid_barrier();  // the dataflow loop: every block's rows of this step are written");
+         "sc_pe.grid_barrier();  // the dataflow loop: every block's rows of this step are written");
   if (barrier_free && flow_reduction_list_[flow_reduction->second].folded) {
     line(indent, t + " " + s->result + " = sc_fold" + std::to_string(flow_reduction->second) +
                      ";  // this thread's points, added up in the update's walk");
@@ -318,31 +318,31 @@ void CudaKernelEmitter::reduce(const Stmt& self, int indent) {
     return;
   }
   if (fused_reduces_.count(s)) {
-    line(indent, s->result + " = " + kRt + "grid_reduce(pe, " + s->result + ", " +
+    line(indent, s->result + " = " + kRt + "grid_reduce(sc_pe, " + s->result + ", " +
                      reduce_op_name(s->op) +
-                     ", args.scratch, true);  // over this GPU, then across the GPUs in PE order "
+                     ", sc_args.sc_scratch, true);  // over this GPU, then across the GPUs in PE order "
                      "(the allreduce below)");
     return;
   }
-  line(indent, s->result + " = " + kRt + "grid_reduce(pe, " + s->result + ", " +
-                   reduce_op_name(s->op) + ", args.scratch);  // over this GPU");
+  line(indent, s->result + " = " + kRt + "grid_reduce(sc_pe, " + s->result + ", " +
+                   reduce_op_name(s->op) + ", sc_args.sc_scratch);  // over this GPU");
 }
 
 void CudaKernelEmitter::phase_barrier(const Stmt& s, int indent) {
   WorkerRole role = as<PhaseBarrier>(s)->role;
   if (flow_) return flow_barrier(s, indent);
   if (group(role) == "sc_all") {
-    line(indent, "pe.grid_barrier();  // phase_barrier");
+    line(indent, "sc_pe.grid_barrier();  // phase_barrier");
     return;
   }
   const bool comm = role == WorkerRole::Comm;
-  std::string g = group(role), counter = comm ? "args.sync + 0" : "args.sync + 1";
+  std::string g = group(role), counter = comm ? "sc_args.sc_sync + 0" : "sc_args.sc_sync + 1";
   line(indent, std::string("// phase_barrier role(") + (comm ? "comm" : "compute") +
                    "): among the group's blocks");
   line(indent, "if (sc_n_comm == 0) {");
-  line(indent + 1, "pe.grid_barrier();");
+  line(indent + 1, "sc_pe.grid_barrier();");
   line(indent, "} else if (" + g + ".has_me()) {");
-  line(indent + 1, std::string(kRt) + "group_barrier(pe, " + g + ", " + counter + ", " + g +
+  line(indent + 1, std::string(kRt) + "group_barrier(sc_pe, " + g + ", " + counter + ", " + g +
                        "_barriers, \"the " + (comm ? "comm" : "compute") + " group\");");
   line(indent, "}");
 }
@@ -359,8 +359,8 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
              "loop)");
         return;
       }
-      line(indent, "++" + g + "_epoch;");
-      transfer(h->role, "args." + g + "_halo.send(pe, " + g + ", " + g + "_epoch",
+      line(indent, "++" + derived("epoch", g) + ";");
+      transfer(h->role, "sc_args." + derived("halo", g) + ".send(sc_pe, " + g + ", " + derived("epoch", g),
                "designated blocks put over NVLink", indent);
       return;
     }
@@ -369,7 +369,7 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
       const std::string& g = h->grid;
       comment(indent, s);
       if (flow_) return;
-      transfer(h->role, "args." + g + "_halo.recv(pe, " + g + ", " + g + "_epoch",
+      transfer(h->role, "sc_args." + derived("halo", g) + ".recv(sc_pe, " + g + ", " + derived("epoch", g),
                "wait, unpack, acknowledge", indent);
       conservative_barrier(indent, "the halos are in place before any block reads them");
       return;
@@ -385,8 +385,8 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
                                     : "// (done by the grid_reduce above)");
         return;
       }
-      line(indent, a->var + " = " + kRt + "team_allreduce(pe, " + a->var + ", " +
-                       reduce_op_name(a->op) + ", args.scratch);  // across the GPUs, in PE order");
+      line(indent, a->var + " = " + kRt + "team_allreduce(sc_pe, " + a->var + ", " +
+                       reduce_op_name(a->op) + ", sc_args.sc_scratch);  // across the GPUs, in PE order");
       return;
     }
     case StmtKind::PhaseBarrier:
@@ -396,10 +396,10 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
       // (a barrier over every PE, as the reference's Signal constructor).
       auto* d = as<SignalDecl>(s);
       comment(indent, s);
-      line(indent, "std::uint64_t* const " + d->name + " = args.signals + " +
+      line(indent, "std::uint64_t* const " + d->name + " = sc_args.sc_signals + " +
                        std::to_string(signals_++) + ";  // symmetric, zero at launch");
       line(indent,
-           "pe.barrier_all(\"the declaration of signal %" + d->name + " at " + where(s) + "\");");
+           "sc_pe.barrier_all(\"the declaration of signal %" + d->name + " at " + where(s) + "\");");
       return;
     }
     case StmtKind::PutSignal:
@@ -407,7 +407,7 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
     case StmtKind::WaitUntil: {
       auto* w = as<WaitUntil>(s);
       comment(indent, s);
-      line(indent, std::string(kRt) + "wait_until_on(pe, " + group(w->role) + ", " +
+      line(indent, std::string(kRt) + "wait_until_on(sc_pe, " + group(w->role) + ", " +
                        std::to_string(transfers_++) + ", " + w->signal + ", ::stencilc::rt::Cmp::" +
                        cmp_name(w->cmp) + ", " + expr(w->value) + ", \"signal %" + w->signal +
                        " at " + where(s) + "\");  // one block of the group waits");
@@ -416,7 +416,7 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
     case StmtKind::Quiet:
       comment(indent, s);
       line(indent,
-           std::string(kRt) + "quiet_all(pe);  // every block: this PE's puts are complete");
+           std::string(kRt) + "quiet_all(sc_pe);  // every block: this PE's puts are complete");
       return;
     case StmtKind::BarrierAll:
       if (flow_) {
@@ -424,7 +424,7 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
         return;
       }
       comment(indent, s);
-      line(indent, "pe.barrier_all(\"barrier_all at " + where(s) + "\");");
+      line(indent, "sc_pe.barrier_all(\"barrier_all at " + where(s) + "\");");
       return;
     default:
       return error(
@@ -438,7 +438,7 @@ void CudaKernelEmitter::swap(const Swap* s, int indent) {
                      ", %" + s->b + ": the buffers trade places");
     return;
   }
-  line(indent, std::string(kRt) + "check_swap(pe, " + s->a + ", " + s->b + ", \"" + program_->name +
+  line(indent, std::string(kRt) + "check_swap(sc_pe, " + s->a + ", " + s->b + ", \"" + program_->name +
                    ": swap of %" + s->a + " and %" + s->b + "\");");
   CppEmitter::swap(s, indent);
 }
@@ -457,9 +457,8 @@ void CudaKernelEmitter::put_signal(const Stmt& s, int indent) {
        "const int sc_dlo[] = " + box_list(p->dst.lo) + ", sc_dhi[] = " + box_list(p->dst.hi) + ";");
   line(indent + 1,
        "const int sc_slo[] = " + box_list(p->src.lo) + ", sc_shi[] = " + box_list(p->src.hi) + ";");
-  line(indent + 1, std::string(kRt) + "put_signal_region(pe, " + group(p->role) + ", " +
-                       std::to_string(transfers_++) + ", " + p->dst.block + ", args." +
-                       p->dst.block + "_on, sc_dlo, sc_dhi, " + p->src.block +
+  line(indent + 1, std::string(kRt) + "put_signal_region(sc_pe, " + group(p->role) + ", " +
+                       std::to_string(transfers_++) + ", " + p->dst.block + ", sc_args." + derived("on", p->dst.block) + ", sc_dlo, sc_dhi, " + p->src.block +
                        ", sc_slo, sc_shi, " + p->signal + ", " + expr(p->value) + ", " +
                        expr(p->pe) + ", \"" + program_->name + ": put_signal at " + where(s) +
                        "\");");

@@ -41,7 +41,7 @@ class CudaKernelEmitter : public CppEmitter {
   /// none): its block size follows (generated.cuh's block_threads_for).
   int wide_rank() const { return wide_rank_; }
 
-  /// Writes the program's persistent kernel, `kernel(pe, args)`: its prologue (the groups, the
+  /// Writes the program's persistent kernel, `kernel(sc_pe, sc_args)`: its prologue (the groups, the
   /// parameters, the exchanges' epochs), the body statement by statement, and where each grid
   /// and result ends up for the host. `exchanged`: the grids with a halo exchange; `roles`: the
   /// program has role(...) statements.
@@ -80,11 +80,11 @@ class CudaKernelEmitter : public CppEmitter {
   bool spmd_ = false;        // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
   bool defer_stores_ = false;        // inside a strip's first loop: stores go to sc_st_<grid>[sc_r]
   const Reduce* reducing_ = nullptr;  // the reduction a strip or wide loop walks (point())
-  std::set<std::string> exchanged_;  // grids with a halo exchange (DHaloExchange args.<grid>_halo)
+  std::set<std::string> exchanged_;  // grids with a halo exchange (DHaloExchange sc_args.<grid>_halo)
   std::vector<std::string> indices_;  // the point loop's user index variables
   int transfers_ =
       0;             // SPMD: put_signal/wait_until statements emitted so far (which block runs one)
-  int signals_ = 0;  // SPMD: signal declarations emitted so far (their slot in args.signals)
+  int signals_ = 0;  // SPMD: signal declarations emitted so far (their slot in sc_args.sc_signals)
 
   /// Inside a point loop, grid elements are read and written through `__restrict__` pointers
   /// to the blocks' data (distinct grids are distinct allocations, and a point update reads a
@@ -116,7 +116,7 @@ class CudaKernelEmitter : public CppEmitter {
   }
   /// A grid barrier where the program has no phase barriers of its own (not persistent).
   void conservative_barrier(int indent, const std::string& why) {
-    if (!program_->persistent) line(indent, "pe.grid_barrier();  // " + why);
+    if (!program_->persistent) line(indent, "sc_pe.grid_barrier();  // " + why);
   }
 
   std::string math_function(const std::string& name) override { return name; }  // CUDA's overloads
@@ -150,7 +150,7 @@ class CudaKernelEmitter : public CppEmitter {
   }
   /// The run-time check that walk `name` (of the statement at `where`) fits its 32-bit index.
   void check_walk(int indent, const std::string& name, const std::string& where) {
-    line(indent, std::string(kRt) + "check_walk(pe, " + name + ", \"" + program_->name + " at " +
+    line(indent, std::string(kRt) + "check_walk(sc_pe, " + name + ", \"" + program_->name + " at " +
                      where + "\");");
   }
   /// A statement's place in the source, for run-time messages: file:line:col.
@@ -308,7 +308,7 @@ class CudaKernelEmitter : public CppEmitter {
   void flow_halos_and_faces(int indent);
 
   /// The dataflow loop's register-resident form (regs.cuh) where the launcher planned it
-  /// (args.sc_regs: compiled::choose_form) and its contract holds on every block of every PE (a
+  /// (sc_args.sc_regs: compiled::choose_form) and its contract holds on every block of every PE (a
   /// grid_reduce): each block's band of %in in registers (RegsBand), a step of it where the loop's
   /// update was (regs_step), the rest of the step as the dataflow form has it, the band into the
   /// grid the last step wrote after the loop. sc_regs_done: it ran the loop.

@@ -44,7 +44,7 @@ std::vector<std::string> role_table(const RoleModelInputs& model, int rank) {
 std::string exchange_loads(const Program& p, const RoleModelInputs& model) {
   std::vector<std::string> loads;
   for (const std::string& g : model.comm_grids)
-    loads.push_back("::stencilc::compiled::exchange_load(sc_" + g + "_halo, sc_pe, sizeof(" +
+    loads.push_back("::stencilc::compiled::exchange_load(" + derived("halo", g) + ", sc_pe, sizeof(" +
                     cpp_type(p.find_param(g)->type) + "))");
   return "  sc_launch.exchanges = [&](int sc_pe) {  // the comm group's exchanges on PE sc_pe\n"
          "    return std::vector<::stencilc::compiled::ExchangeLoad>{" +
@@ -100,14 +100,14 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
 void scalar_result(const Param& g, bool nvshmem, const std::string& whose,
                    std::vector<std::string>* setup, std::vector<std::string>* args,
                    std::vector<std::string>* after) {
-  setup->push_back("  auto sc_" + g.name + "_out = sc_team.alloc<" + cpp_type(g.type) + ">(1);");
+  setup->push_back("  auto " + derived("out", g.name) + " = sc_team.alloc<" + cpp_type(g.type) + ">(1);");
   args->push_back("sc_args." + g.name + " = " + g.name + ";");
-  args->push_back("sc_args." + g.name + "_out = sc_" + g.name + "_out.on(sc_pe);");
+  args->push_back("sc_args." + derived("out", g.name) + " = " + derived("out", g.name) + ".on(sc_pe);");
   if (nvshmem) {
-    after->push_back("  ::stencilc::compiled::broadcast_result(sc_team, sc_" + g.name + "_out, " +
+    after->push_back("  ::stencilc::compiled::broadcast_result(sc_team, " + derived("out", g.name) + ", " +
                      g.name + ");  // " + whose);
   } else {
-    after->push_back("  sc_team.download(0, &" + g.name + ", sc_" + g.name + "_out.on(0), 1);  // " +
+    after->push_back("  sc_team.download(0, &" + g.name + ", " + derived("out", g.name) + ".on(0), 1);  // " +
                      whose);
   }
 }
@@ -121,11 +121,10 @@ void copy_back(const Param& g, const std::string& process_grid, bool nvshmem,
     after->push_back(
         "  // %" + g.name +
         ": every PE's block it ended with (swaps included), into every process's grid");
-    after->push_back("  ::stencilc::compiled::allgather_grid(sc_team, " + process_grid + ", sc_" +
-                     g.name + "_final, " + g.name + ", \"" + g.name + "\");");
+    after->push_back("  ::stencilc::compiled::allgather_grid(sc_team, " + process_grid + ", " + derived("final", g.name) + ", " + g.name + ", \"" + g.name + "\");");
     return;
   }
-  after->push_back("  ::stencilc::compiled::download_final(sc_team, sc_" + g.name + "_final, " +
+  after->push_back("  ::stencilc::compiled::download_final(sc_team, " + derived("final", g.name) + ", " +
                    g.name + ");  // %" + g.name + ": the blocks it ended with (swaps included)");
 }
 
@@ -206,28 +205,26 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
     std::string t = cpp_type(g.type), n = std::to_string(g.rank);
     if (g.kind == ParamKind::Grid || g.kind == ParamKind::Block) {
       l.push_back("  " + dblock_type(g) + " " + g.name + ";  // this GPU's block of %" + g.name);
-      l.push_back("  " + dblock_type(g) + "* " + g.name + "_final;  // where %" + g.name +
+      l.push_back("  " + dblock_type(g) + "* " + derived("final", g.name) + ";  // where %" + g.name +
                   " ends up");
     }
     if (g.kind == ParamKind::Grid) {
-      l.push_back("  ::stencilc::compiled::DeviceShape<" + n + "> " + g.name + "_shape;");
-      l.push_back("  " + std::string(kRt) + "SBox<" + n + "> " + g.name + "_interior;");
+      l.push_back("  ::stencilc::compiled::DeviceShape<" + n + "> " + derived("shape", g.name) + ";");
+      l.push_back("  " + std::string(kRt) + "SBox<" + n + "> " + derived("interior", g.name) + ";");
       if (exchanged.count(g.name))
-        l.push_back("  " + std::string(kRt) + "DHaloExchange<" + t + ", " + n + "> " + g.name +
-                    "_halo;");
+        l.push_back("  " + std::string(kRt) + "DHaloExchange<" + t + ", " + n + "> " + derived("halo", g.name) + ";");
     } else if (g.kind == ParamKind::Block) {
-      l.push_back("  const " + dblock_type(g) + "* " + g.name +
-                  "_on;  // every PE's layout of it (extent_on, puts)");
+      l.push_back("  const " + dblock_type(g) + "* " + derived("on", g.name) + ";  // every PE's layout of it (extent_on, puts)");
     } else if (g.kind == ParamKind::Scalar) {
       l.push_back("  " + t + " " + g.name + ";");
     } else if (g.kind == ParamKind::ScalarRef) {
       l.push_back("  " + t + " " + g.name + ";  // in");
-      l.push_back("  " + t + "* " + g.name + "_out;  // out");
+      l.push_back("  " + t + "* " + derived("out", g.name) + ";  // out");
     }
   }
   if (p.kind == ProgramKind::Spmd)
-    l.push_back("  std::uint64_t* signals;  // the program's signals, symmetric, zero at launch");
-  l.push_back("  std::uint64_t* scratch;  // reductions: one word per block, and the result");
+    l.push_back("  std::uint64_t* sc_signals;  // the program's signals, symmetric, zero at launch");
+  l.push_back("  std::uint64_t* sc_scratch;  // reductions: one word per block, and the result");
   if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
     l.push_back("  " + std::string(kRt) +
                 "FlowSignals sc_flow;  // the dataflow loop's flags (flow.cuh)");
@@ -245,8 +242,8 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
   }
   if (roles) {
     l.push_back(
-        "  int n_comm;  // blocks in the comm group (0: not specialised), from the cost model");
-    l.push_back("  std::uint64_t* sync;  // the comm and compute groups' barrier counters");
+        "  int sc_n_comm;  // blocks in the comm group (0: not specialised), from the cost model");
+    l.push_back("  std::uint64_t* sc_sync;  // the comm and compute groups' barrier counters");
   }
   l.push_back("};");
   return join(l, "\n") + "\n";
@@ -323,23 +320,23 @@ std::string launcher(const Program& p, const std::string& source,
                       int_list(g.halo_lo) + ", " + int_list(g.halo_hi) + ")");
       element_bytes.push_back("sizeof(" + t + ")");
       exchanged_flags.push_back(exchanged.count(g.name) ? "true" : "false");
-      l.push_back("  auto sc_" + g.name + " = ::stencilc::compiled::upload_grid<" + t + ", " + n +
+      l.push_back("  auto " + derived("blocks", g.name) + " = ::stencilc::compiled::upload_grid<" + t + ", " + n +
                   ">(sc_team, sc_plan.grid, " + g.name + ", " + int_list(g.halo_lo) + ", " +
                   int_list(g.halo_hi) + ");");
-      l.push_back("  auto sc_" + g.name + "_final = sc_team.alloc<" + dblock_type(g) + ">(1);");
+      l.push_back("  auto " + derived("final", g.name) + " = sc_team.alloc<" + dblock_type(g) + ">(1);");
       if (exchanged.count(g.name)) {
-        l.push_back("  " + std::string(kRt) + "HaloExchange<" + t + ", " + n + "> sc_" + g.name +
-                    "_halo(sc_team, sc_plan.grid, sc_" + g.name +
+        l.push_back("  " + std::string(kRt) + "HaloExchange<" + t + ", " + n + "> " + derived("halo", g.name) +
+                    "(sc_team, sc_plan.grid, " + derived("blocks", g.name) +
                     ", ::stencilc::compiled::periodic_dims(" + desc + "), " +
                     (g.halo_corners ? "true" : "false") + ", \"" + g.name + "\");");
-        args.push_back("sc_args." + g.name + "_halo = sc_" + g.name + "_halo.device(sc_pe);");
+        args.push_back("sc_args." + derived("halo", g.name) + " = " + derived("halo", g.name) + ".device(sc_pe);");
       }
-      args.push_back("sc_args." + g.name + " = sc_" + g.name + "[sc_pe];");
-      args.push_back("sc_args." + g.name + "_final = sc_" + g.name + "_final.on(sc_pe);");
-      args.push_back("sc_args." + g.name + "_shape = ::stencilc::compiled::device_shape(" + desc +
+      args.push_back("sc_args." + g.name + " = " + derived("blocks", g.name) + "[sc_pe];");
+      args.push_back("sc_args." + derived("final", g.name) + " = " + derived("final", g.name) + ".on(sc_pe);");
+      args.push_back("sc_args." + derived("shape", g.name) + " = ::stencilc::compiled::device_shape(" + desc +
                      ");");
-      args.push_back("sc_args." + g.name +
-                     "_interior = ::stencilc::compiled::sbox(::stencilc::compiled::interior(" +
+      args.push_back("sc_args." + derived("interior", g.name) +
+                     " = ::stencilc::compiled::sbox(::stencilc::compiled::interior(" +
                      desc + "));");
       if (!g.is_const) copy_back(g, "sc_plan.grid", nvshmem, &after);
     } else if (g.kind == ParamKind::Scalar) {
@@ -360,7 +357,7 @@ std::string launcher(const Program& p, const std::string& source,
     swap_list.push_back("{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "}");
     const std::string& a = grid_names[s[0]];
     const std::string& b = grid_names[s[1]];
-    l.push_back("  ::stencilc::compiled::check_swap_layouts(sc_" + a + ", sc_" + b + ", \"" +
+    l.push_back("  ::stencilc::compiled::check_swap_layouts(" + derived("blocks", a) + ", " + derived("blocks", b) + ", \"" +
                 p.name + "\", \"" + a + "\", \"" + b +
                 "\");  // the kernel swaps only their buffers");
   }
@@ -419,15 +416,15 @@ std::string spmd_launcher(const Program& p, const RoleModelInputs& model, CudaBa
       std::string n = std::to_string(g.rank);
       element_bytes.push_back("sizeof(" + t + ")");
       unexchanged.push_back("false");
-      blocks.push_back("  auto sc_" + g.name + " = ::stencilc::compiled::upload_grid<" + t + ", " +
+      blocks.push_back("  auto " + derived("blocks", g.name) + " = ::stencilc::compiled::upload_grid<" + t + ", " +
                        n + ">(sc_team, sc_grid, " + g.name + ", sc_halo, sc_halo, " + t + "(0));");
-      blocks.push_back("  auto sc_" + g.name + "_final = sc_team.alloc<" + dblock_type(g) +
+      blocks.push_back("  auto " + derived("final", g.name) + " = sc_team.alloc<" + dblock_type(g) +
                        ">(1);");
-      blocks.push_back("  auto sc_" + g.name +
-                       "_on = ::stencilc::compiled::upload_layouts(sc_team, sc_" + g.name + ");");
-      args.push_back("sc_args." + g.name + " = sc_" + g.name + "[sc_pe];");
-      args.push_back("sc_args." + g.name + "_final = sc_" + g.name + "_final.on(sc_pe);");
-      args.push_back("sc_args." + g.name + "_on = sc_" + g.name + "_on.on(sc_pe);");
+      blocks.push_back("  auto " + derived("on", g.name) +
+                       " = ::stencilc::compiled::upload_layouts(sc_team, " + derived("blocks", g.name) + ");");
+      args.push_back("sc_args." + g.name + " = " + derived("blocks", g.name) + "[sc_pe];");
+      args.push_back("sc_args." + derived("final", g.name) + " = " + derived("final", g.name) + ".on(sc_pe);");
+      args.push_back("sc_args." + derived("on", g.name) + " = " + derived("on", g.name) + ".on(sc_pe);");
       if (!g.is_const) copy_back(g, "sc_grid", nvshmem, &after);
     } else if (g.kind == ParamKind::Scalar) {
       args.push_back("sc_args." + g.name + " = " + g.name + ";");
@@ -457,7 +454,7 @@ std::string spmd_launcher(const Program& p, const RoleModelInputs& model, CudaBa
                   std::to_string(std::max(model.signals, 1)) +
                   ");  // the program's signals, zeroed");
   std::vector<std::string> launch_args(args);
-  launch_args.push_back("sc_args.signals = sc_signals.on(sc_pe);");
+  launch_args.push_back("sc_args.sc_signals = sc_signals.on(sc_pe);");
   for (const auto& line :
        team_and_launch(p, model, rank, nvshmem, heap, "blocks", setup, launch_args))
     l.push_back(line);

@@ -44,15 +44,15 @@ void CudaKernelEmitter::flow_halos_and_faces(int indent) {
   const std::string rt = kRt;
   if (const std::vector<std::string>& xs = flow_loop_.exchanged; !xs.empty()) {
     // The halos of the first walks; after them the walks' face stores bring the next ones.
-    line(indent, "pe.grid_barrier();  // the grids' cells are written before they are sent");
+    line(indent, "sc_pe.grid_barrier();  // the grids' cells are written before they are sent");
     for (const std::string& x : xs) {
-      line(indent, "++" + x + "_epoch;");
-      line(indent, "args." + x + "_halo.send(pe, " + x + ", " + x + "_epoch);");
+      line(indent, "++" + derived("epoch", x) + ";");
+      line(indent, "sc_args." + derived("halo", x) + ".send(sc_pe, " + x + ", " + derived("epoch", x) + ");");
     }
     for (const std::string& x : xs)
-      line(indent, "args." + x + "_halo.recv(pe, " + x + ", " + x + "_epoch);");
+      line(indent, "sc_args." + derived("halo", x) + ".recv(sc_pe, " + x + ", " + derived("epoch", x) + ");");
     line(indent,
-         "pe.barrier_all(\"the dataflow loop's first halos\");  // and no PE puts into a halo its "
+         "sc_pe.barrier_all(\"the dataflow loop's first halos\");  // and no PE puts into a halo its "
          "recv still unpacks");
   }
   line(indent,
@@ -61,15 +61,13 @@ void CudaKernelEmitter::flow_halos_and_faces(int indent) {
   if (!flow_loop_.update) {
     // Several walks: a FaceWriter for each exchange that carries faces, staged once.
     for (const std::string& h : flow_handles()) {
-      line(indent, "const unsigned sc_faces_" + h + " = args." + h +
-                           "_halo.channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // "
+      line(indent, "const unsigned sc_faces_" + h + " = sc_args." + derived("halo", h) + ".channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // "
                            "the channels of %" + h + " its rows feed");
       stage_face_writer(indent, "sc_face_writer_" + h, "sc_face_channels_" + h, h, h,
                         "sc_faces_" + h, "those channels, staged");
     }
   } else {
-    line(indent, "const unsigned sc_faces = args." + flow_loop_.put_handle +
-                         "_halo.channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // the "
+    line(indent, "const unsigned sc_faces = sc_args." + derived("halo", flow_loop_.put_handle) + ".channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // the "
                          "channels its rows feed (none: no face rows)");
   }
   if (flow_loop_.update && !flow_loop_.put_grid.empty()) {
@@ -86,10 +84,10 @@ void CudaKernelEmitter::loop(const Stmt& s, int indent) {
   line(indent,
        "{  // the dataflow schedule where the launcher turned it on (flow.cuh), else barrier_all "
        "each step");
-  line(indent + 1, "const " + rt + "DFlow<" + rt + "DevicePe> sc_flow(pe, args.sc_flow, " +
+  line(indent + 1, "const " + rt + "DFlow<" + rt + "DevicePe> sc_flow(sc_pe, sc_args.sc_flow, " +
                        first_grid_ + ".extent[0], " + std::to_string(flow_loop_.radius) +
-                       ", args.sc_flow_up, args.sc_flow_down);");
-  line(indent + 1, "if (args.sc_flow_on) {");
+                       ", sc_args.sc_flow_up, sc_args.sc_flow_down);");
+  line(indent + 1, "if (sc_args.sc_flow_on) {");
   flow_halos_and_faces(indent + 2);
   if (flow_strips_possible() && flow_walk_hoisted())
     flow_strips_choice(indent + 2);  // the same every step
@@ -105,12 +103,12 @@ void CudaKernelEmitter::loop(const Stmt& s, int indent) {
     // The reductions of the step, with no barrier (DFlowReduce): each PE's block count first.
     for (size_t k = 0; k < flow_reductions_.size(); ++k) {
       const std::string r = "sc_red" + std::to_string(k);
-      line(indent + 2, rt + "DFlowReduce<" + rt + "DevicePe> " + r + "(pe, args.sc_flow_red" +
+      line(indent + 2, rt + "DFlowReduce<" + rt + "DevicePe> " + r + "(sc_pe, sc_args.sc_flow_red" +
                            std::to_string(k) + ");");
       line(indent + 2, r + ".setup();");
     }
     line(indent + 2,
-         "pe.barrier_all(\"the dataflow loop's reductions\");  // every PE's block count is in "
+         "sc_pe.barrier_all(\"the dataflow loop's reductions\");  // every PE's block count is in "
          "place");
   }
   line(indent + 2, "std::uint64_t sc_step = 0;  // steps done");
@@ -238,21 +236,21 @@ void CudaKernelEmitter::regs_loop(const Stmt& s, int indent) {
   const auto* f = as<For>(s);  // regs_form: a for
   line(indent, "bool sc_regs_done = false;  // the register-resident form ran the loop");
   line(indent,
-       "if (args.sc_regs.blocks > 0) {  // the register-resident form (regs.cuh), where the "
+       "if (sc_args.sc_regs.blocks > 0) {  // the register-resident form (regs.cuh), where the "
        "launcher planned it");
   line(indent + 1,
        "extern __shared__ __align__(16) unsigned char sc_regs_smem[];  // its side columns and "
        "fixed rows (compiled::choose_form sized it)");
   line(indent + 1, rt + "RegsBand<" + rt + "kRegsVec, " + rt + "kRegsRows, " + t + ", " + rt +
-                       "DevicePe> sc_band(pe, args.sc_regs, " + regs_.in + ", " + regs_.out +
+                       "DevicePe> sc_band(sc_pe, sc_args.sc_regs, " + regs_.in + ", " + regs_.out +
                        ", sc_regs_smem, \"" + program_->name + " at " + where(s) +
                        "\");  // this block's rows of %" + regs_.in + " in registers");
   line(indent + 1,
        "// The form's contract on every block of every PE (the cells the update does not write the "
        "same in both grids), else the loop from global memory.");
   line(indent + 1, "if (" + rt +
-                       "grid_reduce(pe, sc_band.contract_holds() ? 0 : 1, "
-                       "::stencilc::rt::ReduceOp::Max, args.scratch, true) == 0) {");
+                       "grid_reduce(sc_pe, sc_band.contract_holds() ? 0 : 1, "
+                       "::stencilc::rt::ReduceOp::Max, sc_args.sc_scratch, true) == 0) {");
   line(indent + 2, "const int sc_o0 = " + regs_.in + ".origin[0], sc_o1 = " + regs_.in +
                        ".origin[1];  // local (0, 0)'s global index (both grids')");
   line(indent + 2,
@@ -274,7 +272,7 @@ void CudaKernelEmitter::regs_loop(const Stmt& s, int indent) {
                        ");  // the last step's values: each step's swap made %" + regs_.in +
                        " the grid it wrote");
   line(indent + 2, "sc_regs_done = true;");
-  line(indent + 1, "} else if (pe.id == 0 && blockIdx.x == 0 && threadIdx.x == 0) {");
+  line(indent + 1, "} else if (sc_pe.id == 0 && blockIdx.x == 0 && threadIdx.x == 0) {");
   line(indent + 2,
        "printf(\"stencilc: " + program_->name +
            ": the register-resident form's contract does not hold (cells the update does not "

@@ -27,7 +27,7 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range,
       line(indent, "{");
       line(indent + 1, "const int sc_lo[] = " + int_list(ext.first) +
                            ", sc_hi[] = " + int_list(ext.second) + ";");
-      line(indent + 1, std::string(kRt) + "check_local_reads(pe, sc_range, " + grid +
+      line(indent + 1, std::string(kRt) + "check_local_reads(sc_pe, sc_range, " + grid +
                            ", sc_lo, sc_hi, \"" + program_->name + " at " + where +
                            " reading block '" + grid + "'\");");
       line(indent, "}");
@@ -37,8 +37,7 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range,
     line(indent, "{");
     line(indent + 1, "const int sc_lo[] = " + int_list(ext.first) +
                          ", sc_hi[] = " + int_list(ext.second) + ";");
-    line(indent + 1, std::string(kRt) + "check_reads(pe, sc_range, args." + grid +
-                         "_shape.extent, args." + grid + "_shape.periodic, sc_lo, sc_hi, \"" +
+    line(indent + 1, std::string(kRt) + "check_reads(sc_pe, sc_range, sc_args." + derived("shape", grid) + ".extent, sc_args." + derived("shape", grid) + ".periodic, sc_lo, sc_hi, \"" +
                          program_->name + " at " + where + " reading '" + grid + "'\");");
     line(indent, "}");
   }
@@ -50,7 +49,7 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range,
       line(indent, "{");
       line(indent + 1, "const int sc_lo[] = " + int_list(std::vector<int>(indices.size(), 0)) +
                            ", sc_hi[] = " + int_list(std::vector<int>(indices.size(), 0)) + ";");
-      line(indent + 1, std::string(kRt) + "check_local_reads(pe, sc_range, " + b +
+      line(indent + 1, std::string(kRt) + "check_local_reads(sc_pe, sc_range, " + b +
                            ", sc_lo, sc_hi, \"" + program_->name + " at " + where +
                            " writing block '" + b + "'\");");
       line(indent, "}");
@@ -102,7 +101,7 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range,
   }
   // Chunks of whole slices along dimension 0 keep the flat index below 2^31 (one chunk unless
   // the block is huge); in a chunk, point p of the group's threads is row-major.
-  line(indent, "const int sc_rows = " + std::string(kRt) + "rows_per_chunk(pe, sc_box, \"" +
+  line(indent, "const int sc_rows = " + std::string(kRt) + "rows_per_chunk(sc_pe, sc_box, \"" +
                    program_->name + " at " + where + "\");");
   line(indent, "for (int sc_c0 = sc_box.lo[0]; sc_c0 < sc_box.hi[0]; sc_c0 += sc_rows) {");
   ++indent;
@@ -129,14 +128,13 @@ void CudaKernelEmitter::range_check(const Stmt& point_body, const std::string& w
   const std::set<std::string> indexed = indexed_grids(point_body);
   std::vector<std::string> periodic, names;
   for (const std::string& g : indexed) {
-    periodic.push_back("args." + g + "_shape.periodic");
+    periodic.push_back("sc_args." + derived("shape", g) + ".periodic");
     names.push_back("\"" + g + "\"");
   }
   line(indent, "{");
   line(indent + 1, "const bool* const sc_periodic[] = {" + join(periodic) + "};");
   line(indent + 1, "const char* const sc_grids[] = {" + join(names) + "};");
-  line(indent + 1, std::string(kRt) + "check_range(pe, sc_range, args." + first_grid_ +
-                       "_shape.extent, sc_periodic, sc_grids, " + std::to_string(indexed.size()) +
+  line(indent + 1, std::string(kRt) + "check_range(sc_pe, sc_range, sc_args." + derived("shape", first_grid_) + ".extent, sc_periodic, sc_grids, " + std::to_string(indexed.size()) +
                        ", \"" + program_->name + "\", \"" + where + "\");");
   line(indent, "}");
 }
@@ -150,7 +148,7 @@ void CudaKernelEmitter::split_parts(int indent, const ForEach& part, const Stmt&
   for (const auto& [grid, ext] : reads.grids) touched.insert(grid);
   std::vector<std::string> sides;
   for (const std::string& g : touched)
-    if (!spmd_ && exchanged_.count(g)) sides.push_back("args." + g + "_halo.faces");
+    if (!spmd_ && exchanged_.count(g)) sides.push_back("sc_args." + derived("halo", g) + ".faces");
   if (sides.empty()) {
     line(indent, "const int sc_wlo[] = " + int_list(part.width_lo) +
                      ", sc_whi[] = " + int_list(part.width_hi) + ";");

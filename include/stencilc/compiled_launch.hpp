@@ -119,7 +119,7 @@ namespace detail_launch {
 template <class Args, class = void>
 struct HasRoles : std::false_type {};
 template <class Args>
-struct HasRoles<Args, std::void_t<decltype(Args::n_comm)>> : std::true_type {};
+struct HasRoles<Args, std::void_t<decltype(Args::sc_n_comm)>> : std::true_type {};
 
 /// The launch's grid: max_blocks_for's cap, or the dataflow form's blocks, and the
 /// register-resident form's shared memory with every block resident.
@@ -146,15 +146,15 @@ void run(Team& team, void (*kernel)(KArgs...), const LaunchSpec<N>& spec, Bind& 
       kernel,
       [&](int pe) {
         Args args = bind(pe);
-        args.scratch = scratch.on(pe);
+        args.sc_scratch = scratch.on(pe);
         if constexpr (HasRoles<Args>::value) {
-          args.sync = sync->on(pe);
+          args.sc_sync = sync->on(pe);
           const auto layout = rt::block_layout<N>(spec.plan->grid, pe, spec.plan->extent);
           const rt::RoleWork work =
               role_work<N>(*spec.roles, layout.extent,
                            spec.exchanges ? spec.exchanges(pe) : std::vector<ExchangeLoad>{});
-          args.n_comm = rt::comm_workers(work, TeamLaunch<Team>::workers(team, pe, kernel, config));
-          comm[pe] = args.n_comm;
+          args.sc_n_comm = rt::comm_workers(work, TeamLaunch<Team>::workers(team, pe, kernel, config));
+          comm[pe] = args.sc_n_comm;
         }
         return std::make_tuple(team.device_pe(pe), args);
       },

@@ -1,8 +1,10 @@
-// Parameters and locals named like the host target's generated code's own names (pe, plan, cx,
-// grid, descs, team, halo, epoch): the launcher derives its names from the user's under sc_u_, so
-// none meets a fixed one (a grid named pe made the launcher's sc_pe twice before). The host target
-// against the reference on 1-4 PEs (tests/e2e). The CUDA target's kernels still take parameters
-// named pe and args (docs/STATUS.md, Known limits): this program is not built for it.
+// Parameters and locals named like the generated code's own names: the host target's launcher
+// (pe, plan, cx, grid, descs, team, halo, epoch), the CUDA target's kernel and its argument struct
+// (pe, args, scratch, a grid's derived names such as pe_final and pe_epoch). Every name the
+// generated code derives from a user's goes by sc_<role>_<name> (CUDA) or sc_u_<name> (host), and
+// its own begin with sc_, which a program may not declare: none meets a user's. Checked against
+// the reference on the host target on 1-4 PEs (tests/e2e) and on GPUs with both schedules and
+// backends (tests/gpu/run_generated.sh).
 // Usage: parameter_names [n [steps]]
 #include <stencilc/stencilc.hpp>
 
@@ -12,11 +14,13 @@
 #include <vector>
 
 SC_PROGRAM void relax(stencilc::Grid<double, 2>& pe, stencilc::Grid<double, 2>& plan, const stencilc::Grid<double, 2>& cx,
-                      int team, double& descs) {
+                      const stencilc::Grid<double, 2>& args, const stencilc::Grid<double, 2>& pe_final,
+                      int team, double scratch, double& descs) {
   for (int grid = 0; grid < team; ++grid) {
+    const double pe_epoch = 0.2;
     stencilc::for_each(plan.interior(), [&](int i, int j) {
       const double halo = pe(i - 1, j) + pe(i + 1, j) + pe(i, j - 1) + pe(i, j + 1);
-      plan(i, j) = 0.2 * halo + 0.2 * cx(i, j);
+      plan(i, j) = pe_epoch * halo + 0.1 * cx(i, j) + scratch * (args(i, j) - pe_final(i, j));
     });
     std::swap(pe, plan);
   }
@@ -36,8 +40,12 @@ int main(int argc, char** argv) {
   pe.fill([&](int i, int j) { return (i * 7 + j * 3) % 11 * 0.1; });
   plan.fill([&](int i, int j) { return (i * 7 + j * 3) % 11 * 0.1; });
   cx.fill([&](int i, int j) { return (i + 2 * j) % 5 * 0.05; });
+  stencilc::Grid<double, 2> args({n, n + 3}, {stencilc::fixed(1), stencilc::periodic()});
+  stencilc::Grid<double, 2> pe_final({n, n + 3}, {stencilc::fixed(1), stencilc::periodic()});
+  args.fill([&](int i, int j) { return (3 * i + j) % 7 * 0.03; });
+  pe_final.fill([&](int i, int j) { return (i + j) % 3 * 0.02; });
   double descs = 0.0;
-  relax(pe, plan, cx, steps, descs);
+  relax(pe, plan, cx, args, pe_final, steps, 0.1, descs);
   std::vector<double> out;
   pe.copy_to(out);
   double sum = 0.0;
