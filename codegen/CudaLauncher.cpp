@@ -279,8 +279,8 @@ std::string form_allocations(const Program& p, const std::vector<std::string>& g
       args.push_back(
           "if (sc_form.regs_on()) sc_args.sc_regs = " + rt + "regs_args<" + rt +
           "kRegsVec>(sc_regs_inbox.on(sc_pe), sc_regs_flags.on(sc_pe), sc_pe, sc_team.n(), "
-          "sc_form.blocks, sc_" +
-          regs.in + "[sc_pe], ::stencilc::compiled::periodic_dims(sc_descs[" + kin +
+          "sc_form.blocks, " +
+          derived("blocks", regs.in) + "[sc_pe], ::stencilc::compiled::periodic_dims(sc_descs[" + kin +
           "])[0], sc_regs_box.lo[0], sc_regs_box.hi[0], sc_regs_box.lo[1], sc_regs_box.hi[1]);");
       regs_bytes = " + ::stencilc::compiled::regs_heap_bytes(sc_plan.extent[1], sizeof(" + t + "))";
     }

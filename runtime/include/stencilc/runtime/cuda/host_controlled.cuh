@@ -321,6 +321,7 @@ class Control {
         wait_pos_(kRing, std::vector<long long>(static_cast<std::size_t>(n_), -1)),
         receives_(static_cast<std::size_t>(n_), false),
         last_read_(static_cast<std::size_t>(n_)),
+        tail_mark_(static_cast<std::size_t>(n_), {-1, -1}),
         waited_(n_),
         queue_(std::make_unique<detail::CommandQueue[]>(static_cast<std::size_t>(n_))),
         workers_(static_cast<std::size_t>(n_)) {
@@ -397,12 +398,13 @@ class Control {
     dim3 grid, block;
     launch_shape(local, false, &grid, &block);
     const Mark read = read_mark(pe, halo_reads);
-    enqueue(pe, [this, pe, kernel = std::forward<Kernel>(kernel), grid, block,
-                 box = launch_box(local, layout), read](cudaStream_t stream) mutable {
+    const long long at = enqueue(pe, [this, pe, kernel = std::forward<Kernel>(kernel), grid, block,
+                                      box = launch_box(local, layout), read](cudaStream_t stream) mutable {
       kernel(grid, block, stream, box);
       STENCILC_CUDA_CHECK(cudaGetLastError());
       if (read.id >= 0) record(pe, read);
     });
+    if (read.id >= 0) tail_mark_[static_cast<std::size_t>(pe)] = {at, read.id};
   }
 
 #if defined(__CUDACC__)
@@ -429,12 +431,13 @@ class Control {
     dim3 grid, block;
     launch_shape(local, true, &grid, &block);
     const Mark read = read_mark(pe, halo_reads);
-    enqueue(pe, [this, pe, kernel = std::forward<Kernel>(kernel), grid, block,
-                 box = launch_box(local, layout), slot, read](cudaStream_t stream) mutable {
+    const long long at = enqueue(pe, [this, pe, kernel = std::forward<Kernel>(kernel), grid, block,
+                                      box = launch_box(local, layout), slot, read](cudaStream_t stream) mutable {
       kernel(grid, block, stream, box, slot);
       STENCILC_CUDA_CHECK(cudaGetLastError());
       if (read.id >= 0) record(pe, read);
     });
+    if (read.id >= 0) tail_mark_[static_cast<std::size_t>(pe)] = {at, read.id};
   }
 #endif  // __CUDACC__
 
@@ -515,6 +518,20 @@ class Control {
   // Whether a wait noted now for `mark` could find its event reused before a few more marks:
   // then a fresh mark takes its place.
   bool stale(long long mark) const { return marks_ - mark + n_ + 2 >= kRing; }
+
+  // The mark that every PE of `on` records with the command last in its queue (a launch's read
+  // mark), or -1 where one does not: a mark wanted at that point of those streams can be that
+  // one (one event a step where an update's read mark and its faces' mark meet).
+  long long tail_mark(const std::vector<char>& on) const {
+    long long mark = -1;
+    for (int pe = 0; pe < n_; ++pe) {
+      if (!on[static_cast<std::size_t>(pe)]) continue;
+      const auto& [at, id] = tail_mark_[static_cast<std::size_t>(pe)];
+      if (at != queue_[pe].next() - 1 || (mark >= 0 && id != mark)) return -1;
+      mark = id;
+    }
+    return mark;
+  }
 
   // A new mark, recorded now on the stream of every PE in `on`; returns its number.
   long long fresh_mark(const std::vector<char>& on) {
@@ -632,6 +649,7 @@ class Control {
   Mark statement_mark_{-1, {}};  // read_mark's last mark, and the PE it was last used for
   int statement_pe_ = std::numeric_limits<int>::max();
   std::vector<std::vector<std::pair<const void*, long long>>> last_read_;
+  std::vector<std::pair<long long, long long>> tail_mark_;  // per PE: {queue position, mark} of its last launch's read mark
   detail::WaitCover waited_;
   std::map<const void*, BufferFaces> buffer_faces_;  // per buffer (faces_of)
   std::unique_ptr<detail::CommandQueue[]> queue_;
@@ -734,15 +752,15 @@ class HaloCopies {
   }
 
   // After them: the mark the buffer's next receive waits for (its faces are in the neighbours'
-  // halos once every GPU's update is done). The buffer's halo copies stay as current as they were.
+  // halos once every GPU's update is done): the updates' read mark where each sending GPU records
+  // one right after its update (Control::tail_mark), else a new one. The buffer's halo copies stay
+  // as current as they were.
   void stored(const std::vector<DBlock<T, N>>& blocks) {
-    const Control::Mark m = control_.new_mark();
-    for (int p = 0; p < control_.n(); ++p) {
-      if (receivers_[p].empty()) continue;
-      Control* control = &control_;
-      control_.enqueue(p, [control, p, m](cudaStream_t) { control->record(p, m); });
-    }
-    control_.faces_of(blocks[0].data).mark = m.id;
+    std::vector<char> senders(static_cast<std::size_t>(control_.n()), 0);
+    for (int p = 0; p < control_.n(); ++p) senders[static_cast<std::size_t>(p)] = !receivers_[p].empty();
+    long long mark = control_.tail_mark(senders);
+    if (mark < 0) mark = control_.fresh_mark(senders);
+    control_.faces_of(blocks[0].data).mark = mark;
   }
 
   // After a statement that writes the buffer `blocks` without storing through (a fused sweep's
