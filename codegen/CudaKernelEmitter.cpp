@@ -23,19 +23,19 @@ void CudaKernelEmitter::kernel(const std::set<std::string>& exchanged, bool role
   line(0, "__global__ void __launch_bounds__(kBlockThreads, STENCILC_MIN_BLOCKS_PER_SM)");
   line(0, "kernel(const __grid_constant__ " + std::string(kRt) +
               "DevicePe sc_pe, const __grid_constant__ KernelArgs sc_args) {");
-  line(1, "const " + std::string(kRt) + "Workers sc_all{0, static_cast<int>(gridDim.x)};");
+  line(1, "const " + std::string(kRt) + "Workers sc_all{0, static_cast<int>(::gridDim.x)};");
   if (roles_) {
     line(1,
          "// specialize-blocks' groups: blocks [0, n_comm) communicate and update the boundary "
          "parts, the");
     line(1, "// others the inner parts; with n_comm == 0 every block does everything.");
     line(1,
-         "const int sc_n_comm = sc_args.sc_n_comm < static_cast<int>(gridDim.x) ? sc_args.sc_n_comm : 0;  // a "
+         "const int sc_n_comm = sc_args.sc_n_comm < static_cast<int>(::gridDim.x) ? sc_args.sc_n_comm : 0;  // a "
          "compute block remains");
     line(1, "const " + std::string(kRt) + "Workers sc_comm = sc_n_comm > 0 ? " + kRt +
                 "Workers{0, sc_n_comm} : sc_all;");
     line(1, "const " + std::string(kRt) + "Workers sc_compute = sc_n_comm > 0 ? " + kRt +
-                "Workers{sc_n_comm, static_cast<int>(gridDim.x) - sc_n_comm} : sc_all;");
+                "Workers{sc_n_comm, static_cast<int>(::gridDim.x) - sc_n_comm} : sc_all;");
     line(1,
          "[[maybe_unused]] unsigned long long sc_comm_barriers = 0, sc_compute_barriers = 0;  // "
          "group barriers passed");

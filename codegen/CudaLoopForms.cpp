@@ -57,7 +57,7 @@ void CudaKernelEmitter::flow_halos_and_faces(int indent) {
   }
   line(indent,
        "const " + rt +
-           "Workers sc_mine{static_cast<int>(blockIdx.x), 1};  // a block walks its own rows");
+           "Workers sc_mine{static_cast<int>(::blockIdx.x), 1};  // a block walks its own rows");
   if (!flow_loop_.update) {
     // Several walks: a FaceWriter for each exchange that carries faces, staged once.
     for (const std::string& h : flow_handles()) {
@@ -272,7 +272,7 @@ void CudaKernelEmitter::regs_loop(const Stmt& s, int indent) {
                        ");  // the last step's values: each step's swap made %" + regs_.in +
                        " the grid it wrote");
   line(indent + 2, "sc_regs_done = true;");
-  line(indent + 1, "} else if (sc_pe.id == 0 && blockIdx.x == 0 && threadIdx.x == 0) {");
+  line(indent + 1, "} else if (sc_pe.id == 0 && ::blockIdx.x == 0 && ::threadIdx.x == 0) {");
   line(indent + 2,
        "printf(\"stencilc: " + program_->name +
            ": the register-resident form's contract does not hold (cells the update does not "

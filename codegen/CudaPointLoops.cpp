@@ -105,7 +105,7 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range,
                    program_->name + " at " + where + "\");");
   line(indent, "for (int sc_c0 = sc_box.lo[0]; sc_c0 < sc_box.hi[0]; sc_c0 += sc_rows) {");
   ++indent;
-  std::vector<std::string> extents{"min(sc_rows, sc_box.hi[0] - sc_c0)"};
+  std::vector<std::string> extents{"::min(sc_rows, sc_box.hi[0] - sc_c0)"};
   line(indent, "const int sc_n0 = " + extents[0] + ";");
   for (size_t d = 1; d < n; ++d) {
     std::string dd = std::to_string(d);
@@ -190,7 +190,7 @@ int CudaKernelEmitter::open_walk(int indent, const Stmt& point_body, const std::
     line(indent, "int sc_lk[" + r + "kPointUnroll][" + nn + "];  // the batch's points");
     line(indent, "#pragma unroll");
     line(indent, "for (int sc_r = 0; sc_r < " + r + "kPointUnroll; ++sc_r) {");
-    line(indent + 1, "sc_walk.locate(min(sc_q + sc_r * " + group +
+    line(indent + 1, "sc_walk.locate(::min(sc_q + sc_r * " + group +
                          ".threads(), sc_walk.total - 1u), sc_lk[sc_r]);");
     line(indent, "}");
     return indent;
@@ -235,7 +235,7 @@ int CudaKernelEmitter::open_point_loop(int indent, const std::string& group, boo
     line(indent,
          "const int sc_s0 = sc_c0 + static_cast<int>(" + rest + ") * " + kRt + strip_rows() + ";");
     line(indent,
-         std::string("const int sc_e0 = min(sc_s0 + ") + kRt + strip_rows() + ", sc_c0 + sc_n0);");
+         std::string("const int sc_e0 = ::min(sc_s0 + ") + kRt + strip_rows() + ", sc_c0 + sc_n0);");
   } else {
     line(indent, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
   }
@@ -395,7 +395,7 @@ void CudaKernelEmitter::wide_points(const Stmt& point_body, int indent, const st
   const std::string rest = split_dims("sc_qv", indices_.size() - 1, in);
   for (size_t d = 1; d + 1 < indices_.size(); ++d) index_var(d, in);
   line(in, "const int sc_s0 = sc_c0 + static_cast<int>(" + rest + ") * " + R + ";");
-  line(in, "const int sc_e0 = min(sc_s0 + " + R + ", sc_c0 + sc_n0);");
+  line(in, "const int sc_e0 = ::min(sc_s0 + " + R + ", sc_c0 + sc_n0);");
   line(in, "if (sc_e0 - sc_s0 == " + R + ") {");
   wide_loads(in + 1, v);
   wide_item(point_body, in + 1, v);
@@ -660,7 +660,7 @@ int CudaKernelEmitter::batched_plain_points(const ForEach& u, int indent,
   line(indent, "int sc_lk[" + k + "][" + nn + "];  // the batch's points");
   line(indent, "#pragma unroll");
   line(indent, "for (int sc_r = 0; sc_r < " + k + "; ++sc_r) {");
-  line(indent + 1, "const unsigned sc_pk = min(sc_q + sc_r * " + group +
+  line(indent + 1, "const unsigned sc_pk = ::min(sc_q + sc_r * " + group +
                        ".threads(), sc_points - 1u);");
   const std::string rest = split_dims("sc_pk", n, indent + 1);
   line(indent + 1, "sc_lk[sc_r][0] = sc_c0 + static_cast<int>(" + rest + ");");

@@ -276,7 +276,7 @@ class HostControlledEmitter : public CppEmitter {
     point_views(cells, indent);
     line(indent, "constexpr int sc_lanes = " + kHc + "kLanes<" + n + ">, sc_points = " + kHc +
                      "kPoints<" + n + ">;");
-    line(indent, "const int sc_lane = (int)threadIdx.x;");
+    line(indent, "const int sc_lane = (int)::threadIdx.x;");
     line(indent, "const int sc_chunks = " + kHc + "chunks<" + n + ">(sc_box.hi[" + last +
                      "] - sc_box.lo[" + last + "]);");
     const char* axis[] = {"y", "z"};  // dimension rank - 2, rank - 3
@@ -284,13 +284,13 @@ class HostControlledEmitter : public CppEmitter {
     for (size_t d = 0; d + 1 < rank; ++d) {
       std::string dd = std::to_string(d), a = axis[rank - 2 - d];
       loop_vars_.push_back("sc_l" + dd);
-      line(indent, "for (int sc_l" + dd + " = sc_box.lo[" + dd + "] + (int)(blockIdx." + a +
-                       " * blockDim." + a + " + threadIdx." + a + "); sc_l" + dd + " < sc_box.hi[" +
-                       dd + "]; sc_l" + dd + " += (int)(gridDim." + a + " * blockDim." + a +
+      line(indent, "for (int sc_l" + dd + " = sc_box.lo[" + dd + "] + (int)(::blockIdx." + a +
+                       " * ::blockDim." + a + " + ::threadIdx." + a + "); sc_l" + dd + " < sc_box.hi[" +
+                       dd + "]; sc_l" + dd + " += (int)(::gridDim." + a + " * ::blockDim." + a +
                        ")) {");
       ++indent;
     }
-    line(indent, "for (int sc_q = (int)blockIdx.x; sc_q < sc_chunks; sc_q += (int)gridDim.x) {");
+    line(indent, "for (int sc_q = (int)::blockIdx.x; sc_q < sc_chunks; sc_q += (int)::gridDim.x) {");
     ++indent;
     line(indent, "const int sc_c" + last + " = sc_box.lo[" + last +
                      "] + sc_q * (sc_lanes * sc_points);  // the chunk's first cell");

@@ -1,6 +1,7 @@
 // Parameters and locals named like the generated code's own names: the host target's launcher
 // (pe, plan, cx, grid, descs, team, halo, epoch), the CUDA target's kernel and its argument struct
-// (pe, args, scratch, a grid's derived names such as pe_final and pe_epoch). Every name the
+// (pe, args, scratch, a grid's derived names such as pe_final and pe_epoch) and the CUDA names its
+// kernels use (min, blockDim: the kernels name them ::min, ::blockDim). Every name the
 // generated code derives from a user's goes by sc_<role>_<name> (CUDA) or sc_u_<name> (host), and
 // its own begin with sc_, which a program may not declare: none meets a user's. Checked against
 // the reference on the host target on 1-4 PEs (tests/e2e) and on GPUs with both schedules and
@@ -15,12 +16,12 @@
 
 SC_PROGRAM void relax(stencilc::Grid<double, 2>& pe, stencilc::Grid<double, 2>& plan, const stencilc::Grid<double, 2>& cx,
                       const stencilc::Grid<double, 2>& args, const stencilc::Grid<double, 2>& pe_final,
-                      int team, double scratch, double& descs) {
+                      const stencilc::Grid<double, 2>& min, int team, double scratch, double blockDim, double& descs) {
   for (int grid = 0; grid < team; ++grid) {
     const double pe_epoch = 0.2;
     stencilc::for_each(plan.interior(), [&](int i, int j) {
       const double halo = pe(i - 1, j) + pe(i + 1, j) + pe(i, j - 1) + pe(i, j + 1);
-      plan(i, j) = pe_epoch * halo + 0.1 * cx(i, j) + scratch * (args(i, j) - pe_final(i, j));
+      plan(i, j) = pe_epoch * halo + 0.1 * cx(i, j) + scratch * (args(i, j) - pe_final(i, j)) + blockDim * min(i, j);
     });
     std::swap(pe, plan);
   }
@@ -44,8 +45,10 @@ int main(int argc, char** argv) {
   stencilc::Grid<double, 2> pe_final({n, n + 3}, {stencilc::fixed(1), stencilc::periodic()});
   args.fill([&](int i, int j) { return (3 * i + j) % 7 * 0.03; });
   pe_final.fill([&](int i, int j) { return (i + j) % 3 * 0.02; });
+  stencilc::Grid<double, 2> min({n, n + 3}, {stencilc::fixed(1), stencilc::periodic()});
+  min.fill([&](int i, int j) { return (2 * i + 5 * j) % 13 * 0.01; });
   double descs = 0.0;
-  relax(pe, plan, cx, args, pe_final, steps, 0.1, descs);
+  relax(pe, plan, cx, args, pe_final, min, steps, 0.1, 0.05, descs);
   std::vector<double> out;
   pe.copy_to(out);
   double sum = 0.0;
