@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codegen/CudaEmitter.h"
+#include "codegen/EmitUtil.h"
 #include "ir/IR.h"
 #include "ir/IRVisitor.h"
 
@@ -16,15 +17,6 @@ namespace stencilc::codegen::cuda {
 
 /// The runtime's namespace, as generated code names it.
 inline constexpr const char* kRt = "::stencilc::rt::cuda::";
-
-/// A name the generated code derives from a user's `name`: `sc_<role>_<name>`, `role` one word
-/// (blocks, final, out, halo, on, shape, interior, epoch). A user's names never begin with sc_
-/// (the front end stops them) and no fixed name of the generated code has one of these roles'
-/// forms, so a derived name meets no other name: a grid `u` and a grid `u_final` get
-/// `sc_final_u` and `sc_final_u_final`.
-inline std::string derived(const char* role, const std::string& name) {
-  return std::string("sc_") + role + "_" + name;
-}
 
 /// The device block type of grid or block parameter `p`.
 std::string dblock_type(const ir::Param& p);

@@ -30,7 +30,8 @@ void CudaKernelEmitter::kernel(const std::set<std::string>& exchanged, bool role
          "parts, the");
     line(1, "// others the inner parts; with n_comm == 0 every block does everything.");
     line(1,
-         "const int sc_n_comm = sc_args.sc_n_comm < static_cast<int>(::gridDim.x) ? sc_args.sc_n_comm : 0;  // a "
+         "const int sc_n_comm = sc_args.sc_n_comm < static_cast<int>(::gridDim.x) ? "
+         "sc_args.sc_n_comm : 0;  // a "
          "compute block remains");
     line(1, "const " + std::string(kRt) + "Workers sc_comm = sc_n_comm > 0 ? " + kRt +
                 "Workers{0, sc_n_comm} : sc_all;");
@@ -72,7 +73,8 @@ void CudaKernelEmitter::kernel(const std::set<std::string>& exchanged, bool role
   for (const Param& p : program_->params) {
     if (p.kind == ParamKind::Grid || p.kind == ParamKind::Block)
       line(2, "*sc_args." + derived("final", p.name) + " = " + p.name + ";");
-    if (p.kind == ParamKind::ScalarRef) line(2, "*sc_args." + derived("out", p.name) + " = " + p.name + ";");
+    if (p.kind == ParamKind::ScalarRef)
+      line(2, "*sc_args." + derived("out", p.name) + " = " + p.name + ";");
   }
   line(1, "}");
   line(0, "}");
@@ -141,9 +143,12 @@ int CudaKernelEmitter::open_role(WorkerRole role, int indent) {
 std::string CudaKernelEmitter::grid_query(const GridQuery* q) {
   if (spmd_) return block_query(q);
   const std::string d = std::to_string(q->dim);
-  if (q->op == GridQueryOp::Extent) return "sc_args." + derived("shape", q->grid) + ".extent[" + d + "]";
-  if (q->op == GridQueryOp::InteriorLo) return "sc_args." + derived("interior", q->grid) + ".lo[" + d + "]";
-  if (q->op == GridQueryOp::InteriorHi) return "sc_args." + derived("interior", q->grid) + ".hi[" + d + "]";
+  if (q->op == GridQueryOp::Extent)
+    return "sc_args." + derived("shape", q->grid) + ".extent[" + d + "]";
+  if (q->op == GridQueryOp::InteriorLo)
+    return "sc_args." + derived("interior", q->grid) + ".lo[" + d + "]";
+  if (q->op == GridQueryOp::InteriorHi)
+    return "sc_args." + derived("interior", q->grid) + ".hi[" + d + "]";
   return "?";
 }
 
@@ -160,8 +165,8 @@ std::string CudaKernelEmitter::block_query(const GridQuery* q) {
       return q->grid + ".global_extent[" + d + "]";
     case GridQueryOp::ExtentOn:
     case GridQueryOp::OriginOn:
-      return std::string(kRt) + "layout_on(sc_pe, sc_args." + derived("on", q->grid) + ", " + expr(q->pe) + ", \"" +
-             program_->name + ": block '" + q->grid + "'\")." +
+      return std::string(kRt) + "layout_on(sc_pe, sc_args." + derived("on", q->grid) + ", " +
+             expr(q->pe) + ", \"" + program_->name + ": block '" + q->grid + "'\")." +
              (q->op == GridQueryOp::ExtentOn ? "extent[" : "origin[") + d + "]";
     case GridQueryOp::InteriorLo:
     case GridQueryOp::InteriorHi:
@@ -208,8 +213,9 @@ void CudaKernelEmitter::stage_face_writer(int indent, const std::string& writer,
                                           const std::string& comment) {
   const std::string rt = kRt;
   line(indent, "__shared__ " + rt + "FaceChannel " + channels + "[" + rt + "kMaxFaceChannels];");
-  line(indent, "const auto " + writer + " = " + rt + "face_writer(sc_pe, sc_args." + derived("halo", handle) + ", " +
-                   block + ", " + mask + ", " + channels + ");  // " + comment);
+  line(indent, "const auto " + writer + " = " + rt + "face_writer(sc_pe, sc_args." +
+                   derived("halo", handle) + ", " + block + ", " + mask + ", " + channels +
+                   ");  // " + comment);
 }
 
 void CudaKernelEmitter::forward_value(const std::string& grid, const std::string& value, int indent,
@@ -278,8 +284,9 @@ void CudaKernelEmitter::reduce(const Stmt& self, int indent) {
   if (flow_walks()) flow_wait(indent);
   if (walk) line(indent, "++sc_step;");
   if (flow_ && !barrier_free)
-    line(indent,
-         "sc_pe.grid_barrier();  // the dataflow loop: every block's rows of this step are written");
+    line(
+        indent,
+        "sc_pe.grid_barrier();  // the dataflow loop: every block's rows of this step are written");
   if (barrier_free && flow_reduction_list_[flow_reduction->second].folded) {
     line(indent, t + " " + s->result + " = sc_fold" + std::to_string(flow_reduction->second) +
                      ";  // this thread's points, added up in the update's walk");
@@ -318,10 +325,11 @@ void CudaKernelEmitter::reduce(const Stmt& self, int indent) {
     return;
   }
   if (fused_reduces_.count(s)) {
-    line(indent, s->result + " = " + kRt + "grid_reduce(sc_pe, " + s->result + ", " +
-                     reduce_op_name(s->op) +
-                     ", sc_args.sc_scratch, true);  // over this GPU, then across the GPUs in PE order "
-                     "(the allreduce below)");
+    line(indent,
+         s->result + " = " + kRt + "grid_reduce(sc_pe, " + s->result + ", " +
+             reduce_op_name(s->op) +
+             ", sc_args.sc_scratch, true);  // over this GPU, then across the GPUs in PE order "
+             "(the allreduce below)");
     return;
   }
   line(indent, s->result + " = " + kRt + "grid_reduce(sc_pe, " + s->result + ", " +
@@ -360,7 +368,8 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
         return;
       }
       line(indent, "++" + derived("epoch", g) + ";");
-      transfer(h->role, "sc_args." + derived("halo", g) + ".send(sc_pe, " + g + ", " + derived("epoch", g),
+      transfer(h->role,
+               "sc_args." + derived("halo", g) + ".send(sc_pe, " + g + ", " + derived("epoch", g),
                "designated blocks put over NVLink", indent);
       return;
     }
@@ -369,7 +378,8 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
       const std::string& g = h->grid;
       comment(indent, s);
       if (flow_) return;
-      transfer(h->role, "sc_args." + derived("halo", g) + ".recv(sc_pe, " + g + ", " + derived("epoch", g),
+      transfer(h->role,
+               "sc_args." + derived("halo", g) + ".recv(sc_pe, " + g + ", " + derived("epoch", g),
                "wait, unpack, acknowledge", indent);
       conservative_barrier(indent, "the halos are in place before any block reads them");
       return;
@@ -386,7 +396,8 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
         return;
       }
       line(indent, a->var + " = " + kRt + "team_allreduce(sc_pe, " + a->var + ", " +
-                       reduce_op_name(a->op) + ", sc_args.sc_scratch);  // across the GPUs, in PE order");
+                       reduce_op_name(a->op) +
+                       ", sc_args.sc_scratch);  // across the GPUs, in PE order");
       return;
     }
     case StmtKind::PhaseBarrier:
@@ -398,8 +409,8 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
       comment(indent, s);
       line(indent, "std::uint64_t* const " + d->name + " = sc_args.sc_signals + " +
                        std::to_string(signals_++) + ";  // symmetric, zero at launch");
-      line(indent,
-           "sc_pe.barrier_all(\"the declaration of signal %" + d->name + " at " + where(s) + "\");");
+      line(indent, "sc_pe.barrier_all(\"the declaration of signal %" + d->name + " at " + where(s) +
+                       "\");");
       return;
     }
     case StmtKind::PutSignal:
@@ -438,8 +449,8 @@ void CudaKernelEmitter::swap(const Swap* s, int indent) {
                      ", %" + s->b + ": the buffers trade places");
     return;
   }
-  line(indent, std::string(kRt) + "check_swap(sc_pe, " + s->a + ", " + s->b + ", \"" + program_->name +
-                   ": swap of %" + s->a + " and %" + s->b + "\");");
+  line(indent, std::string(kRt) + "check_swap(sc_pe, " + s->a + ", " + s->b + ", \"" +
+                   program_->name + ": swap of %" + s->a + " and %" + s->b + "\");");
   CppEmitter::swap(s, indent);
 }
 
@@ -458,7 +469,8 @@ void CudaKernelEmitter::put_signal(const Stmt& s, int indent) {
   line(indent + 1,
        "const int sc_slo[] = " + box_list(p->src.lo) + ", sc_shi[] = " + box_list(p->src.hi) + ";");
   line(indent + 1, std::string(kRt) + "put_signal_region(sc_pe, " + group(p->role) + ", " +
-                       std::to_string(transfers_++) + ", " + p->dst.block + ", sc_args." + derived("on", p->dst.block) + ", sc_dlo, sc_dhi, " + p->src.block +
+                       std::to_string(transfers_++) + ", " + p->dst.block + ", sc_args." +
+                       derived("on", p->dst.block) + ", sc_dlo, sc_dhi, " + p->src.block +
                        ", sc_slo, sc_shi, " + p->signal + ", " + expr(p->value) + ", " +
                        expr(p->pe) + ", \"" + program_->name + ": put_signal at " + where(s) +
                        "\");");

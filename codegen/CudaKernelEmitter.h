@@ -41,8 +41,8 @@ class CudaKernelEmitter : public CppEmitter {
   /// none): its block size follows (generated.cuh's block_threads_for).
   int wide_rank() const { return wide_rank_; }
 
-  /// Writes the program's persistent kernel, `kernel(sc_pe, sc_args)`: its prologue (the groups, the
-  /// parameters, the exchanges' epochs), the body statement by statement, and where each grid
+  /// Writes the program's persistent kernel, `kernel(sc_pe, sc_args)`: its prologue (the groups,
+  /// the parameters, the exchanges' epochs), the body statement by statement, and where each grid
   /// and result ends up for the host. `exchanged`: the grids with a halo exchange; `roles`: the
   /// program has role(...) statements.
   void kernel(const std::set<std::string>& exchanged, bool roles);
@@ -80,7 +80,8 @@ class CudaKernelEmitter : public CppEmitter {
   bool spmd_ = false;        // an SC_SPMD_PROGRAM: local ranges on blocks, the user's communication
   bool defer_stores_ = false;        // inside a strip's first loop: stores go to sc_st_<grid>[sc_r]
   const Reduce* reducing_ = nullptr;  // the reduction a strip or wide loop walks (point())
-  std::set<std::string> exchanged_;  // grids with a halo exchange (DHaloExchange sc_args.<grid>_halo)
+  std::set<std::string>
+      exchanged_;  // grids with a halo exchange (DHaloExchange sc_args.<grid>_halo)
   std::vector<std::string> indices_;  // the point loop's user index variables
   int transfers_ =
       0;             // SPMD: put_signal/wait_until statements emitted so far (which block runs one)

@@ -44,8 +44,8 @@ std::vector<std::string> role_table(const RoleModelInputs& model, int rank) {
 std::string exchange_loads(const Program& p, const RoleModelInputs& model) {
   std::vector<std::string> loads;
   for (const std::string& g : model.comm_grids)
-    loads.push_back("::stencilc::compiled::exchange_load(" + derived("halo", g) + ", sc_pe, sizeof(" +
-                    cpp_type(p.find_param(g)->type) + "))");
+    loads.push_back("::stencilc::compiled::exchange_load(" + derived("halo", g) +
+                    ", sc_pe, sizeof(" + cpp_type(p.find_param(g)->type) + "))");
   return "  sc_launch.exchanges = [&](int sc_pe) {  // the comm group's exchanges on PE sc_pe\n"
          "    return std::vector<::stencilc::compiled::ExchangeLoad>{" +
          join(loads) + "};\n  };";
@@ -100,15 +100,17 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
 void scalar_result(const Param& g, bool nvshmem, const std::string& whose,
                    std::vector<std::string>* setup, std::vector<std::string>* args,
                    std::vector<std::string>* after) {
-  setup->push_back("  auto " + derived("out", g.name) + " = sc_team.alloc<" + cpp_type(g.type) + ">(1);");
+  setup->push_back("  auto " + derived("out", g.name) + " = sc_team.alloc<" + cpp_type(g.type) +
+                   ">(1);");
   args->push_back("sc_args." + g.name + " = " + g.name + ";");
-  args->push_back("sc_args." + derived("out", g.name) + " = " + derived("out", g.name) + ".on(sc_pe);");
+  args->push_back("sc_args." + derived("out", g.name) + " = " + derived("out", g.name) +
+                  ".on(sc_pe);");
   if (nvshmem) {
-    after->push_back("  ::stencilc::compiled::broadcast_result(sc_team, " + derived("out", g.name) + ", " +
-                     g.name + ");  // " + whose);
+    after->push_back("  ::stencilc::compiled::broadcast_result(sc_team, " + derived("out", g.name) +
+                     ", " + g.name + ");  // " + whose);
   } else {
-    after->push_back("  sc_team.download(0, &" + g.name + ", " + derived("out", g.name) + ".on(0), 1);  // " +
-                     whose);
+    after->push_back("  sc_team.download(0, &" + g.name + ", " + derived("out", g.name) +
+                     ".on(0), 1);  // " + whose);
   }
 }
 
@@ -121,11 +123,13 @@ void copy_back(const Param& g, const std::string& process_grid, bool nvshmem,
     after->push_back(
         "  // %" + g.name +
         ": every PE's block it ended with (swaps included), into every process's grid");
-    after->push_back("  ::stencilc::compiled::allgather_grid(sc_team, " + process_grid + ", " + derived("final", g.name) + ", " + g.name + ", \"" + g.name + "\");");
+    after->push_back("  ::stencilc::compiled::allgather_grid(sc_team, " + process_grid + ", " +
+                     derived("final", g.name) + ", " + g.name + ", \"" + g.name + "\");");
     return;
   }
-  after->push_back("  ::stencilc::compiled::download_final(sc_team, " + derived("final", g.name) + ", " +
-                   g.name + ");  // %" + g.name + ": the blocks it ended with (swaps included)");
+  after->push_back("  ::stencilc::compiled::download_final(sc_team, " + derived("final", g.name) +
+                   ", " + g.name + ");  // %" + g.name +
+                   ": the blocks it ended with (swaps included)");
 }
 
 /// Where `loop` is in the user's source, "file.cpp:line" (the file's name without its folders:
@@ -205,16 +209,19 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
     std::string t = cpp_type(g.type), n = std::to_string(g.rank);
     if (g.kind == ParamKind::Grid || g.kind == ParamKind::Block) {
       l.push_back("  " + dblock_type(g) + " " + g.name + ";  // this GPU's block of %" + g.name);
-      l.push_back("  " + dblock_type(g) + "* " + derived("final", g.name) + ";  // where %" + g.name +
-                  " ends up");
+      l.push_back("  " + dblock_type(g) + "* " + derived("final", g.name) + ";  // where %" +
+                  g.name + " ends up");
     }
     if (g.kind == ParamKind::Grid) {
-      l.push_back("  ::stencilc::compiled::DeviceShape<" + n + "> " + derived("shape", g.name) + ";");
+      l.push_back("  ::stencilc::compiled::DeviceShape<" + n + "> " + derived("shape", g.name) +
+                  ";");
       l.push_back("  " + std::string(kRt) + "SBox<" + n + "> " + derived("interior", g.name) + ";");
       if (exchanged.count(g.name))
-        l.push_back("  " + std::string(kRt) + "DHaloExchange<" + t + ", " + n + "> " + derived("halo", g.name) + ";");
+        l.push_back("  " + std::string(kRt) + "DHaloExchange<" + t + ", " + n + "> " +
+                    derived("halo", g.name) + ";");
     } else if (g.kind == ParamKind::Block) {
-      l.push_back("  const " + dblock_type(g) + "* " + derived("on", g.name) + ";  // every PE's layout of it (extent_on, puts)");
+      l.push_back("  const " + dblock_type(g) + "* " + derived("on", g.name) +
+                  ";  // every PE's layout of it (extent_on, puts)");
     } else if (g.kind == ParamKind::Scalar) {
       l.push_back("  " + t + " " + g.name + ";");
     } else if (g.kind == ParamKind::ScalarRef) {
@@ -223,7 +230,8 @@ std::string kernel_args(const Program& p, const std::set<std::string>& exchanged
     }
   }
   if (p.kind == ProgramKind::Spmd)
-    l.push_back("  std::uint64_t* sc_signals;  // the program's signals, symmetric, zero at launch");
+    l.push_back(
+        "  std::uint64_t* sc_signals;  // the program's signals, symmetric, zero at launch");
   l.push_back("  std::uint64_t* sc_scratch;  // reductions: one word per block, and the result");
   if (const FlowLoop flow = marked_flow_loop(p); flow.loop) {
     l.push_back("  " + std::string(kRt) +
@@ -280,7 +288,8 @@ std::string form_allocations(const Program& p, const std::vector<std::string>& g
           "if (sc_form.regs_on()) sc_args.sc_regs = " + rt + "regs_args<" + rt +
           "kRegsVec>(sc_regs_inbox.on(sc_pe), sc_regs_flags.on(sc_pe), sc_pe, sc_team.n(), "
           "sc_form.blocks, " +
-          derived("blocks", regs.in) + "[sc_pe], ::stencilc::compiled::periodic_dims(sc_descs[" + kin +
+          derived("blocks", regs.in) + "[sc_pe], ::stencilc::compiled::periodic_dims(sc_descs[" +
+          kin +
           "])[0], sc_regs_box.lo[0], sc_regs_box.hi[0], sc_regs_box.lo[1], sc_regs_box.hi[1]);");
       regs_bytes = " + ::stencilc::compiled::regs_heap_bytes(sc_plan.extent[1], sizeof(" + t + "))";
     }
@@ -320,24 +329,27 @@ std::string launcher(const Program& p, const std::string& source,
                       int_list(g.halo_lo) + ", " + int_list(g.halo_hi) + ")");
       element_bytes.push_back("sizeof(" + t + ")");
       exchanged_flags.push_back(exchanged.count(g.name) ? "true" : "false");
-      l.push_back("  auto " + derived("blocks", g.name) + " = ::stencilc::compiled::upload_grid<" + t + ", " + n +
-                  ">(sc_team, sc_plan.grid, " + g.name + ", " + int_list(g.halo_lo) + ", " +
-                  int_list(g.halo_hi) + ");");
-      l.push_back("  auto " + derived("final", g.name) + " = sc_team.alloc<" + dblock_type(g) + ">(1);");
+      l.push_back("  auto " + derived("blocks", g.name) + " = ::stencilc::compiled::upload_grid<" +
+                  t + ", " + n + ">(sc_team, sc_plan.grid, " + g.name + ", " + int_list(g.halo_lo) +
+                  ", " + int_list(g.halo_hi) + ");");
+      l.push_back("  auto " + derived("final", g.name) + " = sc_team.alloc<" + dblock_type(g) +
+                  ">(1);");
       if (exchanged.count(g.name)) {
-        l.push_back("  " + std::string(kRt) + "HaloExchange<" + t + ", " + n + "> " + derived("halo", g.name) +
-                    "(sc_team, sc_plan.grid, " + derived("blocks", g.name) +
-                    ", ::stencilc::compiled::periodic_dims(" + desc + "), " +
-                    (g.halo_corners ? "true" : "false") + ", \"" + g.name + "\");");
-        args.push_back("sc_args." + derived("halo", g.name) + " = " + derived("halo", g.name) + ".device(sc_pe);");
+        l.push_back("  " + std::string(kRt) + "HaloExchange<" + t + ", " + n + "> " +
+                    derived("halo", g.name) + "(sc_team, sc_plan.grid, " +
+                    derived("blocks", g.name) + ", ::stencilc::compiled::periodic_dims(" + desc +
+                    "), " + (g.halo_corners ? "true" : "false") + ", \"" + g.name + "\");");
+        args.push_back("sc_args." + derived("halo", g.name) + " = " + derived("halo", g.name) +
+                       ".device(sc_pe);");
       }
       args.push_back("sc_args." + g.name + " = " + derived("blocks", g.name) + "[sc_pe];");
-      args.push_back("sc_args." + derived("final", g.name) + " = " + derived("final", g.name) + ".on(sc_pe);");
-      args.push_back("sc_args." + derived("shape", g.name) + " = ::stencilc::compiled::device_shape(" + desc +
-                     ");");
+      args.push_back("sc_args." + derived("final", g.name) + " = " + derived("final", g.name) +
+                     ".on(sc_pe);");
+      args.push_back("sc_args." + derived("shape", g.name) +
+                     " = ::stencilc::compiled::device_shape(" + desc + ");");
       args.push_back("sc_args." + derived("interior", g.name) +
-                     " = ::stencilc::compiled::sbox(::stencilc::compiled::interior(" +
-                     desc + "));");
+                     " = ::stencilc::compiled::sbox(::stencilc::compiled::interior(" + desc +
+                     "));");
       if (!g.is_const) copy_back(g, "sc_plan.grid", nvshmem, &after);
     } else if (g.kind == ParamKind::Scalar) {
       params.push_back(t + " " + g.name);
@@ -357,8 +369,8 @@ std::string launcher(const Program& p, const std::string& source,
     swap_list.push_back("{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "}");
     const std::string& a = grid_names[s[0]];
     const std::string& b = grid_names[s[1]];
-    l.push_back("  ::stencilc::compiled::check_swap_layouts(" + derived("blocks", a) + ", " + derived("blocks", b) + ", \"" +
-                p.name + "\", \"" + a + "\", \"" + b +
+    l.push_back("  ::stencilc::compiled::check_swap_layouts(" + derived("blocks", a) + ", " +
+                derived("blocks", b) + ", \"" + p.name + "\", \"" + a + "\", \"" + b +
                 "\");  // the kernel swaps only their buffers");
   }
   std::string r = std::to_string(rank);
@@ -416,15 +428,19 @@ std::string spmd_launcher(const Program& p, const RoleModelInputs& model, CudaBa
       std::string n = std::to_string(g.rank);
       element_bytes.push_back("sizeof(" + t + ")");
       unexchanged.push_back("false");
-      blocks.push_back("  auto " + derived("blocks", g.name) + " = ::stencilc::compiled::upload_grid<" + t + ", " +
-                       n + ">(sc_team, sc_grid, " + g.name + ", sc_halo, sc_halo, " + t + "(0));");
+      blocks.push_back("  auto " + derived("blocks", g.name) +
+                       " = ::stencilc::compiled::upload_grid<" + t + ", " + n +
+                       ">(sc_team, sc_grid, " + g.name + ", sc_halo, sc_halo, " + t + "(0));");
       blocks.push_back("  auto " + derived("final", g.name) + " = sc_team.alloc<" + dblock_type(g) +
                        ">(1);");
       blocks.push_back("  auto " + derived("on", g.name) +
-                       " = ::stencilc::compiled::upload_layouts(sc_team, " + derived("blocks", g.name) + ");");
+                       " = ::stencilc::compiled::upload_layouts(sc_team, " +
+                       derived("blocks", g.name) + ");");
       args.push_back("sc_args." + g.name + " = " + derived("blocks", g.name) + "[sc_pe];");
-      args.push_back("sc_args." + derived("final", g.name) + " = " + derived("final", g.name) + ".on(sc_pe);");
-      args.push_back("sc_args." + derived("on", g.name) + " = " + derived("on", g.name) + ".on(sc_pe);");
+      args.push_back("sc_args." + derived("final", g.name) + " = " + derived("final", g.name) +
+                     ".on(sc_pe);");
+      args.push_back("sc_args." + derived("on", g.name) + " = " + derived("on", g.name) +
+                     ".on(sc_pe);");
       if (!g.is_const) copy_back(g, "sc_grid", nvshmem, &after);
     } else if (g.kind == ParamKind::Scalar) {
       args.push_back("sc_args." + g.name + " = " + g.name + ";");

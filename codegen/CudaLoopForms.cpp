@@ -47,12 +47,15 @@ void CudaKernelEmitter::flow_halos_and_faces(int indent) {
     line(indent, "sc_pe.grid_barrier();  // the grids' cells are written before they are sent");
     for (const std::string& x : xs) {
       line(indent, "++" + derived("epoch", x) + ";");
-      line(indent, "sc_args." + derived("halo", x) + ".send(sc_pe, " + x + ", " + derived("epoch", x) + ");");
+      line(indent, "sc_args." + derived("halo", x) + ".send(sc_pe, " + x + ", " +
+                       derived("epoch", x) + ");");
     }
     for (const std::string& x : xs)
-      line(indent, "sc_args." + derived("halo", x) + ".recv(sc_pe, " + x + ", " + derived("epoch", x) + ");");
+      line(indent, "sc_args." + derived("halo", x) + ".recv(sc_pe, " + x + ", " +
+                       derived("epoch", x) + ");");
     line(indent,
-         "sc_pe.barrier_all(\"the dataflow loop's first halos\");  // and no PE puts into a halo its "
+         "sc_pe.barrier_all(\"the dataflow loop's first halos\");  // and no PE puts into a halo "
+         "its "
          "recv still unpacks");
   }
   line(indent,
@@ -61,14 +64,17 @@ void CudaKernelEmitter::flow_halos_and_faces(int indent) {
   if (!flow_loop_.update) {
     // Several walks: a FaceWriter for each exchange that carries faces, staged once.
     for (const std::string& h : flow_handles()) {
-      line(indent, "const unsigned sc_faces_" + h + " = sc_args." + derived("halo", h) + ".channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // "
-                           "the channels of %" + h + " its rows feed");
+      line(indent, "const unsigned sc_faces_" + h + " = sc_args." + derived("halo", h) +
+                       ".channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // "
+                       "the channels of %" +
+                       h + " its rows feed");
       stage_face_writer(indent, "sc_face_writer_" + h, "sc_face_channels_" + h, h, h,
                         "sc_faces_" + h, "those channels, staged");
     }
   } else {
-    line(indent, "const unsigned sc_faces = sc_args." + derived("halo", flow_loop_.put_handle) + ".channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // the "
-                         "channels its rows feed (none: no face rows)");
+    line(indent, "const unsigned sc_faces = sc_args." + derived("halo", flow_loop_.put_handle) +
+                     ".channels_of_rows(sc_flow.row_begin(), sc_flow.row_end());  // the "
+                     "channels its rows feed (none: no face rows)");
   }
   if (flow_loop_.update && !flow_loop_.put_grid.empty()) {
     // Those channels staged in shared memory once (FaceWriter, halo.cuh): the walk's face

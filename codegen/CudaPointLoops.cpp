@@ -37,8 +37,10 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range,
     line(indent, "{");
     line(indent + 1, "const int sc_lo[] = " + int_list(ext.first) +
                          ", sc_hi[] = " + int_list(ext.second) + ";");
-    line(indent + 1, std::string(kRt) + "check_reads(sc_pe, sc_range, sc_args." + derived("shape", grid) + ".extent, sc_args." + derived("shape", grid) + ".periodic, sc_lo, sc_hi, \"" +
-                         program_->name + " at " + where + " reading '" + grid + "'\");");
+    line(indent + 1, std::string(kRt) + "check_reads(sc_pe, sc_range, sc_args." +
+                         derived("shape", grid) + ".extent, sc_args." + derived("shape", grid) +
+                         ".periodic, sc_lo, sc_hi, \"" + program_->name + " at " + where +
+                         " reading '" + grid + "'\");");
     line(indent, "}");
   }
   if (!spmd_ && range.kind != Range::Kind::Interior && range.kind != Range::Kind::Owned)
@@ -134,8 +136,10 @@ void CudaKernelEmitter::range_check(const Stmt& point_body, const std::string& w
   line(indent, "{");
   line(indent + 1, "const bool* const sc_periodic[] = {" + join(periodic) + "};");
   line(indent + 1, "const char* const sc_grids[] = {" + join(names) + "};");
-  line(indent + 1, std::string(kRt) + "check_range(sc_pe, sc_range, sc_args." + derived("shape", first_grid_) + ".extent, sc_periodic, sc_grids, " + std::to_string(indexed.size()) +
-                       ", \"" + program_->name + "\", \"" + where + "\");");
+  line(indent + 1, std::string(kRt) + "check_range(sc_pe, sc_range, sc_args." +
+                       derived("shape", first_grid_) + ".extent, sc_periodic, sc_grids, " +
+                       std::to_string(indexed.size()) + ", \"" + program_->name + "\", \"" + where +
+                       "\");");
   line(indent, "}");
 }
 
@@ -234,8 +238,8 @@ int CudaKernelEmitter::open_point_loop(int indent, const std::string& group, boo
   if (strip) {
     line(indent,
          "const int sc_s0 = sc_c0 + static_cast<int>(" + rest + ") * " + kRt + strip_rows() + ";");
-    line(indent,
-         std::string("const int sc_e0 = ::min(sc_s0 + ") + kRt + strip_rows() + ", sc_c0 + sc_n0);");
+    line(indent, std::string("const int sc_e0 = ::min(sc_s0 + ") + kRt + strip_rows() +
+                     ", sc_c0 + sc_n0);");
   } else {
     line(indent, "const int sc_l0 = sc_c0 + static_cast<int>(" + rest + ");");
   }
@@ -660,8 +664,8 @@ int CudaKernelEmitter::batched_plain_points(const ForEach& u, int indent,
   line(indent, "int sc_lk[" + k + "][" + nn + "];  // the batch's points");
   line(indent, "#pragma unroll");
   line(indent, "for (int sc_r = 0; sc_r < " + k + "; ++sc_r) {");
-  line(indent + 1, "const unsigned sc_pk = ::min(sc_q + sc_r * " + group +
-                       ".threads(), sc_points - 1u);");
+  line(indent + 1,
+       "const unsigned sc_pk = ::min(sc_q + sc_r * " + group + ".threads(), sc_points - 1u);");
   const std::string rest = split_dims("sc_pk", n, indent + 1);
   line(indent + 1, "sc_lk[sc_r][0] = sc_c0 + static_cast<int>(" + rest + ");");
   for (size_t d = 1; d < n; ++d)

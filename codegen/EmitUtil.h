@@ -17,6 +17,15 @@ namespace stencilc::codegen {
 
 using namespace ir;
 
+/// A name the generated code derives from a user's `name`, in both targets: `sc_<role>_<name>`,
+/// `role` one word (blocks, final, out, halo, on, shape, interior, epoch, grid, value, result).
+/// A user's names never begin with sc_ (the front end stops them) and no fixed name of the
+/// generated code has one of these roles' forms, so a derived name meets no other name: a grid
+/// `u` and a grid `u_final` get `sc_final_u` and `sc_final_u_final`.
+inline std::string derived(const char* role, const std::string& name) {
+  return std::string("sc_") + role + "_" + name;
+}
+
 inline std::string join(const std::vector<std::string>& parts, const std::string& sep = ", ") {
   std::string s;
   for (size_t i = 0; i < parts.size(); ++i) s += (i ? sep : "") + parts[i];

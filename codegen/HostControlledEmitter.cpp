@@ -213,10 +213,10 @@ class HostControlledEmitter : public CppEmitter {
     const std::string n = std::to_string(indices.size());
     for (const std::string& g : through) {
       params.push_back("const __grid_constant__ " + kHc + "FaceStores<" + cpp_type(grid_types_[g]) +
-                       ", " + kHc + "kMaxFaces<" + n + ">> sc_through_" + g);
-      args->push_back("sc_through_" + g);
-      captures->push_back("sc_through_" + g + " = sc_halo_" + faces_of_[g] + ".face_stores(sc_pe, " +
-                          g + ")");
+                       ", " + kHc + "kMaxFaces<" + n + ">> " + derived("through", g));
+      args->push_back(derived("through", g));
+      captures->push_back(derived("through", g) + " = " + derived("halo", faces_of_[g]) +
+                          ".face_stores(sc_pe, " + g + ")");
     }
     std::string key = std::string(red ? "reduce " : "foreach ") + join(indices) + " through " +
                       join(through) + "\n" + print(point_body);
@@ -285,12 +285,13 @@ class HostControlledEmitter : public CppEmitter {
       std::string dd = std::to_string(d), a = axis[rank - 2 - d];
       loop_vars_.push_back("sc_l" + dd);
       line(indent, "for (int sc_l" + dd + " = sc_box.lo[" + dd + "] + (int)(::blockIdx." + a +
-                       " * ::blockDim." + a + " + ::threadIdx." + a + "); sc_l" + dd + " < sc_box.hi[" +
-                       dd + "]; sc_l" + dd + " += (int)(::gridDim." + a + " * ::blockDim." + a +
-                       ")) {");
+                       " * ::blockDim." + a + " + ::threadIdx." + a + "); sc_l" + dd +
+                       " < sc_box.hi[" + dd + "]; sc_l" + dd + " += (int)(::gridDim." + a +
+                       " * ::blockDim." + a + ")) {");
       ++indent;
     }
-    line(indent, "for (int sc_q = (int)::blockIdx.x; sc_q < sc_chunks; sc_q += (int)::gridDim.x) {");
+    line(indent,
+         "for (int sc_q = (int)::blockIdx.x; sc_q < sc_chunks; sc_q += (int)::gridDim.x) {");
     ++indent;
     line(indent, "const int sc_c" + last + " = sc_box.lo[" + last +
                      "] + sc_q * (sc_lanes * sc_points);  // the chunk's first cell");
@@ -313,8 +314,9 @@ class HostControlledEmitter : public CppEmitter {
     for (size_t d = 0; d + 1 < rank; ++d) at[3 - rank + d] = "sc_l" + std::to_string(d);
     for (const std::string& g : through) {
       at[2] = "sc_c" + last;
-      line(indent, "const bool sc_inner_" + g + " = " + kHc + "inner_run(sc_through_" + g + ", " +
-                       join(at) + ", sc_lane, sc_lanes, sc_points);  // no point a face of %" + g);
+      line(indent, "const bool sc_inner_" + g + " = " + kHc + "inner_run(" + derived("through", g) +
+                       ", " + join(at) +
+                       ", sc_lane, sc_lanes, sc_points);  // no point a face of %" + g);
     }
     // Every point in the box (all chunks but a row's last): no test a point.
     line(indent, "const bool sc_full = sc_lane + (sc_points - 1) * sc_lanes < sc_n" + last +
@@ -347,7 +349,7 @@ class HostControlledEmitter : public CppEmitter {
                        ": their values into the neighbours' halos too");
       line(indent + 1, "for (int sc_k = 0; sc_k < sc_points && sc_lane + sc_k * sc_lanes < sc_n" +
                            last + "; ++sc_k)");
-      line(indent + 2, kHc + "store_through(sc_through_" + g + ", sc_" + g +
+      line(indent + 2, kHc + "store_through(" + derived("through", g) + ", sc_" + g +
                            "_at[sc_k * sc_lanes], " + join(at) + ");");
       line(indent, "}");
     }
@@ -483,7 +485,7 @@ class HostControlledEmitter : public CppEmitter {
   void stale_faces(const Stmt& point_body, const std::vector<std::string>& through, int indent) {
     for (const std::string& g : passes::stored_grids(point_body)) {
       if (!faces_of_.count(g) || std::count(through.begin(), through.end(), g)) continue;
-      line(indent, "sc_halo_" + faces_of_[g] + ".written(" + g + ");  // %" + g +
+      line(indent, derived("halo", faces_of_[g]) + ".written(" + g + ");  // %" + g +
                        " written, not through: its next send pushes every face");
     }
   }
@@ -499,7 +501,7 @@ class HostControlledEmitter : public CppEmitter {
     const bool split = s->part != ForEachPart::All, boundary = s->part == ForEachPart::Boundary;
     comment(indent, self);
     for (const std::string& g : through) {
-      line(indent, "sc_halo_" + faces_of_[g] + ".storing(" + g +
+      line(indent, derived("halo", faces_of_[g]) + ".storing(" + g +
                        ");  // the launches store faces of %" + g +
                        " into the neighbours' halos once they have read them");
     }
@@ -535,7 +537,7 @@ class HostControlledEmitter : public CppEmitter {
     line(--in, "}");
     line(indent, "}");
     for (const std::string& g : through) {
-      line(indent, "sc_halo_" + faces_of_[g] + ".stored(" + g +
+      line(indent, derived("halo", faces_of_[g]) + ".stored(" + g +
                        ");  // the mark the next receive of this buffer waits for");
     }
     stale_faces(s->body, through, indent);
@@ -577,14 +579,16 @@ class HostControlledEmitter : public CppEmitter {
       case StmtKind::HaloSend: {
         const std::string& g = as<HaloSend>(s)->grid;
         comment(indent, s);
-        line(indent, "sc_halo_" + g + ".send(" + g + ");  // every GPU pushes its faces of %" + g +
-                         " into its neighbours' halos (none where its updates stored them through)");
+        line(indent,
+             derived("halo", g) + ".send(" + g + ");  // every GPU pushes its faces of %" + g +
+                 " into its neighbours' halos (none where its updates stored them through)");
         return;
       }
       case StmtKind::HaloRecv: {
         const std::string& g = as<HaloRecv>(s)->grid;
         comment(indent, s);
-        line(indent, "sc_halo_" + g + ".recv();  // every GPU's stream waits for its neighbours' pushes");
+        line(indent, derived("halo", g) +
+                         ".recv();  // every GPU's stream waits for its neighbours' pushes");
         return;
       }
       case StmtKind::AllReduce: {
@@ -615,7 +619,7 @@ std::string launcher(const Program& p, const std::string& host_body, int reducti
     std::string t = cpp_type(g.type);
     if (g.kind == ParamKind::Grid) {
       rank = g.rank;
-      std::string n = std::to_string(g.rank), user = "sc_grid_" + g.name,
+      std::string n = std::to_string(g.rank), user = derived("grid", g.name),
                   desc = "sc_descs[" + std::to_string(k) + "]";
       params.push_back(std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " +
                        n + ">& " + user);
@@ -627,7 +631,7 @@ std::string launcher(const Program& p, const std::string& host_body, int reducti
                        ">(sc_team, sc_plan.grid, " + user + ", " + int_list(g.halo_lo) + ", " +
                        int_list(g.halo_hi) + ");  // %" + g.name + ": one block per GPU");
       if (exchanged.count(g.name)) {
-        halos.push_back("  " + kHc + "HaloCopies<" + t + ", " + n + "> sc_halo_" + g.name +
+        halos.push_back("  " + kHc + "HaloCopies<" + t + ", " + n + "> " + derived("halo", g.name) +
                         "(sc_hc, sc_plan.grid, " + g.name +
                         ", ::stencilc::compiled::periodic_dims(" + desc + "), " +
                         (g.halo_corners ? "true" : "false") + ", \"" + g.name + "\");");

@@ -264,9 +264,8 @@ std::string context_struct(const Program& p, const std::set<std::string>& exchan
   return join(lines, "\n") + "\n";
 }
 
-// A parameter's blocks and results in the launchers go by sc_u_<name>: the generated code's own
-// names begin with sc_ (a program may not declare one), those derived from a user's with sc_u_,
-// so a grid named pe or plan does not meet sc_pe or sc_plan.
+// A parameter's blocks, values and results in the launchers go by derived() names (sc_blocks_a,
+// sc_value_x, sc_result_x), so a grid named pe or plan does not meet sc_pe or sc_plan.
 std::string launcher(const Program& p, const std::set<std::string>& exchanged,
                      const std::vector<std::array<int, 2>>& swaps) {
   std::vector<std::string> params, descs, blocks, gathers, cx_init, run_args, ref_in, ref_out;
@@ -279,27 +278,31 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
       params.push_back(std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " + n + ">& " + g.name);
       descs.push_back("::stencilc::compiled::describe(\"" + g.name + "\", " + g.name + ", " + int_list(g.halo_lo) +
                       ", " + int_list(g.halo_hi) + ")");
-      blocks.push_back("auto sc_u_" + g.name + " = ::stencilc::compiled::scatter<" + t + ", " + n + ">(sc_pe, sc_plan.grid, " +
-                       g.name + ", " + int_list(g.halo_lo) + ", " + int_list(g.halo_hi) +
+      blocks.push_back("auto " + derived("blocks", g.name) + " = ::stencilc::compiled::scatter<" +
+                       t + ", " + n + ">(sc_pe, sc_plan.grid, " + g.name + ", " +
+                       int_list(g.halo_lo) + ", " + int_list(g.halo_hi) +
                        ", ::stencilc::compiled::poison<" + t + ">());");
       std::string desc = "sc_descs[" + std::to_string(descs.size() - 1) + "]";
       cx_init.push_back(desc);
       cx_init.push_back("::stencilc::compiled::interior(" + desc + ")");
       if (exchanged.count(g.name)) {
-        cx_init.push_back("{sc_pe, sc_plan.grid, sc_u_" + g.name + ", ::stencilc::compiled::periodic_dims(" + desc + "), " +
+        cx_init.push_back("{sc_pe, sc_plan.grid, " + derived("blocks", g.name) +
+                          ", ::stencilc::compiled::periodic_dims(" + desc + "), " +
                           (g.halo_corners ? "true" : "false") + ", \"" + g.name + "\"}");
         cx_init.push_back("0");
       }
-      run_args.push_back("sc_u_" + g.name);
-      if (!g.is_const) gathers.push_back("::stencilc::compiled::gather(sc_u_" + g.name + ", " + g.name + ");");
+      run_args.push_back(derived("blocks", g.name));
+      if (!g.is_const)
+        gathers.push_back("::stencilc::compiled::gather(" + derived("blocks", g.name) + ", " +
+                          g.name + ");");
     } else if (g.kind == ParamKind::Scalar) {
       params.push_back(t + " " + g.name);
       run_args.push_back(g.name);
     } else if (g.kind == ParamKind::ScalarRef) {
       params.push_back(t + "& " + g.name);
-      ref_in.push_back(t + " sc_u_" + g.name + "_pe = " + g.name + ";");
-      run_args.push_back("sc_u_" + g.name + "_pe");
-      ref_out.push_back("sc_u_" + g.name + "_result = sc_u_" + g.name + "_pe;");
+      ref_in.push_back(t + " " + derived("value", g.name) + " = " + g.name + ";");
+      run_args.push_back(derived("value", g.name));
+      ref_out.push_back(derived("result", g.name) + " = " + derived("value", g.name) + ";");
     }
   }
   std::vector<std::string> swap_list;
@@ -312,7 +315,9 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   l.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name + "\", sc_descs, {" +
               join(swap_list) + "});");
   for (const Param& g : p.params)
-    if (g.kind == ParamKind::ScalarRef) l.push_back("  " + std::string(cpp_type(g.type)) + " sc_u_" + g.name + "_result = " + g.name + ";");
+    if (g.kind == ParamKind::ScalarRef)
+      l.push_back("  " + std::string(cpp_type(g.type)) + " " + derived("result", g.name) + " = " +
+                  g.name + ";");
   l.push_back("  ::stencilc::rt::run_team(sc_plan.pes, [&](::stencilc::rt::Pe& sc_pe) {");
   for (const auto& b : blocks) l.push_back("    " + b);
   l.push_back("    sc_" + p.name + "::Context sc_cx{sc_pe, " + join(cx_init) + "};");
@@ -326,7 +331,8 @@ std::string launcher(const Program& p, const std::set<std::string>& exchanged,
   }
   l.push_back("  });");
   for (const Param& g : p.params)
-    if (g.kind == ParamKind::ScalarRef) l.push_back("  " + g.name + " = sc_u_" + g.name + "_result;");
+    if (g.kind == ParamKind::ScalarRef)
+      l.push_back("  " + g.name + " = " + derived("result", g.name) + ";");
   l.push_back("}");
   return join(l, "\n") + "\n";
 }
@@ -354,14 +360,17 @@ std::string spmd_launcher(const Program& p) {
     if (g.kind == ParamKind::Block) {
       rank = g.rank;
       std::string n = std::to_string(g.rank);
-      blocks.push_back("auto sc_u_" + g.name + " = ::stencilc::compiled::scatter<" + t + ", " + n + ">(sc_pe, sc_grid, " +
-                       g.name + ", sc_halo, sc_halo, " + t + "(0));");
-      run_args.push_back("sc_u_" + g.name);
-      if (!g.is_const) gathers.push_back("::stencilc::compiled::gather(sc_u_" + g.name + ", " + g.name + ");");
+      blocks.push_back("auto " + derived("blocks", g.name) + " = ::stencilc::compiled::scatter<" +
+                       t + ", " + n + ">(sc_pe, sc_grid, " + g.name + ", sc_halo, sc_halo, " + t +
+                       "(0));");
+      run_args.push_back(derived("blocks", g.name));
+      if (!g.is_const)
+        gathers.push_back("::stencilc::compiled::gather(" + derived("blocks", g.name) + ", " +
+                          g.name + ");");
     } else if (g.kind == ParamKind::Scalar) {
       run_args.push_back(g.name);
     } else {
-      run_args.push_back("sc_u_" + g.name + "_pe");
+      run_args.push_back(derived("value", g.name));
     }
   }
   std::string r = std::to_string(rank);
@@ -370,18 +379,23 @@ std::string spmd_launcher(const Program& p) {
   l.push_back("  const ::stencilc::rt::ProcessGrid sc_grid = ::stencilc::compiled::spmd_grid<" + r + ">(\"" + p.name +
               "\", sc_split, sc_descs);");
   for (const Param& g : p.params)
-    if (g.kind == ParamKind::ScalarRef) l.push_back("  " + std::string(cpp_type(g.type)) + " sc_u_" + g.name + "_result = " + g.name + ";");
+    if (g.kind == ParamKind::ScalarRef)
+      l.push_back("  " + std::string(cpp_type(g.type)) + " " + derived("result", g.name) + " = " +
+                  g.name + ";");
   l.push_back("  ::stencilc::rt::run_team(sc_grid.size(), [&](::stencilc::rt::Pe& sc_pe) {");
   for (const auto& b : blocks) l.push_back("    " + b);
   l.push_back("    sc_" + p.name + "::Context sc_cx{sc_pe, sc_grid};");
   for (const Param& g : p.params)
-    if (g.kind == ParamKind::ScalarRef) l.push_back("    " + std::string(cpp_type(g.type)) + " sc_u_" + g.name + "_pe = " + g.name + ";");
+    if (g.kind == ParamKind::ScalarRef)
+      l.push_back("    " + std::string(cpp_type(g.type)) + " " + derived("value", g.name) + " = " +
+                  g.name + ";");
   l.push_back("    sc_" + p.name + "::run_pe(sc_cx, " + join(run_args) + ");");
   l.push_back("    sc_pe.barrier_all(\"the end of " + p.name + "\");  // no PE still puts into a block being gathered");
   for (const auto& g : gathers) l.push_back("    " + g);
   std::vector<std::string> results;
   for (const Param& g : p.params)
-    if (g.kind == ParamKind::ScalarRef) results.push_back("sc_u_" + g.name + "_result = sc_u_" + g.name + "_pe;");
+    if (g.kind == ParamKind::ScalarRef)
+      results.push_back(derived("result", g.name) + " = " + derived("value", g.name) + ";");
   if (!results.empty()) {
     l.push_back("    if (sc_pe.id() == 0) {  // T& parameters hand back PE 0's value, as in the reference");
     for (const auto& x : results) l.push_back("      " + x);
@@ -389,7 +403,8 @@ std::string spmd_launcher(const Program& p) {
   }
   l.push_back("  });");
   for (const Param& g : p.params)
-    if (g.kind == ParamKind::ScalarRef) l.push_back("  " + g.name + " = sc_u_" + g.name + "_result;");
+    if (g.kind == ParamKind::ScalarRef)
+      l.push_back("  " + g.name + " = " + derived("result", g.name) + ";");
   l.push_back("}");
   return join(l, "\n") + "\n";
 }

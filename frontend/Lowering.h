@@ -37,7 +37,8 @@ inline bool reserved_name(const std::string& name) { return name.rfind("sc_", 0)
 
 /// The error for a reserved name.
 inline std::string reserved_name_message(const std::string& name) {
-  return "'" + name + "': names beginning with 'sc_' are reserved for the code stencilc generates; rename it";
+  return "'" + name +
+         "': names beginning with 'sc_' are reserved for the code stencilc generates; rename it";
 }
 
 /// Module-wide state: the AST, diagnostics and the module being built.

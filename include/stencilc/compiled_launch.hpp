@@ -153,7 +153,8 @@ void run(Team& team, void (*kernel)(KArgs...), const LaunchSpec<N>& spec, Bind& 
           const rt::RoleWork work =
               role_work<N>(*spec.roles, layout.extent,
                            spec.exchanges ? spec.exchanges(pe) : std::vector<ExchangeLoad>{});
-          args.sc_n_comm = rt::comm_workers(work, TeamLaunch<Team>::workers(team, pe, kernel, config));
+          args.sc_n_comm =
+              rt::comm_workers(work, TeamLaunch<Team>::workers(team, pe, kernel, config));
           comm[pe] = args.sc_n_comm;
         }
         return std::make_tuple(team.device_pe(pe), args);

@@ -90,15 +90,15 @@ void jacobi2d() {
 
 /// Two split updates and two exchanges (a double grid u, a float grid v), as the launcher
 /// emitted them for a 3-D program: the faces of both exchanges or-ed.
-rt::RoleWork emitted_two(const std::array<int, 3>& extent, const FakeExchange& sc_u_halo,
-                         const FakeExchange& sc_v_halo) {
+rt::RoleWork emitted_two(const std::array<int, 3>& extent, const FakeExchange& sc_halo_u,
+                         const FakeExchange& sc_halo_v) {
   const int sc_pe = 0;
   rt::RoleWork sc_work;
   double sc_inner = 0, sc_boundary = 0;
   {
     std::array<int, 3> sc_wlo{1, 2, 1}, sc_whi{1, 1, 2};
     rt::cuda::keep_exchanged_faces(sc_wlo.data(), sc_whi.data(), 3,
-                                   sc_u_halo.faces(sc_pe) | sc_v_halo.faces(sc_pe));
+                                   sc_halo_u.faces(sc_pe) | sc_halo_v.faces(sc_pe));
     rt::part_points<3>(extent, sc_wlo, sc_whi, &sc_inner, &sc_boundary);
   }
   sc_work.compute_bytes += sc_inner * 24;
@@ -106,17 +106,17 @@ rt::RoleWork emitted_two(const std::array<int, 3>& extent, const FakeExchange& s
   {
     std::array<int, 3> sc_wlo{2, 2, 2}, sc_whi{2, 2, 2};
     rt::cuda::keep_exchanged_faces(sc_wlo.data(), sc_whi.data(), 3,
-                                   sc_u_halo.faces(sc_pe) | sc_v_halo.faces(sc_pe));
+                                   sc_halo_u.faces(sc_pe) | sc_halo_v.faces(sc_pe));
     rt::part_points<3>(extent, sc_wlo, sc_whi, &sc_inner, &sc_boundary);
   }
   sc_work.compute_bytes += sc_inner * 12;
   sc_work.comm_bytes += sc_boundary * 12;
-  sc_work.comm_bytes += 2.0 * sizeof(double) * sc_u_halo.moved_elements(sc_pe);
-  sc_work.transfers |= sc_u_halo.moved_elements(sc_pe) > 0;
-  sc_work.items += sc_u_halo.blocks_needed(sc_pe);
-  sc_work.comm_bytes += 2.0 * sizeof(float) * sc_v_halo.moved_elements(sc_pe);
-  sc_work.transfers |= sc_v_halo.moved_elements(sc_pe) > 0;
-  sc_work.items += sc_v_halo.blocks_needed(sc_pe);
+  sc_work.comm_bytes += 2.0 * sizeof(double) * sc_halo_u.moved_elements(sc_pe);
+  sc_work.transfers |= sc_halo_u.moved_elements(sc_pe) > 0;
+  sc_work.items += sc_halo_u.blocks_needed(sc_pe);
+  sc_work.comm_bytes += 2.0 * sizeof(float) * sc_halo_v.moved_elements(sc_pe);
+  sc_work.transfers |= sc_halo_v.moved_elements(sc_pe) > 0;
+  sc_work.items += sc_halo_v.blocks_needed(sc_pe);
   sc_work.pe_barriers = 2;
   sc_work.group_barriers = 3;
   return sc_work;

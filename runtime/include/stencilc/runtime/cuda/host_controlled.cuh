@@ -398,8 +398,9 @@ class Control {
     dim3 grid, block;
     launch_shape(local, false, &grid, &block);
     const Mark read = read_mark(pe, halo_reads);
-    const long long at = enqueue(pe, [this, pe, kernel = std::forward<Kernel>(kernel), grid, block,
-                                      box = launch_box(local, layout), read](cudaStream_t stream) mutable {
+    const long long at = enqueue(pe, [this, pe, kernel = std::forward<Kernel>(kernel), grid,
+                                      block, box = launch_box(local, layout),
+                                      read](cudaStream_t stream) mutable {
       kernel(grid, block, stream, box);
       STENCILC_CUDA_CHECK(cudaGetLastError());
       if (read.id >= 0) record(pe, read);
@@ -431,8 +432,9 @@ class Control {
     dim3 grid, block;
     launch_shape(local, true, &grid, &block);
     const Mark read = read_mark(pe, halo_reads);
-    const long long at = enqueue(pe, [this, pe, kernel = std::forward<Kernel>(kernel), grid, block,
-                                      box = launch_box(local, layout), slot, read](cudaStream_t stream) mutable {
+    const long long at = enqueue(pe, [this, pe, kernel = std::forward<Kernel>(kernel), grid,
+                                      block, box = launch_box(local, layout), slot,
+                                      read](cudaStream_t stream) mutable {
       kernel(grid, block, stream, box, slot);
       STENCILC_CUDA_CHECK(cudaGetLastError());
       if (read.id >= 0) record(pe, read);
@@ -649,7 +651,8 @@ class Control {
   Mark statement_mark_{-1, {}};  // read_mark's last mark, and the PE it was last used for
   int statement_pe_ = std::numeric_limits<int>::max();
   std::vector<std::vector<std::pair<const void*, long long>>> last_read_;
-  std::vector<std::pair<long long, long long>> tail_mark_;  // per PE: {queue position, mark} of its last launch's read mark
+  // Per PE: {queue position, mark} of its last launch's read mark (tail_mark).
+  std::vector<std::pair<long long, long long>> tail_mark_;
   detail::WaitCover waited_;
   std::map<const void*, BufferFaces> buffer_faces_;  // per buffer (faces_of)
   std::unique_ptr<detail::CommandQueue[]> queue_;
@@ -757,7 +760,8 @@ class HaloCopies {
   // as current as they were.
   void stored(const std::vector<DBlock<T, N>>& blocks) {
     std::vector<char> senders(static_cast<std::size_t>(control_.n()), 0);
-    for (int p = 0; p < control_.n(); ++p) senders[static_cast<std::size_t>(p)] = !receivers_[p].empty();
+    for (int p = 0; p < control_.n(); ++p)
+      senders[static_cast<std::size_t>(p)] = !receivers_[p].empty();
     long long mark = control_.tail_mark(senders);
     if (mark < 0) mark = control_.fresh_mark(senders);
     control_.faces_of(blocks[0].data).mark = mark;
