@@ -341,38 +341,6 @@ struct NoRegsDevice {
   RegsDevice operator()(int) const { return {}; }
 };
 
-/// The register-resident form's device facts for `kernel` on `team`'s GPUs, asked when the
-/// choice needs them: the shared memory a block of `threads` takes and may take (GPU 0's opt-in
-/// limit); where it fits, the kernel's dynamic shared memory limit raised to it on every GPU
-/// (never lowered) and the cooperative launch's resident blocks with it, the fewest over the PEs;
-/// and regs_heap_blocks.
-template <class T, class... KArgs>
-auto regs_device(void (*kernel)(KArgs...), rt::cuda::P2PTeam& team) {
-  return [kernel, &team](int threads) {
-    RegsDevice d;
-    int device = 0;
-    STENCILC_CUDA_CHECK(cudaGetDevice(&device));
-    STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&d.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    d.smem = rt::cuda::regs_smem_bytes<T>(rt::cuda::kRegsRows, threads, rt::cuda::kRegsVec);
-    if (d.smem > static_cast<std::size_t>(d.smem_optin)) return d;
-    rt::cuda::LaunchConfig config;
-    config.block_threads = threads;
-    config.dynamic_smem = d.smem;
-    d.resident = std::numeric_limits<int>::max();
-    for (int pe = 0; pe < team.n(); ++pe) {
-      STENCILC_CUDA_CHECK(cudaSetDevice(team.device(pe)));
-      cudaFuncAttributes attributes{};
-      STENCILC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-      STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               std::max(attributes.maxDynamicSharedSizeBytes, static_cast<int>(d.smem))));
-      d.resident = std::min(d.resident, team.cooperative_blocks(pe, kernel, config));
-    }
-    STENCILC_CUDA_CHECK(cudaSetDevice(device));
-    d.heap_blocks = regs_heap_blocks();
-    return d;
-  };
-}
-
 namespace detail {
 
 /// "2x2" for a 2-D process grid.

@@ -120,40 +120,18 @@ void broadcast_result(rt::cuda::NvshmemTeam& team, const rt::cuda::Sym<T>& out, 
   rt::cuda::detail::check_mpi(MPI_Bcast(&value, sizeof(T), MPI_BYTE, 0, team.comm()), "MPI_Bcast");
 }
 
-/// regs_device on the nvshmem backend: the same facts, from this process's GPU, the least over
-/// the processes, so that every process makes the same choice (choose_form asks for them only
-/// where the sizes, the same on every process, let the form run: all processes ask, or none).
-template <class T, class... KArgs>
-auto regs_device(void (*kernel)(KArgs...), rt::cuda::NvshmemTeam& team) {
-  return [kernel, &team](int threads) {
-    RegsDevice d;
-    int device = 0;
-    STENCILC_CUDA_CHECK(cudaGetDevice(&device));
-    STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&d.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    d.smem_optin = team.min_all(d.smem_optin);
-    d.smem = rt::cuda::regs_smem_bytes<T>(rt::cuda::kRegsRows, threads, rt::cuda::kRegsVec);
-    if (d.smem > static_cast<std::size_t>(d.smem_optin)) return d;
-    rt::cuda::LaunchConfig config;
-    config.block_threads = threads;
-    config.dynamic_smem = d.smem;
-    cudaFuncAttributes attributes{};
-    STENCILC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-    STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             std::max(attributes.maxDynamicSharedSizeBytes, static_cast<int>(d.smem))));
-    d.resident = team.min_all(team.resident_blocks(kernel, config));
-    d.heap_blocks = team.min_all(regs_heap_blocks());
-    return d;
-  };
-}
-
 /// The nvshmem backend's launch: a PE's kernel gets the blocks resident on its GPU, and its
 /// STENCILC_TIMING line is this PE's kernel, launch to done (host wall time).
 template <>
 struct TeamLaunch<rt::cuda::NvshmemTeam> {
   template <class... KArgs>
-  static int workers(rt::cuda::NvshmemTeam&, int, void (*kernel)(KArgs...),
+  static int workers(rt::cuda::NvshmemTeam& team, int, void (*kernel)(KArgs...),
                      const rt::cuda::LaunchConfig& config) {
-    return rt::cuda::resident_blocks(kernel, config);
+    return team.resident_blocks(kernel, config);  // this PE's share where PEs share a GPU
+  }
+  template <class F>
+  static int least(rt::cuda::NvshmemTeam& team, F&& f) {
+    return team.min_all(f(team.my_pe()));
   }
   static void print_timing(rt::cuda::NvshmemTeam& team, const char* program,
                            const rt::cuda::LaunchResult& launched, const std::vector<int>& comm) {

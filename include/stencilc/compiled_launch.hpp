@@ -7,11 +7,13 @@
 // TeamLaunch is in compiled_cuda_nvshmem.hpp.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -82,8 +84,9 @@ rt::RoleWork role_work(const RoleModel<N>& model, const std::array<int, N>& exte
 }
 
 /// How a backend's team launches and reports: the blocks a PE's kernel gets (what the cost model
-/// divides) and the STENCILC_TIMING line. P2PTeam's is below, NvshmemTeam's in
-/// compiled_cuda_nvshmem.hpp.
+/// divides), the least of a fact over the team's GPUs (`least(team, f)`: f(pe) with the PE's GPU
+/// current, on every GPU this process holds, then the least over the processes) and the
+/// STENCILC_TIMING line. P2PTeam's is below, NvshmemTeam's in compiled_cuda_nvshmem.hpp.
 template <class Team>
 struct TeamLaunch;
 
@@ -94,6 +97,18 @@ struct TeamLaunch<rt::cuda::P2PTeam> {
                      const rt::cuda::LaunchConfig& config) {
     return team.cooperative_blocks(pe, kernel, config);
   }
+  template <class F>
+  static int least(rt::cuda::P2PTeam& team, F&& f) {
+    int device = 0;
+    STENCILC_CUDA_CHECK(cudaGetDevice(&device));
+    int value = std::numeric_limits<int>::max();
+    for (int pe = 0; pe < team.n(); ++pe) {
+      STENCILC_CUDA_CHECK(cudaSetDevice(team.device(pe)));
+      value = std::min(value, f(pe));
+    }
+    STENCILC_CUDA_CHECK(cudaSetDevice(device));
+    return value;
+  }
   /// The slowest GPU's kernel (CUDA events).
   static void print_timing(rt::cuda::P2PTeam& team, const char* program,
                            const rt::cuda::LaunchResult& launched, const std::vector<int>& comm) {
@@ -102,6 +117,40 @@ struct TeamLaunch<rt::cuda::P2PTeam> {
         program, team.n(), launched.blocks[0], launched.block_threads, comm[0], launched.kernel_ms);
   }
 };
+
+/// The register-resident form's device facts for `kernel` on `team`'s GPUs, asked when the
+/// choice needs them (choose_form asks only where the sizes, the same on every process, let the
+/// form run: on the nvshmem backend all processes ask, or none): the shared memory a block of
+/// `threads` takes and the least opt-in limit of the GPUs; where it fits, the kernel's dynamic
+/// shared memory limit raised to it on every GPU (never lowered), the cooperative launch's
+/// resident blocks with it and regs_heap_blocks, each the least over the GPUs, so that every
+/// PE makes the same choice.
+template <class T, class Team, class... KArgs>
+auto regs_device(void (*kernel)(KArgs...), Team& team) {
+  return [kernel, &team](int threads) {
+    RegsDevice d;
+    d.smem_optin = TeamLaunch<Team>::least(team, [](int) {
+      int device = 0, optin = 0;
+      STENCILC_CUDA_CHECK(cudaGetDevice(&device));
+      STENCILC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+      return optin;
+    });
+    d.smem = rt::cuda::regs_smem_bytes<T>(rt::cuda::kRegsRows, threads, rt::cuda::kRegsVec);
+    if (d.smem > static_cast<std::size_t>(d.smem_optin)) return d;
+    rt::cuda::LaunchConfig config;
+    config.block_threads = threads;
+    config.dynamic_smem = d.smem;
+    d.resident = TeamLaunch<Team>::least(team, [&](int pe) {
+      cudaFuncAttributes attributes{};
+      STENCILC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+      STENCILC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               std::max(attributes.maxDynamicSharedSizeBytes, static_cast<int>(d.smem))));
+      return TeamLaunch<Team>::workers(team, pe, kernel, config);
+    });
+    d.heap_blocks = TeamLaunch<Team>::least(team, [](int) { return regs_heap_blocks(); });
+    return d;
+  };
+}
 
 /// What a program's launch takes besides its team, kernel and arguments.
 template <int N>

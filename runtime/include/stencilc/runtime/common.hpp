@@ -23,6 +23,12 @@
 #define STENCILC_RT_PRINTF(fmt_index, first_arg)
 #endif
 
+#if defined(__CUDACC__)
+#define STENCILC_RT_HOST_DEVICE __host__ __device__
+#else
+#define STENCILC_RT_HOST_DEVICE
+#endif
+
 namespace stencilc::rt {
 
 // How wait_until compares a signal with a value (NVSHMEM_CMP_EQ, ...).
@@ -30,6 +36,16 @@ enum class Cmp { EQ, NE, GT, GE, LT, LE };
 
 // The combining operation of allreduce.
 enum class ReduceOp { Sum, Max, Min };
+
+// `a` combined with `b` by `op`, `a` the value so far: the one rule of every reduction's
+// combining step, on the host and on the GPUs, so that the same values combined in the same
+// order give the same bits on every backend and schedule.
+template <class T>
+STENCILC_RT_HOST_DEVICE inline T combine(T a, T b, ReduceOp op) {
+  if (op == ReduceOp::Sum) return static_cast<T>(a + b);
+  if (op == ReduceOp::Max) return b > a ? b : a;
+  return b < a ? b : a;
+}
 
 inline const char* cmp_symbol(Cmp cmp) {
   switch (cmp) {

@@ -211,13 +211,7 @@ class Pe {
     for (int pe = 1; pe < team.n_pes_; ++pe) {
       T next;
       std::memcpy(&next, slots[pe].bytes, sizeof(T));
-      if (op == ReduceOp::Sum) {
-        result = static_cast<T>(result + next);
-      } else if (op == ReduceOp::Max) {
-        result = next > result ? next : result;
-      } else {
-        result = next < result ? next : result;
-      }
+      result = combine(result, next, op);
     }
     return result;
   }

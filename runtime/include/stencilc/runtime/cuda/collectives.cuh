@@ -79,15 +79,7 @@ struct Collectives {
           *static_cast<volatile const std::uint64_t*>(&pe.reduce_slot[parity * n + p]);
       T next;
       memcpy(&next, &word, sizeof(T));
-      if (p == 0) {
-        result = next;
-      } else if (op == ReduceOp::Sum) {
-        result = static_cast<T>(result + next);
-      } else if (op == ReduceOp::Max) {
-        result = next > result ? next : result;
-      } else {
-        result = next < result ? next : result;
-      }
+      result = p == 0 ? next : combine(result, next, op);
     }
     return result;
   }

@@ -452,14 +452,7 @@ class Control {
     for (int pe = 0; pe < n_; ++pe) {
       V next;
       std::memcpy(&next, &results_[result_index(id, pe)], sizeof(V));
-      if (pe == 0)
-        total = next;
-      else if (op == ReduceOp::Sum)
-        total = static_cast<V>(total + next);
-      else if (op == ReduceOp::Max)
-        total = next > total ? next : total;
-      else
-        total = next < total ? next : total;
+      total = pe == 0 ? next : combine(total, next, op);
     }
     return total;
   }

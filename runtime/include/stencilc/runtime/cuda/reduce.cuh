@@ -15,13 +15,6 @@
 
 namespace stencilc::rt::cuda {
 
-template <class T>
-__device__ inline T combine(T a, T b, ReduceOp op) {
-  if (op == ReduceOp::Sum) return static_cast<T>(a + b);
-  if (op == ReduceOp::Max) return b > a ? b : a;
-  return b < a ? b : a;
-}
-
 /// `value` combined over the 32 lanes of the calling warp where `valid` is set, by shuffles in a
 /// fixed order: lane 0's (and `valid`: whether any lane's was). Every lane of the warp calls it.
 template <class T>
