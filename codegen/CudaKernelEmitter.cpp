@@ -281,7 +281,7 @@ void CudaKernelEmitter::reduce(const Stmt& self, int indent) {
   // A step of several walks: a reduction may read the neighbours' rows of the walk before; a
   // fused sweep (it stores) is a walk itself.
   const bool walk = flow_walks() && !stored_grids(self).empty();
-  if (flow_walks()) flow_wait(indent);
+  if (flow_walks()) flow_wait(indent, walk ? flow_walk_of(self).wait_back : 1);
   if (walk) line(indent, "++sc_step;");
   if (flow_ && !barrier_free)
     line(

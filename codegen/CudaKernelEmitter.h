@@ -354,10 +354,8 @@ class CudaKernelEmitter : public CppEmitter {
   /// A point update of a step of several walks (flow_walks), as a walk of the block's rows.
   void flow_walk(const Stmt& self, int indent);
   /// Before a walk (and before a reduction: its reads may reach the neighbours' rows): the
-  /// neighbours have finished the walk before.
-  void flow_wait(int indent) {
-    line(indent, "if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the walk before");
-  }
+  /// neighbours have finished the walk `back` walks before (FlowWalk::wait_back; 0: no wait).
+  void flow_wait(int indent, int back = 1);
   /// After walk `w` over `range`: its face cells into the neighbours' halos, then publish.
   void flow_walk_done(const FlowWalk& w, const Range& range, int indent);
 

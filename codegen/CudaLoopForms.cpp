@@ -173,10 +173,23 @@ const FlowWalk& CudaKernelEmitter::flow_walk_of(const Stmt& s) {
   return none;
 }
 
+void CudaKernelEmitter::flow_wait(int indent, int back) {
+  if (back == 0) {
+    line(indent, "// no wait: the walk reads none of the neighbours' rows that a walk writes, and "
+                 "writes none that a walk reads");
+  } else if (back == 1) {
+    line(indent, "if (sc_step > 0) sc_flow.wait(sc_step);  // the neighbours' rows of the walk before");
+  } else {
+    const std::string b = std::to_string(back);
+    line(indent, "if (sc_step >= " + b + ") sc_flow.wait(sc_step - " + std::to_string(back - 1) +
+                     ");  // the neighbours have done the walk " + b + " walks before");
+  }
+}
+
 void CudaKernelEmitter::flow_walk(const Stmt& self, int indent) {
   auto* s = as<ForEach>(self);
   const std::string rt = kRt;
-  flow_wait(indent);
+  flow_wait(indent, flow_walk_of(self).wait_back);
   line(indent, "++sc_step;");
   no_faces_ = true;  // the face cells are copied after the walk
   // The block's rows of the range in strips (wide where the layout allows), as the barrier form

@@ -8,6 +8,7 @@
 
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
+#include "passes/GridEffects.h"
 
 namespace stencilc::passes {
 
@@ -172,6 +173,54 @@ struct StepScan {
   }
 };
 
+/// Each walk's wait (FlowWalk::wait_back) where the step is a plain sequence: every walk at the
+/// top of the step's block (none under an `if`: the walks a step runs are then the same every
+/// step), no reduction but the fused sweeps (a reduction waits for the walk before, as before a
+/// walk) and no swap (the names stay the buffers they were the step before). Elsewhere every
+/// walk waits for the walk before. The walks form a cycle: walk k's candidates are the n walks
+/// before it, k - 1 back to itself in the step before.
+void flow_waits(const Stmt& body, const StepScan& scan, std::vector<FlowWalk>& walks) {
+  auto* b = as<Block>(body);
+  if (!b || !scan.swaps.empty()) return;
+  for (const FlowWalk& w : walks) {
+    if (std::none_of(b->stmts.begin(), b->stmts.end(),
+                     [&](const Stmt& t) { return t.get() == w.stmt; }))
+      return;
+  }
+  struct PlainReductions : IRVisitor {
+    using IRVisitor::visit;
+    bool found = false;  // a reduction that stores nothing
+    void visit(const Reduce* r) override { found = found || point_body_use(r->body).stored.empty(); }
+  } plain;
+  plain.visit(body);
+  if (plain.found) return;
+  const size_t n = walks.size();
+  std::vector<std::set<std::string>> across(n), stored(n);
+  for (size_t k = 0; k < n; ++k) {
+    const StmtNode* s = walks[k].stmt;
+    const Stmt& point = s->kind == StmtKind::ForEach ? static_cast<const ForEach*>(s)->body
+                                                     : static_cast<const Reduce*>(s)->body;
+    const PointBodyUse use = point_body_use(point);
+    stored[k] = use.stored;
+    for (const auto& [grid, range] : use.offsets) {
+      if (!range.first.empty() && (range.first[0] != 0 || range.second[0] != 0)) across[k].insert(grid);
+    }
+  }
+  auto meet = [](const std::set<std::string>& a, const std::set<std::string>& c) {
+    return std::any_of(a.begin(), a.end(), [&](const std::string& g) { return c.count(g) > 0; });
+  };
+  for (size_t k = 0; k < n; ++k) {
+    walks[k].wait_back = 0;
+    for (size_t d = 1; d <= n; ++d) {
+      const size_t j = (k + n - d) % n;
+      if (meet(across[k], stored[j]) || meet(stored[k], across[j])) {
+        walks[k].wait_back = static_cast<int>(d);
+        break;
+      }
+    }
+  }
+}
+
 /// The general form of a step (see FlowLoop); fills `found`'s walks and exchanged grids.
 bool general_step(const Stmt& body, FlowLoop& found) {
   StepScan scan;
@@ -206,6 +255,7 @@ bool general_step(const Stmt& body, FlowLoop& found) {
     found.walks.push_back(std::move(walk));
   }
   found.exchanged = scan.exchanged;
+  flow_waits(body, scan, found.walks);
   return true;
 }
 

@@ -20,9 +20,16 @@ namespace stencilc::passes {
 /// have finished the phase before, walks its own rows, and says so (flow.cuh).
 /// `faces`: the grids it stores whose halos the loop exchanges, each with the exchange whose
 /// channels carry its face cells (the grid itself, or the exchanged grid it swaps with).
+/// `wait_back`: how many walks back (in the step, continuing into the step before) is the last
+/// walk of the neighbours' that this one must wait for (1: the walk right before, the form's
+/// rule; 0: none). A walk depends on a neighbour's rows only where it reads a grid across rows
+/// (an offset along dimension 0) that a walk wrote, or writes a grid (its rows, and through the
+/// face copy the neighbours' halos) that a walk read across rows: it waits for the last such
+/// walk, which covers the ones before it (the flags only grow). flow_waits sets it.
 struct FlowWalk {
   const ir::StmtNode* stmt = nullptr;
   std::vector<std::pair<std::string, std::string>> faces;  // (grid stored, exchange handle)
+  int wait_back = 1;
 };
 
 /// The loop the dataflow schedule may run (flow.cuh; docs/SCHEDULES.md, "The dataflow form"): a
