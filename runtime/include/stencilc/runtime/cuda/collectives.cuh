@@ -57,7 +57,7 @@ struct Collectives {
   // [epoch parity][me] on every PE, then its signal; it waits for all n signals of this epoch
   // and combines.
   template <class T>
-  __device__ static T allreduce_leader(const Pe& pe, T value, ReduceOp op) {
+  __device__ static STENCILC_STEP_FN T allreduce_leader(const Pe& pe, T value, ReduceOp op) {
     static_assert(std::is_arithmetic_v<T> && sizeof(T) <= sizeof(std::uint64_t),
                   "allreduce of a scalar of at most 8 bytes");
     const int n = pe.n;

@@ -438,49 +438,115 @@ __device__ inline void check_onchip(const DevicePe& pe, std::size_t used, const 
   __trap();
 }
 
+namespace detail {
+// Thread 0 of each block of the group: the arrival and the bounded wait (one thread makes the
+// call, so under -rdc its ABI saves cost one thread's registers, not the block's).
+__device__ inline STENCILC_STEP_FN void group_arrive(const DevicePe& pe, const Workers& group,
+                                                     std::uint64_t* counter,
+                                                     unsigned long long passed, const char* what) {
+  __threadfence();  // this block's writes (ordered before us by __syncthreads) before the arrival
+  atomicAdd(reinterpret_cast<unsigned long long*>(counter), 1ULL);
+  pe.wait_with(
+      counter, Cmp::GE, passed * static_cast<unsigned long long>(group.count),
+      [&](detail::Message& m) {
+        m.str("the other blocks of ").str(what).str(" (blocks ").num(group.first).str("..");
+        m.num(group.first + group.count - 1)
+            .str(") at their barrier #")
+            .num(static_cast<long long>(passed));
+      });
+  __threadfence();
+}
+}  // namespace detail
+
 /// A barrier among the blocks of `group` (a role's phase_barrier): the same ordering as a grid
 /// barrier, among those blocks only. `counter` is a word of symmetric memory that only this
 /// group's barriers use, zero at launch; `passed` counts this group's barriers so far (every
 /// thread keeps it). One block: __syncthreads(). A block that waits longer than the runtime's
 /// timeout reports it like any other wait and stops the run.
-__device__ inline STENCILC_STEP_FN void group_barrier(const DevicePe& pe, const Workers& group, std::uint64_t* counter,
-                                     unsigned long long& passed, const char* what) {
+__device__ __forceinline__ void group_barrier(const DevicePe& pe, const Workers& group,
+                                              std::uint64_t* counter, unsigned long long& passed,
+                                              const char* what) {
   ++passed;
   __syncthreads();
   if (group.count == 1) return;
-  if (threadIdx.x == 0) {
-    __threadfence();  // this block's writes (ordered before us by __syncthreads) before the arrival
-    atomicAdd(reinterpret_cast<unsigned long long*>(counter), 1ULL);
-    pe.wait_with(counter, Cmp::GE, passed * static_cast<unsigned long long>(group.count),
-                 [&](detail::Message& m) {
-                   m.str("the other blocks of ").str(what).str(" (blocks ").num(group.first).str("..");
-                   m.num(group.first + group.count - 1).str(") at their barrier #").num(static_cast<long long>(passed));
-                 });
-    __threadfence();
-  }
+  if (threadIdx.x == 0) detail::group_arrive(pe, group, counter, passed, what);
   __syncthreads();
 }
+
+namespace detail {
+template <int N>
+__device__ inline STENCILC_STEP_FN void report_reads(const DevicePe& pe, const SBox<N>& range,
+                                                     const int* extent, const int* lo,
+                                                     const int* hi, int d, const char* what) {
+  // Every thread that gets here (all of the statement's group) reports: the first claims the
+  // record, the others wait for it to be written and stop (no barrier: the group may be a
+  // role's, not the whole grid).
+  pe.fatal_with([&](detail::Message& m) {
+    m.str(what).str(": reads outside the grid in dimension ").num(d).str(" (points ");
+    m.num(range.lo[d] + lo[d])
+        .str("..")
+        .num(range.hi[d] - 1 + hi[d])
+        .str(" of ")
+        .num(extent[d])
+        .str(")");
+  });
+}
+}  // namespace detail
 
 /// What a point update reads past a non-periodic edge of its grid: nothing is there (the
 /// reference build stops too). `extent` and `periodic` describe the global grid.
 template <int N>
-__device__ inline STENCILC_STEP_FN void check_reads(const DevicePe& pe, const SBox<N>& range, const int* extent,
-                                   const bool* periodic, const int* lo, const int* hi, const char* what) {
+__device__ __forceinline__ void check_reads(const DevicePe& pe, const SBox<N>& range,
+                                            const int* extent, const bool* periodic, const int* lo,
+                                            const int* hi, const char* what) {
   for (int d = 0; d < N; ++d)
     if (range.hi[d] <= range.lo[d]) return;
   for (int d = 0; d < N; ++d) {
     if (periodic[d]) continue;
     if (range.lo[d] + lo[d] < 0 || range.hi[d] - 1 + hi[d] >= extent[d]) {
-      // Every thread that gets here (all of the statement's group) reports: the first claims
-      // the record, the others wait for it to be written and stop (no barrier: the group may
-      // be a role's, not the whole grid).
-      pe.fatal_with([&](detail::Message& m) {
-        m.str(what).str(": reads outside the grid in dimension ").num(d).str(" (points ");
-        m.num(range.lo[d] + lo[d]).str("..").num(range.hi[d] - 1 + hi[d]).str(" of ").num(extent[d]).str(")");
-      });
+      detail::report_reads(pe, range, extent, lo, hi, d, what);
     }
   }
 }
+
+namespace detail {
+template <int N>
+__device__ inline STENCILC_STEP_FN void report_range(const DevicePe& pe, const SBox<N>& range,
+                                                     const int* extent, const bool* const* periodic,
+                                                     const char* const* grids, int count,
+                                                     const char* program, const char* where,
+                                                     int d) {
+  int fixed = -1;
+  for (int g = count - 1; g >= 0; --g)
+    if (!periodic[g][d]) fixed = g;
+  const int bad = range.lo[d] < 0 ? range.lo[d] : range.hi[d] - 1;
+  pe.fatal_with([&](detail::Message& m) {
+    m.str(where).str(": program '").str(program);
+    if (fixed >= 0) {
+      m.str("', grid '")
+          .str(grids[fixed])
+          .str("': index ")
+          .num(bad)
+          .str(" out of range [0, ")
+          .num(extent[d]);
+      m.str(") in dimension ")
+          .num(d)
+          .str(" (fixed boundary): the range [")
+          .num(range.lo[d])
+          .str(", ");
+      m.num(range.hi[d]).str(") reaches outside the grid");
+    } else {
+      m.str("' runs a point update over [")
+          .num(range.lo[d])
+          .str(", ")
+          .num(range.hi[d])
+          .str(") in dimension ");
+      m.num(d).str(", outside the grids' points [0, ").num(extent[d]);
+      m.str("): stencilc runs point updates over grid points only (shrink the range)");
+    }
+  });
+}
+}  // namespace detail
 
 /// A global-view point update's range holds grid points only, as on the host target
 /// (compiled::check_range, the same messages): a range that reaches outside [0, extent) indexes
@@ -488,29 +554,15 @@ __device__ inline STENCILC_STEP_FN void check_reads(const DevicePe& pe, const SB
 /// which stencilc does not run. `grids` names the `count` grids the update reads or writes,
 /// `periodic` their periodic flags; `where` is "file:line:col".
 template <int N>
-__device__ inline STENCILC_STEP_FN void check_range(const DevicePe& pe, const SBox<N>& range, const int* extent,
-                                                  const bool* const* periodic, const char* const* grids, int count,
-                                                  const char* program, const char* where) {
+__device__ __forceinline__ void check_range(const DevicePe& pe, const SBox<N>& range,
+                                            const int* extent, const bool* const* periodic,
+                                            const char* const* grids, int count,
+                                            const char* program, const char* where) {
   for (int d = 0; d < N; ++d)
     if (range.hi[d] <= range.lo[d]) return;  // no points: nothing is indexed
   for (int d = 0; d < N; ++d) {
     if (range.lo[d] >= 0 && range.hi[d] <= extent[d]) continue;
-    int fixed = -1;
-    for (int g = count - 1; g >= 0; --g)
-      if (!periodic[g][d]) fixed = g;
-    const int bad = range.lo[d] < 0 ? range.lo[d] : range.hi[d] - 1;
-    pe.fatal_with([&](detail::Message& m) {
-      m.str(where).str(": program '").str(program);
-      if (fixed >= 0) {
-        m.str("', grid '").str(grids[fixed]).str("': index ").num(bad).str(" out of range [0, ").num(extent[d]);
-        m.str(") in dimension ").num(d).str(" (fixed boundary): the range [").num(range.lo[d]).str(", ");
-        m.num(range.hi[d]).str(") reaches outside the grid");
-      } else {
-        m.str("' runs a point update over [").num(range.lo[d]).str(", ").num(range.hi[d]).str(") in dimension ");
-        m.num(d).str(", outside the grids' points [0, ").num(extent[d]);
-        m.str("): stencilc runs point updates over grid points only (shrink the range)");
-      }
-    });
+    detail::report_range(pe, range, extent, periodic, grids, count, program, where, d);
   }
 }
 

@@ -136,26 +136,21 @@ struct DHaloExchange {
 #if defined(__CUDACC__)
   // Sends epoch `epoch` of my owned cells of `block` to every neighbour.
   // `n_blocks` > 0: only blocks [first_block, first_block + n_blocks) run channels (a role's
-  // group), channel k on block first_block + k % n_blocks.
-  __device__ STENCILC_STEP_FN void send(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
-                       int first_block = 0, int n_blocks = 0) const {
-    for (int s = 0, k = 0; s < n_send; ++s) {
-      const int pieces = send_pieces[s];
-      for (int piece = 0; piece < pieces; ++piece, ++k) {
-        if (item_block(k, first_block, n_blocks) == block_rank()) send_piece(pe, block, s, piece, epoch);
-      }
-    }
+  // group), channel k on block first_block + k % n_blocks. Only a block that holds an item
+  // makes the call (STENCILC_STEP_FN).
+  __device__ __forceinline__ void send(const DevicePe& pe, const DBlock<T, N>& block,
+                                       std::uint64_t epoch, int first_block = 0,
+                                       int n_blocks = 0) const {
+    if (holds_item(0, send_items, first_block, n_blocks))
+      send_items_of_block(pe, block, epoch, first_block, n_blocks);
   }
 
   // Receives epoch `epoch` into my halos of `block`, then acks each neighbour.
-  __device__ STENCILC_STEP_FN void recv(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
-                       int first_block = 0, int n_blocks = 0) const {
-    for (int r = 0, k = send_items; r < n_recv; ++r) {
-      const int pieces = recv_pieces[r];
-      for (int piece = 0; piece < pieces; ++piece, ++k) {
-        if (item_block(k, first_block, n_blocks) == block_rank()) recv_piece(pe, block, r, piece, epoch);
-      }
-    }
+  __device__ __forceinline__ void recv(const DevicePe& pe, const DBlock<T, N>& block,
+                                       std::uint64_t epoch, int first_block = 0,
+                                       int n_blocks = 0) const {
+    if (holds_item(send_items, recv_items, first_block, n_blocks))
+      recv_items_of_block(pe, block, epoch, first_block, n_blocks);
   }
 
   // The dataflow loop's face stores (flow.cuh): the send channels whose boxes hold cells of rows
@@ -183,6 +178,37 @@ struct DHaloExchange {
  private:
   static __device__ int item_block(int k, int first_block, int n_blocks) {
     return n_blocks > 0 ? first_block + k % n_blocks : (first_block + k) % grid_blocks();
+  }
+  // Whether this block may hold an item k in [first_k, first_k + count): exact for the whole
+  // grid's items (no group, fewer items than blocks), else true (the call finds out).
+  static __device__ bool holds_item(int first_k, int count, int first_block, int n_blocks) {
+    if (count <= 0) return false;
+    if (n_blocks > 0 || first_block != 0 || first_k + count > grid_blocks()) return true;
+    return block_rank() >= first_k && block_rank() < first_k + count;
+  }
+  __device__ STENCILC_STEP_FN void send_items_of_block(const DevicePe& pe,
+                                                       const DBlock<T, N>& block,
+                                                       std::uint64_t epoch, int first_block,
+                                                       int n_blocks) const {
+    for (int s = 0, k = 0; s < n_send; ++s) {
+      const int pieces = send_pieces[s];
+      for (int piece = 0; piece < pieces; ++piece, ++k) {
+        if (item_block(k, first_block, n_blocks) == block_rank())
+          send_piece(pe, block, s, piece, epoch);
+      }
+    }
+  }
+  __device__ STENCILC_STEP_FN void recv_items_of_block(const DevicePe& pe,
+                                                       const DBlock<T, N>& block,
+                                                       std::uint64_t epoch, int first_block,
+                                                       int n_blocks) const {
+    for (int r = 0, k = send_items; r < n_recv; ++r) {
+      const int pieces = recv_pieces[r];
+      for (int piece = 0; piece < pieces; ++piece, ++k) {
+        if (item_block(k, first_block, n_blocks) == block_rank())
+          recv_piece(pe, block, r, piece, epoch);
+      }
+    }
   }
   static __device__ int opposite(int code) { return kCodes - 1 - code; }
   static __device__ void dir_of(int code, int* dir) {
