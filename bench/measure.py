@@ -10,6 +10,9 @@ move per GPU (each input read once, each output written once) by the time, over 
 bandwidth measured in the same run (bench/bandwidth.cu).
 Writes latest.csv and table.md into --out after every configuration (a run cut off by a time
 limit keeps what it measured; the CSVs of runs split over several calls concatenate).
+With --lanes k the one-GPU configurations run k at a time, each program and size on one GPU of
+its own (GPUs 0..k-1: its schedules back to back there, so a same-run comparison stays on one
+GPU), then the multi-GPU ones one at a time; the verifications run k at a time too.
 """
 import argparse
 import csv
@@ -19,6 +22,9 @@ import re
 import statistics
 import subprocess
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from queue import Queue
 
 # name: (bytes per point per step, rank, argument line from size n, steps, runs and the extent of
 # dimension 0 (n0), verify args). A matrix entry "<name>@weak:<n>" is weak scaling: on g GPUs
@@ -194,6 +200,14 @@ def write_outputs(out, rows, device, bandwidth, date):
         f.write("\n".join(lines) + "\n")
 
 
+def ordered(rows):
+    """Rows by program (PROGRAMS' order), size and GPU count, weak scaling last, cpu-free on p2p
+    first within a configuration (a stable sort: the other schedules as measured)."""
+    order = list(PROGRAMS)
+    return sorted(rows, key=lambda r: (is_weak(r[2]), order.index(kind_of(r[2])), int(r[3]), int(r[4]),
+                                       column(r[5], r[6]) != "cpu-free"))
+
+
 def merge(csvs, out):
     """One latest.csv and table.md from the CSVs of a matrix run in parts (several device calls,
     each with its own bandwidth measurement): a later part's row for the same program, size, GPU
@@ -211,9 +225,7 @@ def merge(csvs, out):
             if values:
                 low, high = f"{min(values):.0f}", f"{max(values):.0f}"
                 bandwidths.append(low if low == high else f"{low}-{high}")
-    order = list(PROGRAMS)
-    rows = sorted(rows.values(), key=lambda r: (is_weak(r[2]), order.index(kind_of(r[2])), int(r[3]), int(r[4]),
-                                                column(r[5], r[6]) != "cpu-free"))
+    rows = ordered(rows.values())
     if not rows:
         sys.exit("merge: no rows")
     dates = sorted({r[0] for r in rows})
@@ -242,6 +254,9 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--bandwidth", type=float, required=True, help="measured copy GB/s per GPU")
     ap.add_argument("--device", required=True)
+    ap.add_argument("--lanes", type=int, default=1,
+                    help="one-GPU configurations side by side, one a GPU (GPUs 0..lanes-1), and the "
+                         "verifications; the multi-GPU configurations after them, alone")
     a = ap.parse_args()
     gpus = [int(g) for g in a.gpus.split(",")]
     schedules = a.schedules.split(",")
@@ -251,52 +266,75 @@ def main():
         matrix.append((program, [int(s) for s in sizes.split(",")]))
     date = datetime.date.today().isoformat()
 
-    verified = {}
-    for program, _ in matrix:
-        src = source_of(program)
+    def verify(src, schedule):
         vargs = PROGRAMS[src][3]
-        for schedule in schedules:
-            if (src, schedule) in verified:
-                continue
-            cmd = [sys.executable, os.path.join(a.root, "tests/e2e/run_host.py"), "--exe",
-                   os.path.join(a.bin, f"{src}.{schedule}"), "--reference", os.path.join(a.bin, f"{src}.ref"),
-                   "--sample", os.path.join(a.root, "bench/programs", src + ".cpp"),
-                   "--workdir", os.path.join("/tmp", f"bench-verify-{src}-{schedule}"),
-                   "--pes", ",".join(map(str, gpus))]
-            for v in vargs:
-                cmd += ["--args", v]
-            if is_nvshmem(schedule):
-                cmd += ["--launcher", MPIRUN + " bash " + os.path.join(a.root, "tests/gpu/mpi_rank.sh")]
-            r = run(cmd, MPI_ENV if is_nvshmem(schedule) else None)
-            ok = r.returncode == 0
-            verified[(src, schedule)] = ok
-            print(f"verify {src} {schedule} on {a.gpus} GPUs: {'ok' if ok else 'FAIL'} ({r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-200:]})", flush=True)
+        cmd = [sys.executable, os.path.join(a.root, "tests/e2e/run_host.py"), "--exe",
+               os.path.join(a.bin, f"{src}.{schedule}"), "--reference", os.path.join(a.bin, f"{src}.ref"),
+               "--sample", os.path.join(a.root, "bench/programs", src + ".cpp"),
+               "--workdir", os.path.join("/tmp", f"bench-verify-{src}-{schedule}"),
+               "--pes", ",".join(map(str, gpus))]
+        for v in vargs:
+            cmd += ["--args", v]
+        if is_nvshmem(schedule):
+            cmd += ["--launcher", MPIRUN + " bash " + os.path.join(a.root, "tests/gpu/mpi_rank.sh")]
+        r = run(cmd, MPI_ENV if is_nvshmem(schedule) else None)
+        ok = r.returncode == 0
+        print(f"verify {src} {schedule} on {a.gpus} GPUs: {'ok' if ok else 'FAIL'} ({r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-200:]})", flush=True)
+        return ok
+
+    pairs = list(dict.fromkeys((source_of(program), schedule) for program, _ in matrix for schedule in schedules))
+    with ThreadPoolExecutor(max(1, a.lanes)) as pool:
+        verified = dict(zip(pairs, pool.map(lambda p: verify(*p), pairs)))
 
     rows = []
+    lock = threading.Lock()
     write_outputs(a.out, rows, a.device, a.bandwidth, date)
-    for program, sizes in matrix:
+
+    def measure(program, n, g, env=None):
+        """Every schedule of one configuration, back to back (`env`: the lane's GPU)."""
         bpp, rank, argline, _ = PROGRAMS[kind_of(program)]
-        for n in sizes:
-            for g in gpus:
-                n0 = n * g if is_weak(program) else n
-                points = n0 * n ** (rank - 1)
-                for schedule in schedules:
-                    exe = os.path.join(a.bin, f"{source_of(program)}.{schedule}")
-                    s1 = steps_for(points / g, bpp, kind_of(program))
-                    try:
-                        per_step = step_us(exe, lambda s: argline(n, s, a.runs + 1, n0), s1, g)
-                    except (RuntimeError, subprocess.TimeoutExpired) as e:
-                        print(f"FAIL {program} {n} {g} {schedule}: {e}", flush=True)
-                        rows.append([date, a.device, program, n, g, *schedule_backend(schedule), "", "", "false"])
-                        write_outputs(a.out, rows, a.device, a.bandwidth, date)
-                        continue
-                    fraction = (points * bpp / g) / (per_step * 1e-6) / (a.bandwidth * 1e9)
-                    ok = verified.get((source_of(program), schedule), False)
-                    rows.append([date, a.device, program, n, g, *schedule_backend(schedule), f"{per_step:.2f}", f"{fraction:.3f}",
-                                 "true" if ok else "false"])
-                    print(f"{program} {n} gpus={g} {schedule}: {per_step:.2f} us/step, {fraction:.1%} of bandwidth "
-                          f"(steps {s1}/{3 * s1}, {a.runs} runs)", flush=True)
-                    write_outputs(a.out, rows, a.device, a.bandwidth, date)
+        n0 = n * g if is_weak(program) else n
+        points = n0 * n ** (rank - 1)
+        for schedule in schedules:
+            exe = os.path.join(a.bin, f"{source_of(program)}.{schedule}")
+            s1 = steps_for(points / g, bpp, kind_of(program))
+            try:
+                per_step = step_us(exe, lambda s: argline(n, s, a.runs + 1, n0), s1, g, env)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                print(f"FAIL {program} {n} {g} {schedule}: {e}", flush=True)
+                with lock:
+                    rows.append([date, a.device, program, n, g, *schedule_backend(schedule), "", "", "false"])
+                    write_outputs(a.out, ordered(rows), a.device, a.bandwidth, date)
+                continue
+            fraction = (points * bpp / g) / (per_step * 1e-6) / (a.bandwidth * 1e9)
+            ok = verified.get((source_of(program), schedule), False)
+            with lock:
+                rows.append([date, a.device, program, n, g, *schedule_backend(schedule), f"{per_step:.2f}",
+                             f"{fraction:.3f}", "true" if ok else "false"])
+                write_outputs(a.out, ordered(rows), a.device, a.bandwidth, date)
+            where = f" (GPU {env['CUDA_VISIBLE_DEVICES']})" if env else ""
+            print(f"{program} {n} gpus={g} {schedule}: {per_step:.2f} us/step, {fraction:.1%} of bandwidth "
+                  f"(steps {s1}/{3 * s1}, {a.runs} runs){where}", flush=True)
+
+    configs = [(program, n, g) for program, sizes in matrix for n in sizes for g in gpus]
+    side_by_side = [c for c in configs if c[2] == 1] if a.lanes > 1 else []
+    if side_by_side:
+        free = Queue()
+        for lane in range(a.lanes):
+            free.put(lane)
+
+        def on_a_lane(config):
+            lane = free.get()
+            try:
+                measure(*config, {"CUDA_VISIBLE_DEVICES": str(lane)})
+            finally:
+                free.put(lane)
+
+        with ThreadPoolExecutor(a.lanes) as pool:
+            list(pool.map(on_a_lane, side_by_side))
+    for config in configs:
+        if config not in side_by_side:
+            measure(*config)
 
     with open(os.path.join(a.out, "table.md")) as f:
         print(f.read(), end="")

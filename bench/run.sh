@@ -14,6 +14,9 @@
 # `python3 bench/measure.py --merge <part>/latest.csv ... --out DIR`).
 # NVCC_FLAGS adds flags to every CUDA build (a build switch measured across the matrix, e.g.
 # "-DSTENCILC_REGS_ROWS=8").
+# LANES=k times the one-GPU configurations k at a time, each program and size on a GPU of its own
+# (GPUs 0..k-1; its schedules, and a BASELINE's builds, back to back there), then the multi-GPU
+# ones alone; the builds' verifications also run k at a time (measure.py --lanes).
 # REUSE_BUILD=1 keeps executables an earlier invocation built (one device call running several
 # parts of the matrix, each with its own OUT, builds once).
 # BASELINE=DIR compares a change with the code before it in the same run: DIR is a snapshot made
@@ -77,5 +80,5 @@ device="$visible x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1
 timed="$schedules"
 [ -n "$baseline" ] && timed=$(echo "$schedules" | tr ',' '\n' | sed 's/.*/&,&@base/' | paste -sd,)
 python3 "$root/bench/measure.py" --bin "$bin" --root "$root" --out "$out" --matrix "$matrix" --gpus "$gpus" \
-  --schedules "$timed" --runs "${RUNS:-5}" --bandwidth "$bandwidth" --device "$device"
+  --schedules "$timed" --runs "${RUNS:-5}" --bandwidth "$bandwidth" --device "$device" --lanes "${LANES:-1}"
 echo "total $(( $(date +%s) - t0 )) s"
