@@ -290,6 +290,12 @@ def main():
     lock = threading.Lock()
     write_outputs(a.out, rows, a.device, a.bandwidth, date)
 
+    def record(program, n, g, schedule, per_step="", fraction="", ok=False):
+        with lock:
+            rows.append([date, a.device, program, n, g, *schedule_backend(schedule), per_step, fraction,
+                         "true" if ok else "false"])
+            write_outputs(a.out, ordered(rows), a.device, a.bandwidth, date)
+
     def measure(program, n, g, env=None):
         """Every schedule of one configuration, back to back (`env`: the lane's GPU)."""
         bpp, rank, argline, _ = PROGRAMS[kind_of(program)]
@@ -302,16 +308,11 @@ def main():
                 per_step = step_us(exe, lambda s: argline(n, s, a.runs + 1, n0), s1, g, env)
             except (RuntimeError, subprocess.TimeoutExpired) as e:
                 print(f"FAIL {program} {n} {g} {schedule}: {e}", flush=True)
-                with lock:
-                    rows.append([date, a.device, program, n, g, *schedule_backend(schedule), "", "", "false"])
-                    write_outputs(a.out, ordered(rows), a.device, a.bandwidth, date)
+                record(program, n, g, schedule)
                 continue
             fraction = (points * bpp / g) / (per_step * 1e-6) / (a.bandwidth * 1e9)
-            ok = verified.get((source_of(program), schedule), False)
-            with lock:
-                rows.append([date, a.device, program, n, g, *schedule_backend(schedule), f"{per_step:.2f}",
-                             f"{fraction:.3f}", "true" if ok else "false"])
-                write_outputs(a.out, ordered(rows), a.device, a.bandwidth, date)
+            record(program, n, g, schedule, f"{per_step:.2f}", f"{fraction:.3f}",
+                   verified.get((source_of(program), schedule), False))
             where = f" (GPU {env['CUDA_VISIBLE_DEVICES']})" if env else ""
             print(f"{program} {n} gpus={g} {schedule}: {per_step:.2f} us/step, {fraction:.1%} of bandwidth "
                   f"(steps {s1}/{3 * s1}, {a.runs} runs){where}", flush=True)
