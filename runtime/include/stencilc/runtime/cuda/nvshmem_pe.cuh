@@ -163,6 +163,16 @@ struct NvshmemDevicePe : private P2PDevicePe {
     }
   }
 
+  // Block level, after a put to PE `pe` (every thread of the block): the put's source may be
+  // written again. A mapped peer's put is the block's loads and stores, done when it returns; one
+  // behind NVSHMEM's proxy reads the source later, so thread 0's nvshmem_quiet completes it first.
+  __device__ void complete_source_block(int pe) const {
+    if (mapped(peer(pe))) return;
+    __syncthreads();
+    if (thread_rank() == 0) nvshmem_quiet();
+    __syncthreads();
+  }
+
   // Completes this thread's earlier puts (and, on proxy transports, the PE's).
   __device__ void quiet() const { nvshmem_quiet(); }
 

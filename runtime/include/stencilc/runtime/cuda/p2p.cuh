@@ -244,6 +244,10 @@ struct P2PDevicePe {
     if (thread_rank() == 0) detail::store_release_sys(remote(sig_sym, q), value);
   }
 
+  // Block level, after a put to PE `pe` (every thread of the block): the put's source may be
+  // written again. Here at once: the block's stores have read it.
+  __device__ void complete_source_block(int pe) const { (void)pe; }
+
   // Thread level: sets PE `pe`'s signal to `value` (release: this thread's earlier stores, and
   // everything it has observed, are visible to whoever acquires the value).
   __device__ void signal_set(std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
