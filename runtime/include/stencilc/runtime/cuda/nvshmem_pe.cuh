@@ -222,14 +222,26 @@ struct NvshmemDevicePe : private P2PDevicePe {
  private:
   friend struct detail::Collectives<NvshmemDevicePe>;
 
-  // The collectives' transport (collectives.cuh): NVSHMEM's.
+  // The collectives' transport (collectives.cuh): a mapped peer's words as on p2p (a volatile
+  // store, then the signal's release store, which orders it), NVSHMEM's for the others;
+  // nvshmem_quiet completes whatever went through NVSHMEM's proxy, nvshmem_fence orders it.
   __device__ void complete_puts() const { nvshmem_quiet(); }
   __device__ void put_word(std::uint64_t* sym, std::uint64_t bits, int pe) const {
-    nvshmem_uint64_p(sym, bits, pe);
+    const PeerRef q = peer(pe);
+    if (mapped(q)) {
+      *static_cast<volatile std::uint64_t*>(remote(sym, q)) = bits;
+    } else {
+      nvshmem_uint64_p(sym, bits, pe);
+    }
   }
   __device__ void order_puts() const { nvshmem_fence(); }
   __device__ void signal_word(std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
-    nvshmemx_signal_op(sig_sym, value, NVSHMEM_SIGNAL_SET, pe);
+    const PeerRef q = peer(pe);
+    if (mapped(q)) {
+      detail::store_release_sys(remote(sig_sym, q), value);
+    } else {
+      nvshmemx_signal_op(sig_sym, value, NVSHMEM_SIGNAL_SET, pe);
+    }
   }
 #endif  // __CUDACC__
 };
