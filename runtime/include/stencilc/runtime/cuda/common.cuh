@@ -86,8 +86,9 @@ inline std::size_t error_area_bytes(int records) {
 }
 
 // A peer PE as a loop uses it, resolved once before the loop (P2PDevicePe::peer): its number and
-// the byte distance from this PE's symmetric heap to the peer's where the backend maps the peers'
-// heaps into this GPU's address space (p2p); NVSHMEM translates addresses itself (0 there). The
+// the byte distance from this PE's symmetric heap to the peer's where the peer's heap is mapped
+// into this GPU's address space (p2p: every peer; NVSHMEM: the PEs of one node), 0 for a peer
+// NVSHMEM reaches only through its proxy (a mapped peer other than this PE is never at 0). The
 // members that take one (remote, signal_set, pack_target, deliver_signal_block) then cost what a
 // fixed table in the kernel parameter cost, with no table a step.
 struct PeerRef {

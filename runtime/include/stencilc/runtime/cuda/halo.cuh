@@ -61,8 +61,8 @@ struct HaloPlan {
   struct Channel {
     int code;  // the direction as this PE sees it
     int peer;
-    // Bytes from this PE's symmetric heap to the peer's as this GPU addresses them (p2p; 0 where
-    // the backend translates addresses itself, NVSHMEM): the peer resolved on the host, so a send
+    // Bytes from this PE's symmetric heap to the peer's as this GPU addresses them (0 where
+    // NVSHMEM reaches the peer only through its proxy): the peer resolved on the host, so a send
     // or recv reads no peer table (PeerRef).
     long long peer_delta;
     int lo[3];
@@ -582,12 +582,11 @@ class HaloExchange {
       plan.signals = signals.on(pe);
       plan.last = last.on(pe);
       // Every symmetric object lies as far from its copy on the peer as the heaps do.
-      auto delta = [&](int peer) {
-        return reinterpret_cast<const char*>(signals.on(peer)) - reinterpret_cast<const char*>(signals.on(pe));
-      };
-      for (int s = 0; s < plan.n_send; ++s) plan.send[s].peer_delta = delta(plan.send[s].peer);
-      for (int r = 0; r < plan.n_recv; ++r) plan.recv[r].peer_delta = delta(plan.recv[r].peer);
-      if (team.holds(pe)) team.upload(pe, plan_memory_.on(pe), &plan, 1);
+      if (team.holds(pe)) {
+        for (int s = 0; s < plan.n_send; ++s) plan.send[s].peer_delta = team.heap_distance(pe, plan.send[s].peer);
+        for (int r = 0; r < plan.n_recv; ++r) plan.recv[r].peer_delta = team.heap_distance(pe, plan.recv[r].peer);
+        team.upload(pe, plan_memory_.on(pe), &plan, 1);
+      }
     }
   }
 

@@ -56,8 +56,12 @@ __device__ __forceinline__ int nvshmem_cmp(Cmp cmp) {
 // "Device API"), with the same "who calls what" rules. The bounded waits, the error record and
 // grid_barrier are P2PDevicePe's own (a private base): they touch only this PE's memory. Every
 // member that reaches another PE is NVSHMEM's: puts with signal, signal_op, quiet, fence, p.
-// Symmetric addresses are this PE's (NVSHMEM translates them); remote() is nvshmem_ptr, null when
-// the peer is not load/store reachable.
+// Symmetric addresses are this PE's (NVSHMEM translates them). A peer that NVSHMEM maps into
+// this GPU's address space (the PEs of one node) is reached as on p2p: the team fills the heap
+// table with nvshmem_ptr's answers before the launch (null where NVSHMEM reaches the peer only
+// through its proxy), so remote() is a table read and an add, not an ABI call a use, and a
+// thread's signal to a mapped peer is one release store, not nvshmem_fence and
+// nvshmemx_signal_op.
 struct NvshmemDevicePe : private P2PDevicePe {
   using P2PDevicePe::id;
   using P2PDevicePe::n;
@@ -69,15 +73,25 @@ struct NvshmemDevicePe : private P2PDevicePe {
   friend class NvshmemTeam;
 
 #if defined(__CUDACC__)
+  // The same symmetric object on PE `pe`, null when `pe` is not load/store reachable.
   template <class T>
   __device__ T* remote(T* local_sym, int pe) const {
-    return static_cast<T*>(nvshmem_ptr(local_sym, pe));
+    char* const base = heap_of(pe);
+    if (base == nullptr) return nullptr;
+    return reinterpret_cast<T*>(base + (reinterpret_cast<const char*>(local_sym) - heap));
   }
-  // A peer for a loop: NVSHMEM translates symmetric addresses itself, so only the number counts.
-  __device__ PeerRef peer(int pe) const { return PeerRef{pe, 0}; }
+  // A peer for a loop: the distance to its mapped heap, 0 for an unmapped one (a mapped peer
+  // other than this PE is never at distance 0).
+  __device__ PeerRef peer(int pe) const {
+    char* const base = heap_of(pe);
+    return PeerRef{pe, base == nullptr ? 0 : static_cast<long long>(base - heap)};
+  }
+  __device__ bool mapped(PeerRef q) const { return q.delta != 0 || q.pe == id; }
   template <class T>
   __device__ T* remote(T* local_sym, PeerRef q) const {
-    return remote(local_sym, q.pe);
+    if (!mapped(q)) return nullptr;
+    return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(local_sym) +
+                                static_cast<std::uintptr_t>(q.delta));
   }
 
   // Block level. Complete (visible on `pe`, `src` reusable) after a later quiet(). For a PE that is
@@ -113,20 +127,24 @@ struct NvshmemDevicePe : private P2PDevicePe {
     __syncthreads();
   }
 
-  // The halo exchange's face transport (see P2PDevicePe::pack_target): the face is packed into
-  // the local staging slot (symmetric, so any transport can read it), then put with the signal.
-  // The staging slot of epoch e is packed again at epoch e + 2 only after the receiver acked
-  // epoch e, i.e. after the put of epoch e had read it.
+  // The halo exchange's face transport (see P2PDevicePe::pack_target). A mapped peer as on p2p:
+  // the face packed straight into its memory, delivered by a release store of the signal. Else
+  // the face is packed into the local staging slot (symmetric, so any transport can read it),
+  // then put with the signal; the staging slot of epoch e is packed again at epoch e + 2 only
+  // after the receiver acked epoch e, i.e. after the put of epoch e had read it.
   template <class T>
   __device__ T* pack_target(T* dst_sym, T* staging, PeerRef q) const {
-    (void)dst_sym, (void)q;
-    return staging;
+    return mapped(q) ? remote(dst_sym, q) : staging;
   }
   template <class T>
   __device__ void deliver_signal_block(T* dst_sym, const T* packed, std::size_t count,
                                        std::uint64_t* sig_sym, std::uint64_t value, PeerRef q) const {
     __syncthreads();  // every thread's part of the face is packed
-    put_signal_block(dst_sym, packed, count, sig_sym, value, q.pe);
+    if (mapped(q)) {
+      if (thread_rank() == 0) detail::store_release_sys(remote(sig_sym, q), value);
+    } else {
+      put_signal_block(dst_sym, packed, count, sig_sym, value, q.pe);
+    }
   }
 
   // Thread level: PE `pe`'s signal = value, after this thread's earlier stores and puts to `pe`
@@ -135,8 +153,24 @@ struct NvshmemDevicePe : private P2PDevicePe {
     nvshmem_fence();
     nvshmemx_signal_op(sig_sym, value, NVSHMEM_SIGNAL_SET, pe);
   }
+  // A mapped peer: a release store through the mapping, as on p2p (this thread's earlier stores
+  // and puts to it are load/store traffic too: NVSHMEM moves data to a mapped peer with stores).
   __device__ void signal_set(std::uint64_t* sig_sym, std::uint64_t value, PeerRef q) const {
-    signal_set(sig_sym, value, q.pe);
+    if (mapped(q)) {
+      detail::store_release_sys(remote(sig_sym, q), value);
+    } else {
+      signal_set(sig_sym, value, q.pe);
+    }
+  }
+
+  // Block level, after a put to PE `pe` (every thread of the block): the put's source may be
+  // written again. A mapped peer's put is the block's loads and stores, done when it returns; one
+  // behind NVSHMEM's proxy reads the source later, so thread 0's nvshmem_quiet completes it first.
+  __device__ void complete_source_block(int pe) const {
+    if (mapped(peer(pe))) return;
+    __syncthreads();
+    if (thread_rank() == 0) nvshmem_quiet();
+    __syncthreads();
   }
 
   // Completes this thread's earlier puts (and, on proxy transports, the PE's).
@@ -188,14 +222,26 @@ struct NvshmemDevicePe : private P2PDevicePe {
  private:
   friend struct detail::Collectives<NvshmemDevicePe>;
 
-  // The collectives' transport (collectives.cuh): NVSHMEM's.
+  // The collectives' transport (collectives.cuh): a mapped peer's words as on p2p (a volatile
+  // store, then the signal's release store, which orders it), NVSHMEM's for the others;
+  // nvshmem_quiet completes whatever went through NVSHMEM's proxy, nvshmem_fence orders it.
   __device__ void complete_puts() const { nvshmem_quiet(); }
   __device__ void put_word(std::uint64_t* sym, std::uint64_t bits, int pe) const {
-    nvshmem_uint64_p(sym, bits, pe);
+    const PeerRef q = peer(pe);
+    if (mapped(q)) {
+      *static_cast<volatile std::uint64_t*>(remote(sym, q)) = bits;
+    } else {
+      nvshmem_uint64_p(sym, bits, pe);
+    }
   }
   __device__ void order_puts() const { nvshmem_fence(); }
   __device__ void signal_word(std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
-    nvshmemx_signal_op(sig_sym, value, NVSHMEM_SIGNAL_SET, pe);
+    const PeerRef q = peer(pe);
+    if (mapped(q)) {
+      detail::store_release_sys(remote(sig_sym, q), value);
+    } else {
+      nvshmemx_signal_op(sig_sym, value, NVSHMEM_SIGNAL_SET, pe);
+    }
   }
 #endif  // __CUDACC__
 };

@@ -138,6 +138,13 @@ class NvshmemTeam {
   int n() const { return n_; }
   int my_pe() const { return me_; }
   bool holds(int pe) const { return pe == me_; }
+  // How far PE `peer`'s symmetric heap lies from this PE's where NVSHMEM maps it into this GPU's
+  // address space (nvshmem_ptr), else 0: a PeerRef's delta (`pe` must be my_pe()).
+  long long heap_distance(int pe, int peer) const {
+    if (pe != me_) fatal("heap_distance(%d, %d): this process holds PE %d only", pe, peer, me_);
+    char* const there = static_cast<char*>(nvshmem_ptr(base_, peer));
+    return there == nullptr ? 0 : there - base_;
+  }
   int device() const { return device_; }
   int sm_count() const { return sm_count_; }
   cudaStream_t stream() const { return stream_; }
@@ -194,6 +201,7 @@ class NvshmemTeam {
     d.n = n_;
     d.heap = base_;
     d.heap_bytes = heap_bytes_;
+    d.heaps = heaps_.on(me_);
     d.timeout_ns = static_cast<unsigned long long>(timeout_ms_) * 1000000ULL;
     d.barrier_sig = barrier_sig_.on(me_);
     d.reduce_slot = reduce_slot_.on(me_);
@@ -430,6 +438,12 @@ class NvshmemTeam {
     barrier_sig_ = alloc<std::uint64_t>(static_cast<std::size_t>(n_));
     reduce_slot_ = alloc<std::uint64_t>(2 * static_cast<std::size_t>(n_));
     reduce_sig_ = alloc<std::uint64_t>(static_cast<std::size_t>(n_));
+    // Every PE's heap as this GPU maps it (NvshmemDevicePe::remote): nvshmem_ptr's answer for
+    // the first allocation, null where the peer is reached only through NVSHMEM's proxy.
+    heaps_ = alloc<char*>(static_cast<std::size_t>(n_));
+    std::vector<char*> peers(static_cast<std::size_t>(n_));
+    for (int pe = 0; pe < n_; ++pe) peers[pe] = static_cast<char*>(nvshmem_ptr(base_, pe));
+    upload(me_, heaps_.on(me_), peers.data(), peers.size());
     kept_ = allocations_.size();
     STENCILC_CUDA_CHECK(cudaDeviceSynchronize());
     nvshmem_barrier_all();
@@ -561,6 +575,7 @@ class NvshmemTeam {
   std::vector<std::pair<void*, std::size_t>> allocations_;
   Sym<Control> control_;
   Sym<std::uint64_t> barrier_sig_, reduce_slot_, reduce_sig_;
+  Sym<char*> heaps_;
   LaunchResult last_;
   std::chrono::steady_clock::time_point launched_at_{};
 };

@@ -227,8 +227,9 @@ struct P2PDevicePe {
   // The halo exchange's face transport (halo.cuh), in two steps: the block packs a face bound for
   // PE `pe`'s `dst_sym` into pack_target(...), then deliver_signal_block(...) makes it arrive and
   // sets `sig_sym` there to `value`. Here the face is packed straight into the peer's memory over
-  // NVLink (`staging` is unused) and delivery is only the signal; the NVSHMEM backend packs into
-  // the local `staging` and puts it with the signal.
+  // NVLink (`staging` is unused) and delivery is only the signal; the NVSHMEM backend does the
+  // same for a peer it maps, and for one reached through its proxy packs into the local
+  // `staging` and puts it with the signal.
   // The peer comes resolved (the halo plan's channels carry their PeerRef).
   template <class T>
   __device__ T* pack_target(T* dst_sym, T* staging, PeerRef q) const {
@@ -242,6 +243,10 @@ struct P2PDevicePe {
     __syncthreads();
     if (thread_rank() == 0) detail::store_release_sys(remote(sig_sym, q), value);
   }
+
+  // Block level, after a put to PE `pe` (every thread of the block): the put's source may be
+  // written again. Here at once: the block's stores have read it.
+  __device__ void complete_source_block(int pe) const { (void)pe; }
 
   // Thread level: sets PE `pe`'s signal to `value` (release: this thread's earlier stores, and
   // everything it has observed, are visible to whoever acquires the value).
@@ -359,10 +364,13 @@ struct P2PDevicePe {
     detail::store_release_sys(remote(sig_sym, pe), value);
   }
 
+ protected:
   // Entry pe of the heap table, through the read-only cache (the table never changes in a launch).
   __device__ char* heap_of(int pe) const {
     return reinterpret_cast<char*>(__ldg(reinterpret_cast<const unsigned long long*>(heaps) + pe));
   }
+
+ private:
 
   // After a block-wide copy: every thread's stores happen before thread 0's release store of the
   // signal (bar.sync), and a release is cumulative (PTX memory model: what precedes it in
@@ -577,6 +585,9 @@ class P2PTeam {
     return most;
   }
   bool holds(int pe) const { return pe >= 0 && pe < n_; }  // this process drives every PE
+  // How far PE `peer`'s symmetric heap lies from PE `pe`'s in `pe`'s address space (a PeerRef's
+  // delta; every peer's heap is mapped).
+  long long heap_distance(int pe, int peer) const { return heap_[peer] - heap_[pe]; }
   int sm_count(int pe) const { return sm_count_[pe]; }
   cudaStream_t stream(int pe) const { return streams_[pe]; }
   long long timeout_ms() const { return timeout_ms_; }

@@ -138,14 +138,18 @@ __device__ inline void put_signal_region(const DevicePe& pe, const Workers& grou
     dst_sym += dlo[d] * remote.stride[d];
     from += slo[d] * src.stride[d];
   }
+  // The program may write the source again after the put_signal: across nodes (NVSHMEM's proxy)
+  // the put completes before this returns (complete_source_block); within a node it has.
   if constexpr (N == 1) {
     pe.put_signal_block(dst_sym, from, static_cast<std::size_t>(dhi[0] - dlo[0]), sig, value,
                         target);
+    pe.complete_source_block(target);
   } else if constexpr (N == 2) {
     pe.put_signal_block_2d(dst_sym, static_cast<std::size_t>(remote.stride[0]), from,
                            static_cast<std::size_t>(src.stride[0]),
                            static_cast<std::size_t>(dhi[1] - dlo[1]),
                            static_cast<std::size_t>(dhi[0] - dlo[0]), sig, value, target);
+    pe.complete_source_block(target);
   } else {
     // Row by row; then, once every thread's rows are out, thread 0 completes them and signals
     // (the pattern of put_signal_block_2d, over two row dimensions).
