@@ -272,6 +272,7 @@ class CudaKernelEmitter : public CppEmitter {
 
   /// A wide item's loads: per row, its v cells as one vector and the side cells its reads reach
   /// one by one; a row that only copies past kWideRows read is not loaded.
+  void prefetch_next_item(int indent, const std::string& group, int v);
   void wide_loads(int indent, int v);
 
   /// The cells of a wide row its reads reach outside its v-cell vector, one by one: each one's

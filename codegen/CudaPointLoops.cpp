@@ -400,6 +400,7 @@ void CudaKernelEmitter::wide_points(const Stmt& point_body, int indent, const st
   for (size_t d = 1; d + 1 < indices_.size(); ++d) index_var(d, in);
   line(in, "const int sc_s0 = sc_c0 + static_cast<int>(" + rest + ") * " + R + ";");
   line(in, "const int sc_e0 = ::min(sc_s0 + " + R + ", sc_c0 + sc_n0);");
+  prefetch_next_item(in, group, v);
   line(in, "if (sc_e0 - sc_s0 == " + R + ") {");
   wide_loads(in + 1, v);
   wide_item(point_body, in + 1, v);
@@ -419,6 +420,37 @@ void CudaKernelEmitter::wide_points(const Stmt& point_body, int indent, const st
   line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_side_points; sc_p += " +
                    group + ".threads()) {  // the side points");
   side_point(point_body, indent + 1, "sc_p");
+  line(indent, "}");
+}
+
+// The thread's next item's rows into L2 while this item's loads are in flight (tried, session 35:
+// mixed, see docs/BENCHMARKS.md "Tried and removed").
+void CudaKernelEmitter::prefetch_next_item(int indent, const std::string& group, int v) {
+  const std::string V = std::to_string(v), R = wide_rows();
+  line(indent, "if (const unsigned sc_pn = sc_p + " + group + ".threads(); sc_pn < sc_items) {");
+  const int in = indent + 1;
+  line(in, "const unsigned sc_qn = sc_divv.div(sc_pn);");
+  line(in, "const int sc_wn = sc_w0 + static_cast<int>(sc_pn - sc_qn * sc_nv) * " + V + ";");
+  std::string rest = "sc_qn";
+  for (size_t k = indices_.size() - 1; k-- > 1;) {
+    const std::string d = std::to_string(k);
+    line(in, "const unsigned sc_qn" + d + " = sc_div" + d + ".div(" + rest + ");");
+    line(in, "const int sc_ln" + d + " = sc_box.lo[" + d + "] + static_cast<int>(" + rest +
+                 " - sc_qn" + d + " * sc_n" + d + ");");
+    rest = "sc_qn" + d;
+  }
+  line(in, "const int sc_sn = sc_c0 + static_cast<int>(" + rest + ") * " + R + ";");
+  line(in, "if (sc_sn + " + R + " <= sc_c0 + sc_n0) {");
+  for (const WideRow& w : wide_rows_) {
+    if (std::any_of(w.mids.begin(), w.mids.end(), [](int m) { return m != 0; })) continue;
+    std::string a = "sc_" + w.grid + "_data + (sc_sn + " + std::to_string(w.d0) + ") * sc_" +
+                    w.grid + "_s0";
+    for (size_t k = 0; k < w.mids.size(); ++k)
+      a += " + sc_ln" + std::to_string(k + 1) + " * sc_" + w.grid + "_s" + std::to_string(k + 1);
+    line(in + 1, "if constexpr (" + R + " > " + std::to_string(w.first_r) + ") " + kRt +
+                     "prefetch_l2(" + a + " + sc_wn);");
+  }
+  line(in, "}");
   line(indent, "}");
 }
 
