@@ -34,6 +34,7 @@ struct CountingTeam {
   }
   template <class T>
   void upload(int, T*, const T*, std::size_t) {}
+  long long heap_distance(int, int) const { return 0; }  // NVSHMEM's: 0 for an unmapped peer
 };
 
 // One program's grids as the launcher sees them: every grid exchanged or not, one element type.

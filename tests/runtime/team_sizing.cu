@@ -49,6 +49,9 @@ struct HeapsTeam {
     bytes.resize(count * sizeof(T));
     std::memcpy(bytes.data(), src, bytes.size());
   }
+  long long heap_distance(int pe, int peer) const {
+    return static_cast<long long>(base(peer)) - static_cast<long long>(base(pe));
+  }
 };
 
 void flow_memory(int pes) {
