@@ -371,7 +371,6 @@ struct P2PDevicePe {
   }
 
  private:
-
   // After a block-wide copy: every thread's stores happen before thread 0's release store of the
   // signal (bar.sync), and a release is cumulative (PTX memory model: what precedes it in
   // causality order, the other threads' stores included, is visible to whoever acquires the
