@@ -202,6 +202,7 @@ class NvshmemTeam {
     d.heap = base_;
     d.heap_bytes = heap_bytes_;
     d.heaps = heaps_.on(me_);
+    d.proxied = proxied_;
     d.timeout_ns = static_cast<unsigned long long>(timeout_ms_) * 1000000ULL;
     d.barrier_sig = barrier_sig_.on(me_);
     d.reduce_slot = reduce_slot_.on(me_);
@@ -444,6 +445,7 @@ class NvshmemTeam {
     std::vector<char*> peers(static_cast<std::size_t>(n_));
     for (int pe = 0; pe < n_; ++pe) peers[pe] = static_cast<char*>(nvshmem_ptr(base_, pe));
     upload(me_, heaps_.on(me_), peers.data(), peers.size());
+    proxied_ = !all_direct();
     kept_ = allocations_.size();
     STENCILC_CUDA_CHECK(cudaDeviceSynchronize());
     nvshmem_barrier_all();
@@ -576,6 +578,7 @@ class NvshmemTeam {
   Sym<Control> control_;
   Sym<std::uint64_t> barrier_sig_, reduce_slot_, reduce_sig_;
   Sym<char*> heaps_;
+  bool proxied_ = true;  // NvshmemDevicePe::proxied
   LaunchResult last_;
   std::chrono::steady_clock::time_point launched_at_{};
 };
