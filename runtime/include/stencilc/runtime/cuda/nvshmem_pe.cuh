@@ -72,6 +72,10 @@ struct NvshmemDevicePe : private P2PDevicePe {
 
   friend class NvshmemTeam;
 
+  // Whether some PE of the job reaches another only through NVSHMEM's proxy (the team's
+  // collective answer: not every heap mapped on every PE).
+  bool proxied = true;
+
 #if defined(__CUDACC__)
   // The same symmetric object on PE `pe`, null when `pe` is not load/store reachable.
   template <class T>
@@ -190,11 +194,18 @@ struct NvshmemDevicePe : private P2PDevicePe {
                                     const char* what) const {
     wait_with(sig_sym, cmp, value, [what](detail::Message& m) { m.str(what); });
   }
+  // The wait is p2p's acquire load, which orders what follows after every store of a mapped
+  // peer (NVLink) that its release made visible. Data NVSHMEM's proxy delivers (another node)
+  // needs NVSHMEM's own sync step as well (nvshmem_uint64_test: a __threadfence and, on proxy
+  // transports, the target's consistency enforcement); within one node it would only cost an
+  // ABI call and a fence that drains the thread's stores at every wait.
   template <class Describe>
   __device__ void wait_with(const std::uint64_t* sig, Cmp cmp, std::uint64_t value,
                             const Describe& describe) const {
     P2PDevicePe::wait_with(sig, cmp, value, describe);
-    (void)nvshmem_uint64_test(const_cast<std::uint64_t*>(sig), detail::nvshmem_cmp(cmp), value);
+    if (proxied) {
+      (void)nvshmem_uint64_test(const_cast<std::uint64_t*>(sig), detail::nvshmem_cmp(cmp), value);
+    }
   }
 
   // ---- Team synchronisation ------------------------------------------------------------------

@@ -142,7 +142,7 @@ class NvshmemTeam {
   // address space (nvshmem_ptr), else 0: a PeerRef's delta (`pe` must be my_pe()).
   long long heap_distance(int pe, int peer) const {
     if (pe != me_) fatal("heap_distance(%d, %d): this process holds PE %d only", pe, peer, me_);
-    char* const there = static_cast<char*>(nvshmem_ptr(base_, peer));
+    char* const there = mapped_[static_cast<std::size_t>(peer)];
     return there == nullptr ? 0 : there - base_;
   }
   int device() const { return device_; }
@@ -202,6 +202,7 @@ class NvshmemTeam {
     d.heap = base_;
     d.heap_bytes = heap_bytes_;
     d.heaps = heaps_.on(me_);
+    d.proxied = proxied_;
     d.timeout_ns = static_cast<unsigned long long>(timeout_ms_) * 1000000ULL;
     d.barrier_sig = barrier_sig_.on(me_);
     d.reduce_slot = reduce_slot_.on(me_);
@@ -229,8 +230,8 @@ class NvshmemTeam {
   // dataflow and register-resident forms need it (compiled::choose_form, FormQuery::direct).
   bool all_direct() const {
     int direct = 1;
-    for (int pe = 0; pe < n_; ++pe) {
-      if (nvshmem_ptr(base_, pe) == nullptr) direct = 0;
+    for (char* there : mapped_) {
+      if (there == nullptr) direct = 0;
     }
     detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &direct, 1, MPI_INT, MPI_MIN, comm()), "MPI_Allreduce");
     return direct != 0;
@@ -441,9 +442,10 @@ class NvshmemTeam {
     // Every PE's heap as this GPU maps it (NvshmemDevicePe::remote): nvshmem_ptr's answer for
     // the first allocation, null where the peer is reached only through NVSHMEM's proxy.
     heaps_ = alloc<char*>(static_cast<std::size_t>(n_));
-    std::vector<char*> peers(static_cast<std::size_t>(n_));
-    for (int pe = 0; pe < n_; ++pe) peers[pe] = static_cast<char*>(nvshmem_ptr(base_, pe));
-    upload(me_, heaps_.on(me_), peers.data(), peers.size());
+    mapped_.resize(static_cast<std::size_t>(n_));
+    for (int pe = 0; pe < n_; ++pe) mapped_[pe] = static_cast<char*>(nvshmem_ptr(base_, pe));
+    upload(me_, heaps_.on(me_), mapped_.data(), mapped_.size());
+    proxied_ = !all_direct();
     kept_ = allocations_.size();
     STENCILC_CUDA_CHECK(cudaDeviceSynchronize());
     nvshmem_barrier_all();
@@ -576,6 +578,8 @@ class NvshmemTeam {
   Sym<Control> control_;
   Sym<std::uint64_t> barrier_sig_, reduce_slot_, reduce_sig_;
   Sym<char*> heaps_;
+  std::vector<char*> mapped_;  // nvshmem_ptr(base_, pe) for every PE: heaps_ on the host
+  bool proxied_ = true;  // NvshmemDevicePe::proxied
   LaunchResult last_;
   std::chrono::steady_clock::time_point launched_at_{};
 };
