@@ -40,6 +40,8 @@ PROGRAMS = {
     # A step is an iteration; the bytes the fused iteration must move (ap = A p with p.ap: p read,
     # ap written; x, r and r.r: x, p, r, ap read, x and r written; p: r and p read, p written).
     "cg2d": (88, 2, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["130 20 2", "61 25 1", "40 9 1 83"]),
+    # Two fp32 updates a step (a into b, b back into a), each reading one grid and writing the other.
+    "smooth2d": (16, 2, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["96 30 2", "45 21 1 37", "40 9 1 83"]),
     # Three in-place fp64 updates a step: ey (ey, hz read), ex (ex, hz read), hz (hz, ex, ey read),
     # each writing its field.
     "fdtd2d": (80, 2, lambda n, s, r, n0: f"{n} {s} {r} {n0}", ["96 30 2", "45 21 1 37", "40 9 1 83"]),

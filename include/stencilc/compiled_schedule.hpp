@@ -35,28 +35,17 @@ inline bool parse_schedule(const char* text, Schedule* out) {
   return true;
 }
 
-/// The per-GPU bytes a step must move for the host-controlled schedule to be chosen, on 2 GPUs
-/// (kHostControlledMinBytesOneGpu on one). Its kernels stream memory faster than the persistent
-/// kernel's barrier form on steps of several updates with exchanges between them, but each step
-/// pays a launch per update and a host round trip per reduction the loop reads, and on several
-/// GPUs a cross-GPU event wait per exchange, so it wins only where a step moves enough. Measured,
-/// us a step, cpu-free / host-controlled (bytes a step a GPU, as passes::schedule_facts counts
-/// them), fdtd2d (88 bytes a point, 4 updates, 3 exchanges):
-///   4 x H200, 2026-11-27 (updates storing their faces, store-faces): 512^2 20.9/17.7 (23 MB) on
-///     1 GPU, 28.0/30.7 (12 MB) on 2, 37.2/54.6 on 4; 4096^2 390.5/359.8 (1.48 GB) on 1,
-///     215.5/196.4 (738 MB) on 2;
-///   2 x H200, 2026-11-27: 2048^2 113.6/98.1 (369 MB) on 1, 77.6/53.3 (185 MB) on 2;
-///   cg2d unfused (112 bytes a point, 4 updates, 2 reductions read a step), before the
-///     schedule's rebuild: 1026^2 43.6/75.0 (118 MB on 1 GPU).
-/// On 2 GPUs it lost at 12 MB and won from 185 MB: the limit sits between, at 100 MB. On one GPU
-/// (no exchange, no cross-GPU wait) it won from 23 MB: kHostControlledMinBytesOneGpu.
-inline constexpr double kHostControlledMinBytesPerGpu = 100e6;
-inline constexpr double kHostControlledMinBytesOneGpu = 20e6;
-
-/// The limit for a run on `gpus` GPUs (see above).
-inline double host_controlled_min_bytes(int gpus) {
-  return gpus == 1 ? kHostControlledMinBytesOneGpu : kHostControlledMinBytesPerGpu;
-}
+/// The per-GPU bytes a step must move for the host-controlled schedule to be chosen. Its kernels
+/// stream memory faster than the persistent kernel on steps of several updates with exchanges
+/// between them, but each step pays a launch per update and a host round trip per reduction the
+/// loop reads, and on several GPUs a cross-GPU event wait per exchange, so it wins only where a
+/// step moves enough. Measured on 2 x H200, us a step, cpu-free / host-controlled (bytes a step a
+/// GPU, as passes::schedule_facts counts them), fdtd2d (88 bytes a point, 4 updates, 3
+/// exchanges), 2026-11-28: 512^2 13.10/18.59 (23 MB) on 1 GPU, 15.64/25.60 (12 MB) on 2; 4096^2
+/// 383.2/326.4 (1.48 GB) on 1, 210.9/180.7 (738 MB) on 2; 2026-11-27: 2048^2 106.0/94.5 (369 MB)
+/// on 1, 55.6/53.6 (185 MB) on 2. Lines through the 512^2 and 2048^2 points cross at
+/// about 135 MB on 1 GPU and 155 MB on 2: the limit is 150 MB on either.
+inline constexpr double kHostControlledMinBytesPerGpu = 150e6;
 
 /// The most GPUs the host-controlled schedule is chosen on: on 4 it lost at every size measured
 /// (cg2d 4098^2, 470 MB a GPU a step: 299 us against 215; fdtd2d 2048^2: 161 against 60), its
@@ -133,7 +122,7 @@ inline std::string bytes_text(double bytes) {
 /// 2. The cpu-free schedule where the program holds no host-controlled code (`cpu_free_only`).
 /// 3. The host-controlled schedule where the step has at least kHostControlledMinUpdates point
 ///    updates, the run has at most kHostControlledMaxGpus GPUs and each
-///    GPU's part of a step moves at least host_controlled_min_bytes(gpus) (bytes_per_point x the
+///    GPU's part of a step moves at least kHostControlledMinBytesPerGpu (bytes_per_point x the
 ///    points / the GPUs).
 /// 4. The cpu-free schedule otherwise.
 ///
@@ -174,13 +163,13 @@ inline ScheduleChoice choose_schedule(const ScheduleQuery& q) {
   } else if (gpus > kHostControlledMaxGpus) {
     c.reason = std::string("cost model: ") + facts + "; more than " +
                std::to_string(kHostControlledMaxGpus) + " GPUs";
-  } else if (per_gpu < host_controlled_min_bytes(gpus)) {
+  } else if (per_gpu < kHostControlledMinBytesPerGpu) {
     c.reason = std::string("cost model: ") + facts + " < " +
-               detail::bytes_text(host_controlled_min_bytes(gpus));
+               detail::bytes_text(kHostControlledMinBytesPerGpu);
   } else {
     c.schedule = Schedule::HostControlled;
     c.reason = std::string("cost model: ") + facts +
-               " >= " + detail::bytes_text(host_controlled_min_bytes(gpus));
+               " >= " + detail::bytes_text(kHostControlledMinBytesPerGpu);
   }
   return c;
 }
