@@ -225,17 +225,11 @@ class NvshmemTeam {
     STENCILC_CUDA_CHECK(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost));
   }
 
-  // Collective: whether every PE's symmetric memory is reachable from this GPU by loads and
-  // stores (nvshmem_ptr gives an address: the PEs of one node over NVLink), on every PE. The
-  // dataflow and register-resident forms need it (compiled::choose_form, FormQuery::direct).
-  bool all_direct() const {
-    int direct = 1;
-    for (char* there : mapped_) {
-      if (there == nullptr) direct = 0;
-    }
-    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &direct, 1, MPI_INT, MPI_MIN, comm()), "MPI_Allreduce");
-    return direct != 0;
-  }
+  // Whether every PE's symmetric memory is reachable from this GPU by loads and stores
+  // (nvshmem_ptr gives an address: the PEs of one node over NVLink), on every PE: found once,
+  // collectively, when the team starts. The dataflow and register-resident forms need it
+  // (compiled::choose_form, FormQuery::direct).
+  bool all_direct() const { return !proxied_; }
 
   // Collective: the least of every process's `value`.
   int min_all(int value) const {
@@ -343,22 +337,7 @@ class NvshmemTeam {
     n_ = world.size();
     // The GPU: the node-local rank among the visible ones (or the only one, when a launcher
     // script binds each process to its GPU with CUDA_VISIBLE_DEVICES).
-    int visible = 0;
-    const cudaError_t count_error = cudaGetDeviceCount(&visible);
-    const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
-    std::string problem;
-    if (count_error != cudaSuccess) {
-      problem = format("no usable GPU (%s)", cudaGetErrorString(count_error));
-    } else if (visible >= world.local_size()) {
-      device_ = world.local_rank();
-    } else if (visible == 1 && env != nullptr) {
-      device_ = 0;
-    } else {
-      problem = format(
-          "%d processes run on this node but only %d GPU%s visible (CUDA_VISIBLE_DEVICES=%s): the "
-          "nvshmem backend runs one process per GPU; start fewer processes per node",
-          world.local_size(), visible, visible == 1 ? " is" : "s are", env != nullptr ? env : "unset");
-    }
+    std::string problem = choose_device(world);
     world.check_all(problem.empty(), problem);
     STENCILC_CUDA_CHECK(cudaSetDevice(device_));
     sharers_ = processes_on_my_gpu(world);
@@ -391,24 +370,7 @@ class NvshmemTeam {
                        heap_bytes_ >> 20, free_bytes >> 20, device_);
     }
     world.check_all(problem.empty(), problem);
-    // NVSHMEM's MPI bootstrap (nvshmem_bootstrap_mpi.so.3 over this communicator), or with
-    // STENCILC_NVSHMEM_BOOTSTRAP=uid its unique-id bootstrap (sockets; the id travels by MPI_Bcast),
-    // for an MPI the plugin was not built for.
-    MPI_Comm comm = world.comm();
-    nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
-    const char* bootstrap = std::getenv("STENCILC_NVSHMEM_BOOTSTRAP");
-    if (bootstrap != nullptr && std::strcmp(bootstrap, "uid") == 0) {
-      nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
-      if (me_ == 0 && nvshmemx_get_uniqueid(&id) != 0) fatal("nvshmemx_get_uniqueid failed");
-      detail::check_mpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm), "MPI_Bcast");
-      nvshmemx_set_attr_uniqueid_args(me_, n_, &id, &attr);
-      nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);  // exits with a message on failure
-    } else if (bootstrap == nullptr || std::strcmp(bootstrap, "mpi") == 0) {
-      attr.mpi_comm = &comm;
-      nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr);  // exits with a message on failure
-    } else {
-      fatal("STENCILC_NVSHMEM_BOOTSTRAP='%s': expected mpi (the default) or uid", bootstrap);
-    }
+    start_nvshmem(world.comm());
     if (nvshmem_my_pe() != me_ || nvshmem_n_pes() != n_) {
       fatal("NVSHMEM made this process PE %d of %d, MPI rank %d of %d", nvshmem_my_pe(),
             nvshmem_n_pes(), me_, n_);
@@ -418,7 +380,7 @@ class NvshmemTeam {
     // turns on the GPU, and persistent kernels that wait for each other would only time out.
     const bool limited = nvshmemx_init_status() == NVSHMEM_STATUS_LIMITED_MPG;
     int any_limited = limited ? 1 : 0;
-    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &any_limited, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &any_limited, 1, MPI_INT, MPI_MAX, world.comm()), "MPI_Allreduce");
     if (any_limited != 0) nvshmem_finalize();
     world.check_all(!limited, limited_mpg_message());
     // After CUDA and NVSHMEM: handlers registered later run earlier, before CUDA's teardown.
@@ -443,12 +405,56 @@ class NvshmemTeam {
     // the first allocation, null where the peer is reached only through NVSHMEM's proxy.
     heaps_ = alloc<char*>(static_cast<std::size_t>(n_));
     mapped_.resize(static_cast<std::size_t>(n_));
-    for (int pe = 0; pe < n_; ++pe) mapped_[pe] = static_cast<char*>(nvshmem_ptr(base_, pe));
+    int direct = 1;
+    for (int pe = 0; pe < n_; ++pe) {
+      mapped_[pe] = static_cast<char*>(nvshmem_ptr(base_, pe));
+      if (mapped_[pe] == nullptr) direct = 0;
+    }
     upload(me_, heaps_.on(me_), mapped_.data(), mapped_.size());
-    proxied_ = !all_direct();
+    proxied_ = min_all(direct) == 0;
     kept_ = allocations_.size();
     STENCILC_CUDA_CHECK(cudaDeviceSynchronize());
     nvshmem_barrier_all();
+  }
+
+  // Sets device_ to this process's GPU; the problem that stops the team, else empty.
+  std::string choose_device(const MpiWorld& world) {
+    int visible = 0;
+    const cudaError_t count_error = cudaGetDeviceCount(&visible);
+    const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (count_error != cudaSuccess) return format("no usable GPU (%s)", cudaGetErrorString(count_error));
+    if (visible >= world.local_size()) {
+      device_ = world.local_rank();
+      return {};
+    }
+    if (visible == 1 && env != nullptr) {
+      device_ = 0;
+      return {};
+    }
+    return format(
+        "%d processes run on this node but only %d GPU%s visible (CUDA_VISIBLE_DEVICES=%s): the "
+        "nvshmem backend runs one process per GPU; start fewer processes per node",
+        world.local_size(), visible, visible == 1 ? " is" : "s are", env != nullptr ? env : "unset");
+  }
+
+  // NVSHMEM's MPI bootstrap (nvshmem_bootstrap_mpi.so.3 over `comm`), or with
+  // STENCILC_NVSHMEM_BOOTSTRAP=uid its unique-id bootstrap (sockets; the id travels by MPI_Bcast),
+  // for an MPI the plugin was not built for.
+  void start_nvshmem(MPI_Comm comm) {
+    nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+    const char* bootstrap = std::getenv("STENCILC_NVSHMEM_BOOTSTRAP");
+    if (bootstrap != nullptr && std::strcmp(bootstrap, "uid") == 0) {
+      nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
+      if (me_ == 0 && nvshmemx_get_uniqueid(&id) != 0) fatal("nvshmemx_get_uniqueid failed");
+      detail::check_mpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm), "MPI_Bcast");
+      nvshmemx_set_attr_uniqueid_args(me_, n_, &id, &attr);
+      nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);  // exits with a message on failure
+    } else if (bootstrap == nullptr || std::strcmp(bootstrap, "mpi") == 0) {
+      attr.mpi_comm = &comm;
+      nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr);  // exits with a message on failure
+    } else {
+      fatal("STENCILC_NVSHMEM_BOOTSTRAP='%s': expected mpi (the default) or uid", bootstrap);
+    }
   }
 
   // Several PEs on one GPU without CUDA MPS: checked before NVSHMEM starts (the GPU's
