@@ -97,6 +97,11 @@ std::string CppEmitter::call(const Call* c) {
   return math_function(c->callee) + "(" + args + ")";
 }
 
+std::string CppEmitter::float_division(const Expr& a, const Expr& b) {
+  const int p = precedence(BinaryOp::Div);
+  return operand(a, p, false) + " / " + operand(b, p, true);
+}
+
 std::string CppEmitter::expr(const Expr& e) {
   switch (e->kind) {
     case ExprKind::IntImm:
@@ -116,6 +121,8 @@ std::string CppEmitter::expr(const Expr& e) {
     case ExprKind::Binary: {
       auto* b = as<Binary>(e);
       int p = precedence(b->op);
+      if (b->op == BinaryOp::Div && b->a->type == ScalarType::F32 && b->b->type == ScalarType::F32)
+        return float_division(b->a, b->b);
       return operand(b->a, p, false) + " " + to_string(b->op) + " " + operand(b->b, p, true);
     }
     case ExprKind::Select: {
