@@ -379,9 +379,7 @@ class NvshmemTeam {
     // asking for at most 100% of its threads together); otherwise their processes' kernels take
     // turns on the GPU, and persistent kernels that wait for each other would only time out.
     const bool limited = nvshmemx_init_status() == NVSHMEM_STATUS_LIMITED_MPG;
-    int any_limited = limited ? 1 : 0;
-    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &any_limited, 1, MPI_INT, MPI_MAX, world.comm()), "MPI_Allreduce");
-    if (any_limited != 0) nvshmem_finalize();
+    if (min_all(limited ? 0 : 1) == 0) nvshmem_finalize();  // any PE limited
     world.check_all(!limited, limited_mpg_message());
     // After CUDA and NVSHMEM: handlers registered later run earlier, before CUDA's teardown.
     std::atexit(&NvshmemTeam::finalize_at_exit);
