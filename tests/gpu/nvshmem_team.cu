@@ -9,7 +9,8 @@
 //   - allreduce_leader of double sums whose result depends on the order: bit-identical on every
 //     PE and equal to the host's combination in PE order; the grid-wide allreduce;
 //   - barrier_all: every PE writes into every PE, then sees every PE's writes;
-//   - the halo exchange (HaloExchange) of a 2-D grid, periodic x fixed, poisoned halos, 4 epochs.
+//   - the halo exchange (HaloExchange) of a 2-D grid, periodic x fixed, poisoned halos, 4 epochs;
+//   - all_direct() agrees with every PE's mappings of its peers' heaps (heap_distance).
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -217,6 +218,16 @@ int main(int argc, char** argv) {
   MPI_Bcast(zero.data(), kRounds, MPI_DOUBLE, 0, team.comm());
   if (std::memcmp(zero.data(), reduced.data(), sizeof(double) * kRounds) != 0) {
     std::printf("  PE %d: allreduce results differ from PE 0's\n", me);
+    ++failures;
+  }
+  // all_direct (found once when the team starts): every peer's heap mapped into its GPU, on
+  // every PE, as heap_distance finds each peer here.
+  int mapped_here = 1;
+  for (int p = 0; p < n; ++p) {
+    if (p != me && team.heap_distance(me, p) == 0) mapped_here = 0;
+  }
+  if (team.all_direct() != (team.min_all(mapped_here) == 1)) {
+    std::printf("  PE %d: all_direct() is %d, the peers' mappings say otherwise\n", me, team.all_direct() ? 1 : 0);
     ++failures;
   }
   int all_failures = 0;
