@@ -97,6 +97,25 @@ std::string CppEmitter::call(const Call* c) {
   return math_function(c->callee) + "(" + args + ")";
 }
 
+namespace {
+
+/// A divisor whose reciprocal is an exact normal float (a power of two from 2^-126 to 2^126):
+/// `a / c` is the product `a * (1 / c)`, correctly rounded whatever a, and compilers emit it so.
+bool exact_reciprocal(const Expr& divisor) {
+  if (divisor->kind != ExprKind::FloatImm) return false;
+  const double v = as<FloatImm>(divisor)->value;
+  int exponent = 0;
+  return std::isfinite(v) && std::frexp(v, &exponent) == (v < 0 ? -0.5 : 0.5) && exponent - 1 >= -126 &&
+         exponent - 1 <= 126;
+}
+
+}  // namespace
+
+std::string CppEmitter::float_division(const Expr& a, const Expr& b) {
+  const int p = precedence(BinaryOp::Div);
+  return operand(a, p, false) + " / " + operand(b, p, true);
+}
+
 std::string CppEmitter::expr(const Expr& e) {
   switch (e->kind) {
     case ExprKind::IntImm:
@@ -116,6 +135,9 @@ std::string CppEmitter::expr(const Expr& e) {
     case ExprKind::Binary: {
       auto* b = as<Binary>(e);
       int p = precedence(b->op);
+      if (b->op == BinaryOp::Div && b->a->type == ScalarType::F32 && b->b->type == ScalarType::F32 &&
+          !exact_reciprocal(b->b))
+        return float_division(b->a, b->b);
       return operand(b->a, p, false) + " " + to_string(b->op) + " " + operand(b->b, p, true);
     }
     case ExprKind::Select: {

@@ -61,6 +61,10 @@ class CppEmitter {
   virtual std::string grid_read(const ir::GridRead* r);
   virtual std::string grid_query(const ir::GridQuery* q) = 0;
   virtual std::string user_call(const std::string& name) { return name; }
+  /// A division of two floats whose divisor is not a power of two (that one stays `/`, an exact
+  /// product): `a / b` as written; the CUDA targets call the runtime's div_rn (correctly rounded
+  /// the same, without a slow-path call).
+  virtual std::string float_division(const ir::Expr& a, const ir::Expr& b);
   /// A math intrinsic's spelling (`std::sqrt` on the host).
   virtual std::string math_function(const std::string& name) { return "std::" + name; }
 

@@ -121,6 +121,9 @@ class CudaKernelEmitter : public CppEmitter {
   }
 
   std::string math_function(const std::string& name) override { return name; }  // CUDA's overloads
+  std::string float_division(const ir::Expr& a, const ir::Expr& b) override {
+    return std::string(kRt) + "div_rn(" + expr(a) + ", " + expr(b) + ")";
+  }
 
   std::string grid_query(const GridQuery* q) override;
 

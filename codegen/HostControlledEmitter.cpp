@@ -133,6 +133,9 @@ class HostControlledEmitter : public CppEmitter {
   std::string math_function(const std::string& name) override {
     return in_kernel_ ? name : "std::" + name;
   }
+  std::string float_division(const ir::Expr& a, const ir::Expr& b) override {
+    return kRt + "div_rn(" + expr(a) + ", " + expr(b) + ")";
+  }
 
   /// In a kernel, a read the kernel loaded first (prefetch_reads): its element for the point;
   /// else the cell (cell_read).

@@ -8,7 +8,8 @@
 # (tests/gpu/inputs/regs_contract.cpp) for tests/gpu/regs-contract.sh. Besides the samples, the
 # test programs tests/e2e/inputs/user_names.cpp (programs named like library names: barrier, put,
 # grid, team, launch, cg), parameter_names.cpp (parameters named like the generated code's own),
-# point_batches.cpp (deferred and batched point loops), fused_sweeps.cpp (fuse-sweeps' sweeps,
+# point_batches.cpp (deferred and batched point loops), float_division.cpp (float divisions over
+# subnormal tails), fused_sweeps.cpp (fuse-sweeps' sweeps,
 # versioned ones with equal and different interiors) and several_walks.cpp (steps of several
 # walks in 3-D and 1-D, a reduction read in the loop) run as samples do.
 set -euo pipefail
@@ -16,7 +17,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${1:-$root/gpu-gen}"
 stencilc="${STENCILC:-$root/build/tools/stencilc/stencilc}"
 mkdir -p "$out"
-for name in jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d jacobi1d cg2d spmd_ring spmd_heat2d user_names parameter_names point_batches fused_sweeps several_walks; do
+for name in jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d jacobi1d cg2d spmd_ring spmd_heat2d user_names parameter_names point_batches float_division fused_sweeps several_walks; do
   src="$root/samples/$name.cpp"
   [ -f "$src" ] || src="$root/tests/e2e/inputs/$name.cpp"
   "$stencilc" --target=cuda --schedule=cpu-free --emit=cuda "$src" -o "$out/$name.cu"

@@ -105,6 +105,7 @@ run_failure() {
   fi
 }
 
+run_test "div_rn" "$BUILD/div_rn"  # the generated code's float division against __fdiv_rn
 for n in "${p2p_list[@]}"; do
   [ "$n" -le 2 ] && run_test "ping_pong --pes=$n" "$BUILD/ping_pong" --pes="$n"  # a pair (or one PE) by design
   run_test "allreduce --pes=$n" "$BUILD/allreduce" --pes="$n"

@@ -97,9 +97,9 @@ declare -A sizes=(
   [poisson9]="64 1e-6|29 1e-5" [advect2d]="96 40|45 31" [multiwrite2d]="96 40|43 17"
   [fdtd2d]="96 80 30|37 45 21" [box27]="32 24 40 10|13 11 17 7" [convergence2d]="64 1e-6|27 1e-5"
   [jacobi1d]="4096 60|997 41" [cg2d]="130 40|61 25"
-  [spmd_ring]="96 40|97 51" [spmd_heat2d]="48 20 30|37 23 41" [user_names]="40 10|37 7" [parameter_names]="40 10|37 9" [point_batches]="64 5|37 3" [fused_sweeps]="48 5|37 4" [several_walks]="24 6|17 4")
-samples="${SAMPLES:-jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d jacobi1d cg2d spmd_ring spmd_heat2d user_names parameter_names point_batches fused_sweeps several_walks}"
-# A sample's source: samples/, else the e2e tests' inputs (user_names, parameter_names, point_batches, fused_sweeps, several_walks).
+  [spmd_ring]="96 40|97 51" [spmd_heat2d]="48 20 30|37 23 41" [user_names]="40 10|37 7" [parameter_names]="40 10|37 9" [point_batches]="64 5|37 3" [float_division]="64 10|37 7" [fused_sweeps]="48 5|37 4" [several_walks]="24 6|17 4")
+samples="${SAMPLES:-jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d jacobi1d cg2d spmd_ring spmd_heat2d user_names parameter_names point_batches float_division fused_sweeps several_walks}"
+# A sample's source: samples/, else the e2e tests' inputs (user_names, parameter_names, point_batches, float_division, fused_sweeps, several_walks).
 source_of() { if [ -f "$root/samples/$1.cpp" ]; then echo "$root/samples/$1.cpp"; else echo "$root/tests/e2e/inputs/$1.cpp"; fi; }
 has() { [[ " $variants " == *" $1 "* ]]; }
 # The host-controlled schedule of a sample: not for SPMD programs (stencilc rejects them there).

@@ -139,6 +139,77 @@ constexpr int kWideRowsOf = N >= 3 ? STENCILC_WIDE_ROWS_3D : STENCILC_WIDE_ROWS;
 static_assert(kWideRowsOf<2> >= 1 && kWideRowsOf<2> <= 4 && kWideRowsOf<3> >= 1 && kWideRowsOf<3> <= 4,
               "a wide strip has 1 to 4 rows (the emitter writes 4 at most)");
 
+/// `a / b` for floats through binary64: both floats are exact in binary64, and rounding their
+/// correctly rounded binary64 quotient to binary32 gives the correctly rounded binary32 quotient
+/// (double rounding is innocuous for a quotient when the wider format has at least 2p + 2 bits:
+/// 53 >= 2 * 24 + 2; subnormal and overflowing quotients too: tests/runtime/div_rn.cu checks it on
+/// the host). On the device (finite, nonzero operands only: div_rn sends the rest elsewhere),
+/// CUDA's own binary64 division without its range check: the reciprocal's approximation refined
+/// by three Newton steps, then the remainder's correction (exact here: binary32 operands keep
+/// every intermediate far from binary64's subnormal and overflow ranges, where the check would
+/// send the division to its slow path).
+__host__ __device__ __forceinline__ float div_rn_binary64(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  const double x = a, y = b;
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(y));
+  r = __hiloint2double(__double2hiint(r), 1);
+  double e = __fma_rn(-y, r, 1.0);
+  e = __fma_rn(e, e, e);
+  r = __fma_rn(r, e, r);
+  e = __fma_rn(-y, r, 1.0);
+  r = __fma_rn(r, e, r);
+  const double q = __dmul_rn(x, r);
+  return __double2float_rn(__fma_rn(r, __fma_rn(-y, q, x), q));
+#else
+  return static_cast<float>(static_cast<double>(a) / static_cast<double>(b));
+#endif
+}
+
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 600 || __CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 800 || \
+                               __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000)
+/// div_rn where an operand lies outside [2^-63, 2^63] (r: the reciprocal's approximation of b).
+/// No call anywhere (under -rdc a call site costs the loop around it registers). An infinite or
+/// NaN numerator: over a finite divisor its own infinity with the quotient's sign (or NaN), over
+/// the rest NaN (the reciprocal of an infinity is 0, of a NaN NaN). A divisor that is zero,
+/// infinite or NaN: the reciprocal's product (an infinity, a signed zero or NaN, as IEEE says;
+/// 0 / 0 is NaN). A zero numerator keeps its signed zero; the rest through binary64.
+__device__ __forceinline__ float div_rn_outside(float a, float b, float r) {
+  const float finite = 0x1.fffffep127f;  // the largest float: NaN and the infinities compare above
+  const float ma = fabsf(a), mb = fabsf(b);
+  if (!(ma <= finite)) return mb <= finite ? a * copysignf(1.0f, b) : a * r;
+  if (!(mb <= finite) || b == 0.0f) return a * r;
+  if (a == 0.0f) return a * copysignf(1.0f, b);
+  return div_rn_binary64(a, b);
+}
+#endif
+
+/// A float division of the user's program in generated code: `a / b`, correctly rounded as the
+/// language says, without the call CUDA's float division makes where an operand or the quotient
+/// leaves the range of its fast path (its slow path, `__cuda_sm3x_div_rn_noftz_f32_slowpath`: on
+/// wave2d's decaying pulse half the warps took it for subnormal numerators, and under -rdc, as the
+/// nvshmem backend builds, each call saves the caller's live registers). CUDA's fast path itself
+/// (the reciprocal's approximation, one Newton step, the remainder's correction), correctly
+/// rounded where both operands lie in [2^-63, 2^63] (nothing in it underflows or overflows there,
+/// as CUDA's range check FCHK lets it be), computed whatever the operands, so that the reciprocal's
+/// steps of a divisor the loop does not change leave the loop; elsewhere, on the GPUs with
+/// full-rate binary64 (sm_60, 70, 80, 90, 100), div_rn_outside, and on the host `a / b`.
+__host__ __device__ __forceinline__ float div_rn(float a, float b) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 600 || __CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 800 || \
+                               __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000)
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(b));
+  const float s = __fmaf_rn(r, __fmaf_rn(-b, r, 1.0f), r);
+  const float q = __fmaf_rn(a, s, 0.0f);
+  const float lo = 0x1p-63f, hi = 0x1p63f;
+  const float ma = fabsf(a), mb = fabsf(b);
+  if (ma >= lo && ma <= hi && mb >= lo && mb <= hi) return __fmaf_rn(s, __fmaf_rn(-b, q, a), q);
+  return div_rn_outside(a, b, r);
+#else
+  return a / b;
+#endif
+}
+
 /// V consecutive cells of T as one aligned value: a 16-byte (or 8-byte) load or store.
 template <class T, int V>
 struct alignas(sizeof(T) * V) Vec {
