@@ -166,8 +166,16 @@ __host__ __device__ __forceinline__ float div_rn_binary64(float a, float b) {
 #endif
 }
 
+// Where div_rn takes its own path (below): the GPUs with full-rate binary64 (sm_60, 70, 80, 90,
+// 100); elsewhere, and on the host, it is `a / b`.
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 600 || __CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 800 || \
                                __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000)
+#define STENCILC_DIV_RN_OWN_PATH 1
+#else
+#define STENCILC_DIV_RN_OWN_PATH 0
+#endif
+
+#if STENCILC_DIV_RN_OWN_PATH
 /// div_rn where an operand lies outside [2^-63, 2^63] (r: the reciprocal's approximation of b).
 /// No call anywhere (under -rdc a call site costs the loop around it registers). An infinite or
 /// NaN numerator: over a finite divisor its own infinity with the quotient's sign (or NaN), over
@@ -192,11 +200,9 @@ __device__ __forceinline__ float div_rn_outside(float a, float b, float r) {
 /// (the reciprocal's approximation, one Newton step, the remainder's correction), correctly
 /// rounded where both operands lie in [2^-63, 2^63] (nothing in it underflows or overflows there,
 /// as CUDA's range check FCHK lets it be), computed whatever the operands, so that the reciprocal's
-/// steps of a divisor the loop does not change leave the loop; elsewhere, on the GPUs with
-/// full-rate binary64 (sm_60, 70, 80, 90, 100), div_rn_outside, and on the host `a / b`.
+/// steps of a divisor the loop does not change leave the loop; elsewhere div_rn_outside.
 __host__ __device__ __forceinline__ float div_rn(float a, float b) {
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 600 || __CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 800 || \
-                               __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000)
+#if STENCILC_DIV_RN_OWN_PATH
   float r;
   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(b));
   const float s = __fmaf_rn(r, __fmaf_rn(-b, r, 1.0f), r);
@@ -209,6 +215,7 @@ __host__ __device__ __forceinline__ float div_rn(float a, float b) {
   return a / b;
 #endif
 }
+#undef STENCILC_DIV_RN_OWN_PATH
 
 /// V consecutive cells of T as one aligned value: a 16-byte (or 8-byte) load or store.
 template <class T, int V>
