@@ -51,9 +51,27 @@ struct Sym {
   T* on(int pe) const { return ptr.size() == 1 ? ptr[0] : ptr[static_cast<std::size_t>(pe)]; }
 };
 
-// Per-PE bookkeeping of the collectives, in the PE's own device memory (only its leader thread,
-// thread 0 of block 0, touches it). It outlives a launch, like the signals, so a second launch
-// of the same team continues the epochs.
+// Per-PE bookkeeping of the collectives, in the PE's own device memory (its leader thread,
+// thread 0 of block 0, touches it; grid_sync every block's thread 0, atomically). It outlives a
+// launch, like the signals, so a second launch of the same team continues the epochs.
+namespace detail {
+
+// grid_barrier's arithmetic (Control::grid_sync; tests/runtime/grid_barrier.cu). What block
+// `block` of `blocks` adds when it arrives: block 0 2^32 - (blocks - 1), the others 1, so each
+// barrier adds 2^32 in all and the word's low half is 0 between barriers. Whatever the order,
+// the last arrival carries into the high half, and no earlier one does.
+__host__ __device__ constexpr std::uint64_t grid_arrival(unsigned block, unsigned blocks) {
+  return block == 0 ? (std::uint64_t{1} << 32) - (blocks - 1) : std::uint64_t{1};
+}
+
+// The word's value once the barrier an arrival joined is complete (`old`: the word before its
+// add): its high half one more than `old`'s, its low half 0 or later arrivals'.
+__host__ __device__ constexpr std::uint64_t grid_passed(std::uint64_t old) {
+  return ((old >> 32) + 1) << 32;
+}
+
+}  // namespace detail
+
 struct Control {
   unsigned long long barrier_epoch;
   unsigned long long reduce_epoch;
@@ -331,8 +349,9 @@ struct P2PDevicePe {
       std::uint64_t target = 0;
       if (threadIdx.x == 0) {
         __threadfence();  // this block's writes (ordered before thread 0 by __syncthreads) first
-        const std::uint64_t add = blockIdx.x == 0 ? (1ull << 32) - (gridDim.x - 1) : 1ull;
-        target = ((atomicAdd(reinterpret_cast<unsigned long long*>(&control->grid_sync), add) >> 32) + 1) << 32;
+        const std::uint64_t old = atomicAdd(reinterpret_cast<unsigned long long*>(&control->grid_sync),
+                                            detail::grid_arrival(blockIdx.x, gridDim.x));
+        target = detail::grid_passed(old);
       }
       target = __shfl_sync(0xffffffffu, target, 0);
       wait_with(reinterpret_cast<const std::uint64_t*>(&control->grid_sync), Cmp::GE, target,
