@@ -98,6 +98,9 @@ struct PeerRef {
 
 // ---- Device primitives --------------------------------------------------------------------------
 
+// Whose writes a wait must see: this GPU's blocks only (gpu) or any GPU's and the host's (sys).
+enum class MemScope { gpu, sys };
+
 #if defined(__CUDACC__)
 
 namespace detail {
@@ -125,6 +128,48 @@ __device__ __forceinline__ std::uint64_t load_acquire_gpu(const std::uint64_t* p
 
 __device__ __forceinline__ void store_release_gpu(std::uint64_t* p, std::uint64_t v) {
   asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+// Relaxed loads, for polls: strong (never a stale copy in the SM's L1) but, unlike an acquire,
+// without invalidating that L1 at every poll under the feet of the other blocks computing on the
+// SM. A poll that sees its value reads the word once more with an acquire (a value at least as
+// new: one invalidation a wait).
+__device__ __forceinline__ std::uint64_t load_relaxed_sys(const std::uint64_t* p) {
+  std::uint64_t v;
+  asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ std::uint64_t load_relaxed_gpu(const std::uint64_t* p) {
+  std::uint64_t v;
+  asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+template <MemScope S>
+__device__ __forceinline__ std::uint64_t load_acquire(const std::uint64_t* p) {
+  return S == MemScope::sys ? load_acquire_sys(p) : load_acquire_gpu(p);
+}
+template <MemScope S>
+__device__ __forceinline__ std::uint64_t load_relaxed(const std::uint64_t* p) {
+  return S == MemScope::sys ? load_relaxed_sys(p) : load_relaxed_gpu(p);
+}
+
+// A short poll of a flag that only grows: true once it is at least `v` (read then with an
+// acquire at scope S), false after `spins` relaxed polls (the first 32 back to back, then
+// `sleep_ns` apart), for the caller's bounded wait to take over.
+template <MemScope S>
+__device__ __forceinline__ bool poll_at_least(const std::uint64_t* p, std::uint64_t v, int spins,
+                                              unsigned sleep_ns) {
+  if (load_acquire<S>(p) >= v) return true;
+  for (int spin = 0; spin < spins; ++spin) {
+    if (load_relaxed<S>(p) >= v) {
+      load_acquire<S>(p);
+      return true;
+    }
+    if (spin >= 32 && sleep_ns > 0) __nanosleep(sleep_ns);
+  }
+  return false;
 }
 
 // A bounded string builder for the (cold) failure paths: device code cannot printf into the

@@ -200,10 +200,7 @@ class DFlow {
   // other GPU's data is read through it), polled with a short backoff for about a millisecond at
   // most, then the PE's bounded wait (which also stops when another PE failed, and reports).
   __device__ void wait_local(const std::uint64_t* sig, std::uint64_t v, const char* who, int which) const {
-    for (int spin = 0; spin < (1 << 11); ++spin) {
-      if (detail::load_acquire_gpu(sig) >= v) return;
-      if (spin >= 32) __nanosleep(128);
-    }
+    if (detail::poll_at_least<MemScope::gpu>(sig, v, 1 << 11, 128)) return;
     wait_for(sig, v, who, which);
   }
 

@@ -287,7 +287,7 @@ struct P2PDevicePe {
 
   // ---- Waits ------------------------------------------------------------------------------------
 
-  // Block-cooperative bounded wait on this PE's signal: thread 0 spins with acquire loads and a
+  // Block-cooperative bounded wait on this PE's signal: thread 0 polls it (wait_with) with a
   // short __nanosleep backoff, the other threads wait at __syncthreads(); after it every thread
   // of the block sees what the signal's writer wrote before it. After timeout_ns the PE's error
   // record is filled ("PE 1 of 2 waited 10000 ms for <what>: signal is 6, waiting for >= 7") and
@@ -306,7 +306,8 @@ struct P2PDevicePe {
   }
 
   // The wait behind every other: `describe(detail::Message&)` writes what it waits for, and is
-  // called only on failure. Single thread.
+  // called only on failure. Single thread. Relaxed polls, and the signal read with an acquire
+  // once it holds the value (detail::load_relaxed_sys says why).
   template <class Describe>
   __device__ void wait_with(const std::uint64_t* sig, Cmp cmp, std::uint64_t value,
                             const Describe& describe) const {
@@ -315,8 +316,11 @@ struct P2PDevicePe {
     const std::uint64_t start = global_timer_ns();
     unsigned sleep_ns = 0;
     for (unsigned spins = 1;; ++spins) {
-      current = detail::load_acquire_sys(sig);
-      if (compare(current, cmp, value)) return;
+      current = detail::load_relaxed_sys(sig);
+      if (compare(current, cmp, value)) {
+        detail::load_acquire_sys(sig);
+        return;
+      }
       if (spins < 32) continue;  // a put in flight usually lands within a few hundred ns
       __nanosleep(sleep_ns);
       sleep_ns = sleep_ns < 256 ? sleep_ns + 32 : 256;
@@ -338,25 +342,35 @@ struct P2PDevicePe {
   // Every thread of this GPU's grid (needs the cooperative launch of P2PTeam: every block
   // resident). Thread 0 of each block arrives: block 0 adds 2^32 - (blocks - 1), the others 1, so
   // the last arrival carries into the high word, whatever the order. Then the whole of warp 0
-  // waits for that carry, every lane polling the same word (one load a warp), bounded like every
-  // wait: no lane runs a loop alone. cooperative_groups' grid sync spins in thread 0 alone, and in
-  // the nvshmem build ptxas did not reconverge warp 0 after it: warp 0 of every block ran the next
-  // point loop as two halves (Nsight Compute, smooth2d 4096^2 on 1 H200: 28.4 threads an
-  // instruction, 9/8 of the warp instructions, the barrier form 1.40x p2p's time).
+  // polls for that carry (relaxed loads, a backoff, one acquire at the end), so no lane runs a
+  // loop alone: cooperative_groups' grid sync spins in thread 0 alone, and in the nvshmem build
+  // ptxas did not reconverge warp 0 after it (warp 0 of every block ran the next point loop as
+  // two halves; the barrier form 1.40x p2p's time on smooth2d 4096^2).
+  // Like that grid sync, the wait has no timeout of its own, and reads no host memory: it waits
+  // for this GPU's other blocks, each computing or in a bounded wait (a timeout there, or another
+  // PE's failure, traps the whole grid), and a dataflow loop's idle blocks wait here for the
+  // whole loop. A timeout here would outrun the waits that know what is missing, and a host read
+  // from every idle block's warp (wait_with's check for another PE's failure) slowed the dataflow
+  // loop around them 2-8x on 1 and 2 H200s.
   __device__ void grid_barrier() const {
     __syncthreads();
     if (threadIdx.x < 32) {
+      auto* word = reinterpret_cast<std::uint64_t*>(&control->grid_sync);
       std::uint64_t target = 0;
       if (threadIdx.x == 0) {
         __threadfence();  // this block's writes (ordered before thread 0 by __syncthreads) first
-        const std::uint64_t old = atomicAdd(reinterpret_cast<unsigned long long*>(&control->grid_sync),
+        const std::uint64_t old = atomicAdd(reinterpret_cast<unsigned long long*>(word),
                                             detail::grid_arrival(blockIdx.x, gridDim.x));
         target = detail::grid_passed(old);
       }
       target = __shfl_sync(0xffffffffu, target, 0);
-      wait_with(reinterpret_cast<const std::uint64_t*>(&control->grid_sync), Cmp::GE, target,
-                [](detail::Message& m) { m.str("the other blocks of this GPU at a grid barrier"); });
-      __threadfence();
+      unsigned sleep_ns = 0;
+      for (unsigned spins = 1; detail::load_relaxed_gpu(word) < target; ++spins) {
+        if (spins < 32) continue;
+        __nanosleep(sleep_ns);
+        sleep_ns = sleep_ns < 256 ? sleep_ns + 32 : 256;
+      }
+      detail::load_acquire_gpu(word);
     }
     __syncthreads();
   }

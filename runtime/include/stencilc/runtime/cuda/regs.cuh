@@ -395,15 +395,9 @@ class RegsBand {
       // address taken (a reference would keep it in local memory on the hot path).
       auto wait = [&](int s, int peer, int peer_g) {
         const std::uint64_t* flag = my_flags_ + s * kRegsFlagStride;
-        std::uint64_t seen = 0;
-        for (int spin = 0; spin < 4096 && seen < want; ++spin) {
-          if (peer == pe_.id) {
-            seen = detail::load_acquire_gpu(flag);
-          } else {
-            seen = detail::load_acquire_sys(flag);
-          }
-        }
-        if (seen >= want) return;
+        const bool polled = peer == pe_.id ? detail::poll_at_least<MemScope::gpu>(flag, want, 4096, 0)
+                                           : detail::poll_at_least<MemScope::sys>(flag, want, 4096, 0);
+        if (polled) return;
         const char* what = what_;
         const int g = g_;
         pe_.wait_with(flag, Cmp::GE, want, [what, step, g, s, peer, peer_g](detail::Message& m) {
