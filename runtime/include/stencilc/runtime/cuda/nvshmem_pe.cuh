@@ -177,8 +177,16 @@ struct NvshmemDevicePe : private P2PDevicePe {
     __syncthreads();
   }
 
-  // Completes this thread's earlier puts (and, on proxy transports, the PE's).
-  __device__ void quiet() const { nvshmem_quiet(); }
+  // Completes this thread's earlier puts (and, on proxy transports, the PE's). Where every peer
+  // is mapped (!proxied) every put was this thread's stores: a system fence completes them, as
+  // on p2p, without nvshmem_quiet's ABI call (-rdc: the callee saves the caller's registers).
+  __device__ void quiet() const {
+    if (proxied) {
+      nvshmem_quiet();
+    } else {
+      __threadfence_system();
+    }
+  }
 
   // ---- Waits: P2PDevicePe's bounded poll (relaxed polls of this PE's own signal, an acquire,
   // %globaltimer, the error record, the abort flag), then nvshmem_uint64_test of the condition
@@ -235,8 +243,9 @@ struct NvshmemDevicePe : private P2PDevicePe {
 
   // The collectives' transport (collectives.cuh): a mapped peer's words as on p2p (a volatile
   // store, then the signal's release store, which orders it), NVSHMEM's for the others;
-  // nvshmem_quiet completes whatever went through NVSHMEM's proxy, nvshmem_fence orders it.
-  __device__ void complete_puts() const { nvshmem_quiet(); }
+  // nvshmem_quiet completes whatever went through NVSHMEM's proxy, nvshmem_fence orders it. With
+  // every peer mapped nothing did: quiet() is a fence, and order_puts nothing (as on p2p).
+  __device__ void complete_puts() const { quiet(); }
   __device__ void put_word(std::uint64_t* sym, std::uint64_t bits, int pe) const {
     const PeerRef q = peer(pe);
     if (mapped(q)) {
@@ -245,7 +254,9 @@ struct NvshmemDevicePe : private P2PDevicePe {
       nvshmem_uint64_p(sym, bits, pe);
     }
   }
-  __device__ void order_puts() const { nvshmem_fence(); }
+  __device__ void order_puts() const {
+    if (proxied) nvshmem_fence();
+  }
   __device__ void signal_word(std::uint64_t* sig_sym, std::uint64_t value, int pe) const {
     const PeerRef q = peer(pe);
     if (mapped(q)) {
