@@ -34,7 +34,8 @@
 # team's shared-GPU test mode (PE p on GPU p mod the visible GPUs, each with its share of the SMs:
 # the multi-PE paths checked, not their timing); set NVSHMEM_PES to the GPUs' count (or leave
 # nvshmem out of VARIANTS): NVSHMEM runs one PE a GPU.
-# SAMPLES="jacobi2d heat3d" runs some samples only; NVCC_FLAGS="-DSTENCILC_REGS_ROWS=8" adds
+# SAMPLES="jacobi2d heat3d" runs some samples only (INSTANCES=k: in k copies side by side,
+# below); NVCC_FLAGS="-DSTENCILC_REGS_ROWS=8" adds
 # flags to every build (an experiment's switch checked on every sample). Everything is built
 # first, in parallel.
 # Prints a pass/fail line per case and `N passed, M failed` last; exits non-zero on a failure.
@@ -99,6 +100,33 @@ declare -A sizes=(
   [jacobi1d]="4096 60|997 41" [cg2d]="130 40|61 25"
   [spmd_ring]="96 40|97 51" [spmd_heat2d]="48 20 30|37 23 41" [user_names]="40 10|37 7" [parameter_names]="40 10|37 9" [point_batches]="64 5|37 3" [float_division]="64 10|37 7" [fused_sweeps]="48 5|37 4" [several_walks]="24 6|17 4")
 samples="${SAMPLES:-jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d jacobi1d cg2d spmd_ring spmd_heat2d user_names parameter_names point_batches float_division fused_sweeps several_walks}"
+# INSTANCES=k: k copies of this script side by side, each on its share of the samples (dealt in
+# turn from the list, the larger first) with its own OUT (OUT/part<i>); their logs printed in
+# order once all are done, then the total. The GPUs are shared: for checking, never for timing.
+instances="${INSTANCES:-1}"
+if [ "$instances" -gt 1 ]; then
+  read -r -a all_samples <<< "$samples"
+  shares=()
+  for ((i = 0; i < ${#all_samples[@]}; ++i)); do shares[i % instances]+="${all_samples[i]} "; done
+  for ((i = 0; i < ${#shares[@]}; ++i)); do
+    mkdir -p "$out/part$i"
+    INSTANCES=1 SAMPLES="${shares[i]}" OUT="$out/part$i" bash "${BASH_SOURCE[0]}" "$gen" > "$out/part$i.log" 2>&1 &
+  done
+  wait
+  for ((i = 0; i < ${#shares[@]}; ++i)); do
+    echo "== part $i: ${shares[i]}"
+    sed '$d' "$out/part$i.log"
+    last=$(tail -1 "$out/part$i.log")
+    p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' <<< "$last")
+    f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' <<< "$last")
+    [ -n "$f" ] || echo "FAIL part $i ended without its count: $last"
+    passed=$((passed + ${p:-0}))
+    failed=$((failed + ${f:-1}))
+  done
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit
+fi
 # A sample's source: samples/, else the e2e tests' inputs (user_names, parameter_names, point_batches, float_division, fused_sweeps, several_walks).
 source_of() { if [ -f "$root/samples/$1.cpp" ]; then echo "$root/samples/$1.cpp"; else echo "$root/tests/e2e/inputs/$1.cpp"; fi; }
 has() { [[ " $variants " == *" $1 "* ]]; }
