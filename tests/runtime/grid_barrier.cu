@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
-#include <stencilc/runtime/cuda/p2p.cuh>
+#include <stencilc/runtime/cuda/p2p_pe.cuh>
 #include <string>
 #include <vector>
 

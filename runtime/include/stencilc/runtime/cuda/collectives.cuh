@@ -1,5 +1,5 @@
 // The team's device collectives, written once for both backends: barrier_all and allreduce over
-// every PE's persistent kernel. Each backend's PE handle (P2PDevicePe in p2p.cuh,
+// every PE's persistent kernel. Each backend's PE handle (P2PDevicePe in p2p_pe.cuh,
 // NvshmemDevicePe in nvshmem_pe.cuh) keeps its public members and forwards to Collectives<Self>,
 // supplying the transport it is made of:
 //   id, n, control, barrier_sig, reduce_slot, reduce_sig   the team's state (symmetric slots)
