@@ -41,7 +41,7 @@ struct Collectives {
         pe.wait_with(&pe.barrier_sig[p], Cmp::GE, epoch, [&](Message& m) {
           int arrived = 0;
           for (int q = 0; q < pe.n; ++q) {
-            if (load_acquire_sys(&pe.barrier_sig[q]) >= epoch) ++arrived;
+            if (load_relaxed_sys(&pe.barrier_sig[q]) >= epoch) ++arrived;
           }
           m.str(what).str(" (barrier #").num(static_cast<long long>(epoch)).str("): ");
           m.num(arrived).str(" of ").num(pe.n).str(" PEs arrived; the signal of PE ").num(p);
