@@ -166,16 +166,10 @@ __host__ __device__ __forceinline__ float div_rn_binary64(float a, float b) {
 #endif
 }
 
-// Where div_rn takes its own path (below): the GPUs with full-rate binary64 (sm_60, 70, 80, 90,
-// 100); elsewhere, and on the host, it is `a / b`.
+// div_rn takes its own path (below) on the GPUs with full-rate binary64 (sm_60, 70, 80, 90,
+// 100); elsewhere, and on the host, it is `a / b` (after this block).
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 600 || __CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 800 || \
                                __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000)
-#define STENCILC_DIV_RN_OWN_PATH 1
-#else
-#define STENCILC_DIV_RN_OWN_PATH 0
-#endif
-
-#if STENCILC_DIV_RN_OWN_PATH
 /// div_rn where an operand lies outside [2^-63, 2^63] (r: the reciprocal's approximation of b).
 /// No call anywhere (under -rdc a call site costs the loop around it registers). An infinite or
 /// NaN numerator: over a finite divisor its own infinity with the quotient's sign (or NaN), over
@@ -190,7 +184,6 @@ __device__ __forceinline__ float div_rn_outside(float a, float b, float r) {
   if (a == 0.0f) return a * copysignf(1.0f, b);
   return div_rn_binary64(a, b);
 }
-#endif
 
 /// A float division of the user's program in generated code: `a / b`, correctly rounded as the
 /// language says, without the call CUDA's float division makes where an operand or the quotient
@@ -202,7 +195,6 @@ __device__ __forceinline__ float div_rn_outside(float a, float b, float r) {
 /// as CUDA's range check FCHK lets it be), computed whatever the operands, so that the reciprocal's
 /// steps of a divisor the loop does not change leave the loop; elsewhere div_rn_outside.
 __host__ __device__ __forceinline__ float div_rn(float a, float b) {
-#if STENCILC_DIV_RN_OWN_PATH
   float r;
   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(b));
   const float s = __fmaf_rn(r, __fmaf_rn(-b, r, 1.0f), r);
@@ -211,11 +203,10 @@ __host__ __device__ __forceinline__ float div_rn(float a, float b) {
   const float ma = fabsf(a), mb = fabsf(b);
   if (ma >= lo && ma <= hi && mb >= lo && mb <= hi) return __fmaf_rn(s, __fmaf_rn(-b, q, a), q);
   return div_rn_outside(a, b, r);
-#else
-  return a / b;
-#endif
 }
-#undef STENCILC_DIV_RN_OWN_PATH
+#else
+__host__ __device__ __forceinline__ float div_rn(float a, float b) { return a / b; }
+#endif
 
 /// V consecutive cells of T as one aligned value: a 16-byte (or 8-byte) load or store.
 template <class T, int V>

@@ -183,8 +183,8 @@ struct NvshmemDevicePe : private P2PDevicePe {
   // ---- Waits: P2PDevicePe's bounded poll (relaxed polls of this PE's own signal, an acquire,
   // %globaltimer, the error record, the abort flag), then nvshmem_uint64_test of the condition
   // that held: on transports where data arrives through a proxy (InfiniBand) it makes the data
-  // that came before the signal visible, as nvshmem_signal_wait_until would. Signals in stencilc only grow, so the
-  // condition still holds. Never an unbounded nvshmem_signal_wait_until.
+  // that came before the signal visible, as nvshmem_signal_wait_until would. Signals in stencilc
+  // only grow, so the condition still holds. Never an unbounded nvshmem_signal_wait_until.
   __device__ void wait_until(const std::uint64_t* sig_sym, Cmp cmp, std::uint64_t value,
                              const char* what) const {
     if (thread_rank() == 0) wait_until_thread(sig_sym, cmp, value, what);
