@@ -2,7 +2,7 @@
 # The benchmark of issue 5, on a GPU machine, in one command:
 #   bench/generate.sh bench-gen        # first, on a machine with stencilc (the GPU machines have no LLVM)
 #   bash bench/run.sh bench-gen        # then here
-# Measures each GPU's copy bandwidth, builds every benchmark program for each schedule and its
+# Measures each GPU's copy bandwidth, builds every program of the matrix for each schedule and its
 # reference, checks each build against the reference element by element on every GPU count,
 # times the matrix (bench/measure.py: median of RUNS runs, CUDA events) and writes latest.csv and
 # table.md into $OUT (default /tmp/bench), for docs/benchmarks/ and docs/BENCHMARKS.md, where
