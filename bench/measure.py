@@ -237,6 +237,10 @@ def merge(csvs, out):
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--programs":
+        # The source programs a matrix times (bench/run.sh builds only these), one a line.
+        print("\n".join(sorted({source_of(item.split(":")[0]) for item in sys.argv[2].split(";")})))
+        return 0
     if len(sys.argv) > 1 and sys.argv[1] == "--merge":
         ap = argparse.ArgumentParser(description="merge the CSVs of a run made in parts")
         ap.add_argument("--merge", nargs="+", required=True, help="latest.csv of each part, in order")

@@ -54,8 +54,8 @@ if [[ ",$schedules," == *",nvshmem,"* ]]; then
 fi
 reuse() { [ -n "${REUSE_BUILD:-}" ] && [ -x "$1" ]; }
 reuse "$bin/bandwidth" || "$nvcc" -O2 -arch=sm_90 "$root/bench/bandwidth.cu" -o "$bin/bandwidth" &
-# Only the matrix's programs are built ("jacobi2d+norm" and "cg2d@weak" are jacobi2d's and cg2d's).
-programs=" $(echo "$matrix" | tr ';' '\n' | sed 's/[:+@].*//' | sort -u | paste -sd' ') "
+# Only the matrix's programs are built (measure.py: "jacobi2d+norm" and "cg2d@weak" are jacobi2d's and cg2d's).
+programs=" $(python3 "$root/bench/measure.py" --programs "$matrix" | paste -sd' ') "
 for src in "$root"/bench/programs/*.cpp; do
   name=$(basename "$src" .cpp)
   [[ "$programs" == *" $name "* ]] || continue
