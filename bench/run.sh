@@ -43,15 +43,29 @@ mkdir -p "$bin" "$out"
 t0=$(date +%s)
 # SCHEDULES' "nvshmem": the cpu-free code on the nvshmem backend (<program>.nvshmem.cu), built
 # with NVSHMEM and MPI as tests/gpu/nvshmem-flags.sh finds them, run by measure.py under mpirun.
-nvshmem_compile=() nvshmem_link=()
 if [[ ",$schedules," == *",nvshmem,"* ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  flags=$(bash "$root/tests/gpu/nvshmem-flags.sh") || { echo "nvshmem: no NVSHMEM or MPI" >&2; exit 1; }
-  part=compile
-  while IFS= read -r w; do
-    if [ "$w" = "--" ]; then part=link; elif [ "$part" = compile ]; then nvshmem_compile+=("$w"); else nvshmem_link+=("$w"); fi
-  done <<< "$flags"
+  bash "$root/tests/gpu/nvshmem-flags.sh" > /dev/null || { echo "nvshmem: no NVSHMEM or MPI" >&2; exit 1; }
 fi
+# compile <exe> <source> <include root> <schedule>: one build; nvshmem: the file's two units
+# (nvshmem-build.sh), or one unit with -rdc for a baseline generated before there were two.
+compile() {
+  local exe="$1" src="$2" inc="$3" schedule="$4"
+  read -r -a extra <<< "${NVCC_FLAGS:-}"
+  local args=(-std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$inc/include" -I "$inc/runtime/include" "${extra[@]}")
+  if [ "$schedule" = nvshmem ] && grep -q STENCILC_NVSHMEM_DEVICE_UNIT "$src"; then
+    NVCC="$nvcc" bash "$root/tests/gpu/nvshmem-build.sh" "$exe" "$src" "${args[@]}"
+  elif [ "$schedule" = nvshmem ]; then
+    local words compile_words=() link_words=() part=compile
+    mapfile -t words < <(bash "$root/tests/gpu/nvshmem-flags.sh")
+    for w in "${words[@]}"; do
+      if [ "$w" = "--" ]; then part=link; elif [ "$part" = compile ]; then compile_words+=("$w"); else link_words+=("$w"); fi
+    done
+    "$nvcc" "${args[@]}" "${compile_words[@]}" "$src" "${link_words[@]}" -o "$exe"
+  else
+    "$nvcc" "${args[@]}" "$src" -o "$exe"
+  fi
+}
 reuse() { [ -n "${REUSE_BUILD:-}" ] && [ -x "$1" ]; }
 reuse "$bin/bandwidth" || "$nvcc" -O2 -arch=sm_90 "$root/bench/bandwidth.cu" -o "$bin/bandwidth" &
 # Only the matrix's programs are built (measure.py: "jacobi2d+norm" and "cg2d@weak" are jacobi2d's and cg2d's).
@@ -61,15 +75,9 @@ for src in "$root"/bench/programs/*.cpp; do
   [[ "$programs" == *" $name "* ]] || continue
   for schedule in ${schedules//,/ }; do
     reuse "$bin/$name.$schedule" && continue
-    read -r -a extra <<< "${NVCC_FLAGS:-}"
-    backend=() link=()
-    [ "$schedule" = nvshmem ] && backend=("${nvshmem_compile[@]}") link=("${nvshmem_link[@]}")
-    "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/include" -I "$root/runtime/include" \
-      "${extra[@]}" "${backend[@]}" "$gen/$name.$schedule.cu" "${link[@]}" -o "$bin/$name.$schedule" \
-      2> "$bin/$name.$schedule.nvcc.log" &
+    compile "$bin/$name.$schedule" "$gen/$name.$schedule.cu" "$root" "$schedule" 2> "$bin/$name.$schedule.nvcc.log" &
     if [ -n "$baseline" ] && ! reuse "$bin/$name.$schedule@base"; then
-      "$nvcc" -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$baseline/include" -I "$baseline/runtime/include" \
-        "${extra[@]}" "${backend[@]}" "$baseline/gen/$name.$schedule.cu" "${link[@]}" -o "$bin/$name.$schedule@base" \
+      compile "$bin/$name.$schedule@base" "$baseline/gen/$name.$schedule.cu" "$baseline" "$schedule" \
         2> "$bin/$name.$schedule@base.nvcc.log" &
     fi
   done

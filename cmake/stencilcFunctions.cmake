@@ -346,10 +346,24 @@ function(_stencilc_add_program kind name)
     target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
   endif()
   if(arg_BACKEND STREQUAL "nvshmem")
-    # NVSHMEM's device library needs relocatable device code and a device link step.
-    set_target_properties(${name} PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_RESOLVE_DEVICE_SYMBOLS ON
-                          BUILD_RPATH "${STENCILC_NVSHMEM_LIBRARY_DIR}" INSTALL_RPATH "${STENCILC_NVSHMEM_LIBRARY_DIR}")
-    target_link_libraries(${name} ${visibility} stencilc::nvshmem MPI::MPI_${mpi_language})
+    # The generated files are compiled twice (docs/RUNTIME-CUDA.md, "Two units"): as the program,
+    # and, with relocatable device code and STENCILC_NVSHMEM_DEVICE_UNIT, into a static library of
+    # the kernels that make NVSHMEM's device calls, device-linked there with NVSHMEM's device
+    # library.
+    set(device_unit ${name}_nvshmem_device)
+    add_library(${device_unit} STATIC ${generated})
+    target_compile_definitions(${device_unit} PRIVATE STENCILC_NVSHMEM_DEVICE_UNIT)
+    target_link_libraries(${device_unit} PRIVATE stencilc::runtime_host stencilc::headers stencilc::runtime_cuda
+                                                 stencilc::nvshmem MPI::MPI_${mpi_language})
+    set_target_properties(${device_unit} PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_RESOLVE_DEVICE_SYMBOLS ON
+                          CUDA_ARCHITECTURES "${arg_CUDA_ARCHITECTURES}" CUDA_STANDARD 17 POSITION_INDEPENDENT_CODE ON)
+    target_compile_options(${device_unit} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+    if(NOT multi_config AND NOT CMAKE_BUILD_TYPE)
+      target_compile_options(${device_unit} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-O3>)
+    endif()
+    set_target_properties(${name} PROPERTIES BUILD_RPATH "${STENCILC_NVSHMEM_LIBRARY_DIR}"
+                          INSTALL_RPATH "${STENCILC_NVSHMEM_LIBRARY_DIR}")
+    target_link_libraries(${name} ${visibility} ${device_unit} stencilc::nvshmem_host MPI::MPI_${mpi_language})
   endif()
   set_target_properties(${name} PROPERTIES STENCILC_GENERATED_SOURCES "${generated}")
 endfunction()

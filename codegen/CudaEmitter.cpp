@@ -81,8 +81,11 @@ std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::s
             std::to_string(emitter.wide_rank()) + ");\n\n";
     code += emitter.take();
     code += "\n}  // namespace sc_" + p.name + "\n\n";
+    const bool nvshmem = backend == CudaBackend::Nvshmem;
+    if (nvshmem) code += cuda::proxied_launch(p) + "\n#if !defined(" + kNvshmemDeviceUnit + ")\n";
     code += spmd ? cuda::spmd_launcher(p, model, backend)
                  : cuda::launcher(p, module.source, ex.grids, ex.swaps, model, backend);
+    if (nvshmem) code += "#endif  // !" + std::string(kNvshmemDeviceUnit) + "\n";
     code += "}  // namespace " + std::string(kCpuFreeNamespace) +
             "\n}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
     out.push_back(

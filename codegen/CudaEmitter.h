@@ -18,6 +18,12 @@ namespace stencilc::codegen {
 /// is the same text for both; the launcher and the included runtime differ.
 enum class CudaBackend { P2P, Nvshmem };
 
+/// The nvshmem backend's generated file is compiled twice: as the program (its kernels take
+/// P2PDevicePe: the launch where NVSHMEM maps every peer, built without -rdc) and, with this
+/// macro defined and -rdc, as the unit holding only the kernels that take NvshmemDevicePe and
+/// each program's launch of them (peers behind NVSHMEM's proxy). docs/RUNTIME-CUDA.md.
+inline constexpr const char* kNvshmemDeviceUnit = "STENCILC_NVSHMEM_DEVICE_UNIT";
+
 /// The namespace inside stencilc_generated that holds a program's code of the cpu-free schedule
 /// (its kernel in `sc_<program>`, its launcher `<program>_launch`), apart from the
 /// host-controlled schedule's (HostControlledEmitter.h) and the user's names.

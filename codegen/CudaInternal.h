@@ -90,4 +90,9 @@ std::string launcher(const ir::Program& p, const std::string& source,
 /// The host side of SPMD program `p`, which stencilc::spmd finds and calls.
 std::string spmd_launcher(const ir::Program& p, const RoleModelInputs& model, CudaBackend backend);
 
+/// The nvshmem backend: program `p`'s `sc_<p>::launch_proxied`, declared in both units and
+/// defined in the one built with -rdc (kNvshmemDeviceUnit), where its `kernel` takes
+/// NvshmemDevicePe; the launcher calls it where some peer is behind NVSHMEM's proxy.
+std::string proxied_launch(const ir::Program& p);
+
 }  // namespace stencilc::codegen::cuda

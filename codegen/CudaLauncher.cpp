@@ -85,13 +85,32 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
     out.push_back("  sc_launch.roles = &sc_roles;");
     if (!model.comm_grids.empty()) out.push_back(exchange_loads(p, model));
   }
-  out.push_back("  ::stencilc::compiled::launch(sc_team, sc_" + p.name +
-                "::kernel, sc_launch, [&](int sc_pe) {");
+  if (!nvshmem) {
+    out.push_back("  ::stencilc::compiled::launch(sc_team, sc_" + p.name +
+                  "::kernel, sc_launch, [&](int sc_pe) {");
+  } else {
+    out.push_back("  const auto sc_bind = [&](int sc_pe) {");
+  }
   out.push_back("    sc_" + p.name + "::KernelArgs sc_args{};");
   for (const auto& a : args) out.push_back("    " + a);
   out.push_back("    return sc_args;");
-  out.push_back("  });");
+  out.push_back(nvshmem ? "  };" : "  });");
+  if (nvshmem) {
+    out.push_back("  if (sc_team.all_direct()) {  // every peer mapped: this unit's kernel, no NVSHMEM call");
+    out.push_back("    ::stencilc::compiled::launch(sc_team, sc_" + p.name + "::kernel, sc_launch, sc_bind);");
+    out.push_back("  } else {  // some peer behind NVSHMEM's proxy: the -rdc unit's kernel");
+    out.push_back("    sc_" + p.name + "::launch_proxied(sc_team, sc_launch, sc_bind);");
+    out.push_back("  }");
+  }
   return out;
+}
+
+/// The rank of a launch's LaunchSpec: its last grid's (block's, SPMD).
+int launch_rank(const Program& p) {
+  int rank = 0;
+  for (const Param& g : p.params)
+    if (g.kind == ParamKind::Grid || g.kind == ParamKind::Block) rank = g.rank;
+  return rank;
 }
 
 /// A scalar result parameter `g` (a reference the program assigns): its word on every GPU (into
@@ -476,6 +495,26 @@ std::string spmd_launcher(const Program& p, const RoleModelInputs& model, CudaBa
     l.push_back(line);
   l.insert(l.end(), after.begin(), after.end());
   l.push_back("}");
+  return join(l, "\n") + "\n";
+}
+
+std::string proxied_launch(const Program& p) {
+  const std::string r = std::to_string(launch_rank(p));
+  std::vector<std::string> l;
+  l.push_back("namespace sc_" + p.name + " {");
+  l.push_back("// Where some peer is reached only through NVSHMEM's proxy: `kernel` of the unit built with");
+  l.push_back("// -rdc and " + std::string(kNvshmemDeviceUnit) + ", which takes NvshmemDevicePe.");
+  l.push_back("void launch_proxied(" + std::string(kRt) + "NvshmemTeam& sc_team, const ::stencilc::compiled::LaunchSpec<" +
+              r + ">& sc_launch,");
+  l.push_back("                    const std::function<KernelArgs(int)>& sc_bind)");
+  l.push_back("#if defined(" + std::string(kNvshmemDeviceUnit) + ")");
+  l.push_back("{");
+  l.push_back("  ::stencilc::compiled::launch(sc_team, kernel, sc_launch, sc_bind);");
+  l.push_back("}");
+  l.push_back("#else");
+  l.push_back(";");
+  l.push_back("#endif");
+  l.push_back("}  // namespace sc_" + p.name);
   return join(l, "\n") + "\n";
 }
 

@@ -496,22 +496,34 @@ class SplicedText {
 
 std::string splice(const std::string& text, const std::string& source_name,
                    const std::string& generated_name, const std::string& prologue,
-                   const std::vector<GeneratedProgram>& programs, const std::vector<SpliceSite>& sites) {
+                   const std::vector<GeneratedProgram>& programs, const std::vector<SpliceSite>& sites,
+                   const std::string& user_guard) {
   SplicedText out(source_name, generated_name);
   out.raw(prologue);
   size_t at = 0;
   auto line_of = [&](size_t offset) { return 1 + std::count(text.begin(), text.begin() + offset, '\n'); };
+  // The user's lines (and the bodies' launch calls) inside #if !defined(user_guard), if given.
+  auto guard = [&](bool open) {
+    if (user_guard.empty()) return;
+    out.generated(open ? "#if !defined(" + user_guard + ")\n" : "#endif  // !" + user_guard + "\n");
+  };
   for (size_t i = 0; i < programs.size() && i < sites.size(); ++i) {
     const SpliceSite& s = sites[i];
+    guard(true);
     out.user(line_of(at), text.substr(at, s.insert_at - at));  // insert_at starts a line
+    guard(false);
     out.generated(programs[i].code);
     // The program's declaration up to its body, then the body's replacement on lines of its own.
+    guard(true);
     out.user(line_of(s.insert_at), text.substr(s.insert_at, s.body_begin - s.insert_at));
     out.end_line();
     out.generated(programs[i].launch_call + programs[i].after + "\n");
+    guard(false);
     at = s.body_end;  // the rest of the body's last line on
   }
+  guard(true);
   out.user(line_of(at), text.substr(at));
+  guard(false);
   return out.take();
 }
 

@@ -53,8 +53,11 @@ struct SpliceSite {
 /// #line directive naming its line in `source_name`, and every generated stretch by one naming
 /// its own line in `generated_name` (the file the result is written to), so a compiler's
 /// diagnostic points at the line it is about, in the user's file or in the generated one.
+/// `user_guard`, when given, is a macro that leaves out the user's text and the bodies' launch
+/// calls (`#if !defined(user_guard)`): the nvshmem backend's -rdc unit (kNvshmemDeviceUnit).
 std::string splice(const std::string& source_text, const std::string& source_name,
                    const std::string& generated_name, const std::string& prologue,
-                   const std::vector<GeneratedProgram>& programs, const std::vector<SpliceSite>& sites);
+                   const std::vector<GeneratedProgram>& programs, const std::vector<SpliceSite>& sites,
+                   const std::string& user_guard = "");
 
 }  // namespace stencilc::codegen

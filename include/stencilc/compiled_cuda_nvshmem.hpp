@@ -2,10 +2,21 @@
 // compiled_cuda.hpp: the PE count from the MPI world, the size of the symmetric heap a program
 // needs, and bringing every PE's part of the result back into every process's grids. Included by
 // generated .cu files only (stencilc --target=cuda --backend=nvshmem).
+//
+// Such a file is compiled twice (docs/RUNTIME-CUDA.md, "Two units"): as the program, without
+// -rdc, its kernels taking P2PDevicePe (the launch where NVSHMEM maps every peer: one node) and
+// NVSHMEM seen through its host API only; and with -rdc and STENCILC_NVSHMEM_DEVICE_UNIT, where
+// it holds only the kernels taking NvshmemDevicePe (NVSHMEM's device calls: peers behind its
+// proxy, other nodes) and each program's launch of them.
 #pragma once
 
-// First: it selects the NVSHMEM device PE for the runtime headers compiled_cuda.hpp includes.
+// First: they select the device PE (DevicePe) for the runtime headers compiled_cuda.hpp includes.
+#if defined(STENCILC_NVSHMEM_DEVICE_UNIT)
 #include <stencilc/runtime/cuda/nvshmem.cuh>
+#else
+#include <stencilc/runtime/cuda/p2p.cuh>
+#include <stencilc/runtime/cuda/nvshmem_team.cuh>
+#endif
 
 #include "stencilc/compiled_cuda.hpp"
 

@@ -189,6 +189,7 @@ template <int N, class Team, class... KArgs, class Bind, class Words>
 void run(Team& team, void (*kernel)(KArgs...), const LaunchSpec<N>& spec, Bind& bind,
          const Words& scratch, const Words* sync) {
   using Args = std::decay_t<std::invoke_result_t<Bind&, int>>;
+  using Pe = std::decay_t<std::tuple_element_t<0, std::tuple<KArgs...>>>;  // the kernel's PE handle
   const rt::cuda::LaunchConfig config = launch_config<N>(spec);
   std::vector<int> comm(team.n(), 0);
   const rt::cuda::LaunchResult launched = team.launch_cooperative(
@@ -206,7 +207,7 @@ void run(Team& team, void (*kernel)(KArgs...), const LaunchSpec<N>& spec, Bind& 
               rt::comm_workers(work, TeamLaunch<Team>::workers(team, pe, kernel, config));
           comm[pe] = args.sc_n_comm;
         }
-        return std::make_tuple(team.device_pe(pe), args);
+        return std::make_tuple(team.template device_pe<Pe>(pe), args);
       },
       config);
   if (std::getenv("STENCILC_TIMING")) {

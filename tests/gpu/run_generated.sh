@@ -62,15 +62,9 @@ common=(-std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$root/incl
         -I "$root/samples")
 read -r -a extra_flags <<< "${NVCC_FLAGS:-}"
 common+=("${extra_flags[@]}")
-nvshmem_compile=() nvshmem_link=()
 if [[ ",$backends," == *",nvshmem,"* ]]; then
   if flags=$(bash "$root/tests/gpu/nvshmem-flags.sh"); then
-    mapfile -t words <<< "$flags"
-    part=compile
-    for w in "${words[@]}"; do
-      if [ "$w" = "--" ]; then part=link; elif [ "$part" = compile ]; then nvshmem_compile+=("$w"); else nvshmem_link+=("$w"); fi
-    done
-    echo "nvshmem: $(printf '%s ' "${nvshmem_compile[@]}" "${nvshmem_link[@]}")"
+    echo "nvshmem: $(tr '\n' ' ' <<< "$flags")"
   else
     echo "FAIL nvshmem: no NVSHMEM or MPI (tests/gpu/nvshmem-flags.sh)"; failed=$((failed + 1))
     backends="${backends//nvshmem/}"
@@ -153,8 +147,11 @@ for name in $samples; do
   if has_hc "$name"; then build "$out/$name.hc.nvcc.log" "$out/$name.hc.cuda" "${common[@]}" "$gen/$name.hc.cu"; fi
   if has auto; then build "$out/$name.auto.nvcc.log" "$out/$name.auto.cuda" "${common[@]}" "$gen/$name.auto.cu"; fi
   if { has nvshmem || has nvshmem-dataflow; } && [[ ",$backends," == *",nvshmem,"* ]]; then
-    build "$out/$name.nvshmem.nvcc.log" "$out/$name.nvshmem" "${common[@]}" "${nvshmem_compile[@]}" "$gen/$name.nvshmem.cu" \
-        "${nvshmem_link[@]}"
+    # Its two units (nvshmem-build.sh: the -rdc one with NVSHMEM's device calls, the program).
+    ( NVCC="$nvcc" bash "$root/tests/gpu/nvshmem-build.sh" "$out/$name.nvshmem" "$gen/$name.nvshmem.cu" \
+        "${common[@]}" 2> "$out/$name.nvshmem.nvcc.log" || rm -f "$out/$name.nvshmem" ) &
+    jobs=$((jobs + 1))
+    if [ "$jobs" -ge "$(nproc)" ]; then wait -n; jobs=$((jobs - 1)); fi
   fi
   g++ -std=c++17 -O2 -I "$root/include" "$(source_of "$name")" -o "$out/$name.ref" -pthread &
 done

@@ -15,6 +15,7 @@
 #include <map>
 #include <sstream>
 
+#include "codegen/CudaEmitter.h"  // kNvshmemDeviceUnit
 #include "frontend/Frontend.h"
 
 namespace stencilc::driver {
@@ -125,9 +126,9 @@ std::optional<std::vector<std::string>> mpi_flags() {
   return flags;
 }
 
-/// The nvcc arguments of the nvshmem backend: relocatable device code (NVSHMEM's device library),
-/// NVSHMEM's and MPI's headers and libraries, and an rpath so that the executable finds
-/// libnvshmem_host.so.3 and its plugins where they are.
+/// The nvcc arguments of the nvshmem backend: NVSHMEM's and MPI's headers and libraries (its
+/// device library, which the unit built with -rdc needs), and an rpath so that the executable
+/// finds libnvshmem_host.so.3 and its plugins where they are.
 std::optional<std::vector<std::string>> nvshmem_args() {
   std::string tried;
   auto n = find_nvshmem(&tried);
@@ -148,7 +149,7 @@ std::optional<std::vector<std::string>> nvshmem_args() {
                  "ompi-c or mpich (Debian: apt-get install libopenmpi-dev)\n";
     return std::nullopt;
   }
-  std::vector<std::string> args{"-rdc=true", "-I", n->include};
+  std::vector<std::string> args{"-I", n->include};
   args.insert(args.end(), mpi->begin(), mpi->end());
   // -l for the device library (the source is compiled with -x cu, which would apply to a .a too).
   args.insert(args.end(), {"-L" + n->lib, "-lnvshmem_device", "-Xlinker", n->host_library,
@@ -187,8 +188,16 @@ std::optional<std::string> find_compiler(bool cuda) {
   return *program;
 }
 
-std::optional<Command> host_compile_command(const std::string& compiler,
-                                            const HostCompileRequest& r) {
+std::string device_object(const HostCompileRequest& r) { return r.generated_file + ".device.o"; }
+
+std::optional<std::vector<Command>> host_compile_commands(const std::string& compiler,
+                                                          const HostCompileRequest& r) {
+  if (r.nvshmem && r.object_only) {
+    std::cerr << "stencilc: error: -c with --backend=nvshmem: the program is two units, one built "
+                 "with -rdc (docs/RUNTIME-CUDA.md, \"Two units\"); build the executable, or take "
+                 "--emit=cuda's file and compile it twice\n";
+    return std::nullopt;
+  }
   std::vector<std::string> args{compiler, r.standard, r.optimization};
   if (r.cuda) {
     if (r.cuda_archs.size() == 1) {
@@ -217,24 +226,33 @@ std::optional<Command> host_compile_command(const std::string& compiler,
     args.push_back(dir);
   }
   std::vector<std::string> libraries;
+  std::vector<Command> commands;
   if (r.cuda && r.nvshmem) {
     auto extra = nvshmem_args();
     if (!extra) return std::nullopt;
-    // -rdc and the include directories before the source, the libraries after it.
+    // The include directories before the source, the libraries after it.
     auto first_library = std::find_if(extra->begin(), extra->end(), [](const std::string& a) {
       return a.rfind("-L", 0) == 0 || a.rfind("-l", 0) == 0 || a.rfind("-Xlinker", 0) == 0;
     });
     args.insert(args.end(), extra->begin(), first_library);
     libraries.assign(first_library, extra->end());
+    // First the unit with NVSHMEM's device calls (-rdc): its kernels for peers behind the proxy.
+    Command device{args};
+    device.args.insert(device.args.end(), {"-rdc=true", std::string("-D") + stencilc::codegen::kNvshmemDeviceUnit, "-c",
+                                           r.generated_file, "-o", device_object(r),
+                                           "-Xcompiler=-pthread"});
+    commands.push_back(std::move(device));
   }
   if (r.object_only) args.push_back("-c");
   args.insert(args.end(), {r.generated_file, "-o", r.output});
   if (!r.object_only) {
+    if (r.cuda && r.nvshmem) args.push_back(device_object(r));  // nvcc device-links it with NVSHMEM
     args.insert(args.end(), r.link_inputs.begin(), r.link_inputs.end());
     args.insert(args.end(), libraries.begin(), libraries.end());
   }
   args.push_back(r.cuda ? "-Xcompiler=-pthread" : "-pthread");
-  return Command{args};
+  commands.push_back(Command{args});
+  return commands;
 }
 
 std::string format_command(const Command& command) {

@@ -33,9 +33,15 @@ struct HostCompileRequest {
 /// an error message.
 std::optional<std::string> find_compiler(bool cuda);
 
-/// The compile command; nullopt after an error message (nvshmem without NVSHMEM or MPI).
-std::optional<Command> host_compile_command(const std::string& compiler,
-                                            const HostCompileRequest& request);
+/// The compile commands, run in order: one, or on the nvshmem backend two (the generated file's
+/// unit built with -rdc and STENCILC_NVSHMEM_DEVICE_UNIT into `device_object(request)`, then the
+/// program's unit, without -rdc, linked with it); nullopt after an error message (nvshmem
+/// without NVSHMEM or MPI, or with -c).
+std::optional<std::vector<Command>> host_compile_commands(const std::string& compiler,
+                                                          const HostCompileRequest& request);
+
+/// The nvshmem backend's object of the unit built with -rdc (beside the generated file).
+std::string device_object(const HostCompileRequest& request);
 
 /// The command as clang's -### and -v print it: each argument quoted, on one line.
 std::string format_command(const Command& command);

@@ -373,7 +373,7 @@ std::optional<std::string> generated_source(const stencilc::frontend::FrontendRe
     prologue += " for the host target.\n#include <stencilc/compiled_host.hpp>\n";
   }
   return stencilc::codegen::splice(fe.text, fe.module.source, generated_name, prologue, programs,
-                                   sites);
+                                   sites, nvshmem ? stencilc::codegen::kNvshmemDeviceUnit : "");
 }
 
 }  // namespace
@@ -478,19 +478,26 @@ static int build(const std::string& input, const std::vector<std::string>& link_
   request.compile_args.insert(request.compile_args.end(), extra_args.begin(), extra_args.end());
 
   request.generated_file = generated_file;
-  auto command = stencilc::driver::host_compile_command(*compiler, request);
-  if (!command) return 1;
+  auto commands = stencilc::driver::host_compile_commands(*compiler, request);
+  if (!commands) return 1;
   if (verbose || print_only) {
     stencilc::tools::print_version(llvm::errs());
     llvm::errs().flush();
-    std::cerr << stencilc::driver::format_command(*command) << "\n";
+    for (const auto& command : *commands)
+      std::cerr << stencilc::driver::format_command(command) << "\n";
   }
   if (print_only) return 0;
   {
     std::ofstream file(request.generated_file);
     file << source;
   }
-  int rc = stencilc::driver::run_command(*command);
+  // The nvshmem backend's object of its -rdc unit goes with the generated file (-save-temps).
+  const bool two_units = commands->size() > 1;
+  llvm::FileRemover remove_device_object(stencilc::driver::device_object(request),
+                                         two_units && !save_temps);
+  int rc = 0;
+  for (const auto& command : *commands)
+    if ((rc = stencilc::driver::run_command(command)) != 0) break;
   if (save_temps && !verbose) std::cerr << "stencilc: kept " << request.generated_file << "\n";
   return rc;
 }

@@ -461,8 +461,8 @@ inline int resident_blocks(void (*kernel)(KArgs...), const LaunchConfig& config)
 /// dimension 0 of fewer than 2^31 points each (one chunk, unless a block holds more points than
 /// that): this many slices, at least 1 and at most the box's extent (so the chunk loop's index
 /// cannot overflow). A slice alone must fit.
-template <int N>
-__device__ inline int rows_per_chunk(const DevicePe& pe, const SBox<N>& box, const char* what) {
+template <int N, class Pe>
+__device__ inline int rows_per_chunk(const Pe& pe, const SBox<N>& box, const char* what) {
   long long slice = 1;
   for (int d = 1; d < N; ++d) slice *= box.hi[d] - box.lo[d];
   const long long limit = (1LL << 31) - 1;
@@ -481,8 +481,8 @@ __device__ inline int rows_per_chunk(const DevicePe& pe, const SBox<N>& box, con
 
 /// A boundary part's walk must fit the 32-bit flat index (BoxWalk::fits); otherwise the run stops
 /// with a message (every thread that gets here reports: the first claims the record).
-template <int N>
-__device__ inline void check_walk(const DevicePe& pe, const BoxWalk<N>& walk, const char* what) {
+template <int N, class Pe>
+__device__ inline void check_walk(const Pe& pe, const BoxWalk<N>& walk, const char* what) {
   if (walk.fits) return;
   pe.fatal_with([&](detail::Message& m) {
     m.str(what).str(": the boundary part of the block holds 2^31 points or more (at most 2^31 - 1)");
@@ -493,7 +493,8 @@ __device__ inline void check_walk(const DevicePe& pe, const BoxWalk<N>& walk, co
 /// dynamic shared memory the launch gave it (compiled::onchip_plan sized it for the block with the
 /// most rows on any PE). A block with more rows than that reports it and stops the run, instead
 /// of writing past its shared memory.
-__device__ inline void check_onchip(const DevicePe& pe, std::size_t used, const char* what) {
+template <class Pe>
+__device__ inline void check_onchip(const Pe& pe, std::size_t used, const char* what) {
   unsigned size = 0;
   asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(size));
   if (used <= size) return;
@@ -510,7 +511,8 @@ __device__ inline void check_onchip(const DevicePe& pe, std::size_t used, const 
 namespace detail {
 // Thread 0 of each block of the group: the arrival and the bounded wait (one thread makes the
 // call, so under -rdc its ABI saves cost one thread's registers, not the block's).
-__device__ inline STENCILC_STEP_FN void group_arrive(const DevicePe& pe, const Workers& group,
+template <class Pe>
+__device__ inline STENCILC_STEP_FN void group_arrive(const Pe& pe, const Workers& group,
                                                      std::uint64_t* counter,
                                                      unsigned long long passed, const char* what) {
   __threadfence();  // this block's writes (ordered before us by __syncthreads) before the arrival
@@ -532,7 +534,8 @@ __device__ inline STENCILC_STEP_FN void group_arrive(const DevicePe& pe, const W
 /// group's barriers use, zero at launch; `passed` counts this group's barriers so far (every
 /// thread keeps it). One block: __syncthreads(). A block that waits longer than the runtime's
 /// timeout reports it like any other wait and stops the run.
-__device__ __forceinline__ void group_barrier(const DevicePe& pe, const Workers& group,
+template <class Pe>
+__device__ __forceinline__ void group_barrier(const Pe& pe, const Workers& group,
                                               std::uint64_t* counter, unsigned long long& passed,
                                               const char* what) {
   ++passed;
@@ -543,8 +546,8 @@ __device__ __forceinline__ void group_barrier(const DevicePe& pe, const Workers&
 }
 
 namespace detail {
-template <int N>
-__device__ inline STENCILC_STEP_FN void report_reads(const DevicePe& pe, const SBox<N>& range,
+template <int N, class Pe>
+__device__ inline STENCILC_STEP_FN void report_reads(const Pe& pe, const SBox<N>& range,
                                                      const int* extent, const int* lo,
                                                      const int* hi, int d, const char* what) {
   // Every thread that gets here (all of the statement's group) reports: the first claims the
@@ -564,8 +567,8 @@ __device__ inline STENCILC_STEP_FN void report_reads(const DevicePe& pe, const S
 
 /// What a point update reads past a non-periodic edge of its grid: nothing is there (the
 /// reference build stops too). `extent` and `periodic` describe the global grid.
-template <int N>
-__device__ __forceinline__ void check_reads(const DevicePe& pe, const SBox<N>& range,
+template <int N, class Pe>
+__device__ __forceinline__ void check_reads(const Pe& pe, const SBox<N>& range,
                                             const int* extent, const bool* periodic, const int* lo,
                                             const int* hi, const char* what) {
   for (int d = 0; d < N; ++d)
@@ -579,8 +582,8 @@ __device__ __forceinline__ void check_reads(const DevicePe& pe, const SBox<N>& r
 }
 
 namespace detail {
-template <int N>
-__device__ inline STENCILC_STEP_FN void report_range(const DevicePe& pe, const SBox<N>& range,
+template <int N, class Pe>
+__device__ inline STENCILC_STEP_FN void report_range(const Pe& pe, const SBox<N>& range,
                                                      const int* extent, const bool* const* periodic,
                                                      const char* const* grids, int count,
                                                      const char* program, const char* where,
@@ -622,8 +625,8 @@ __device__ inline STENCILC_STEP_FN void report_range(const DevicePe& pe, const S
 /// a grid outside its fixed boundary (the reference build stops there), or wraps a periodic one,
 /// which stencilc does not run. `grids` names the `count` grids the update reads or writes,
 /// `periodic` their periodic flags; `where` is "file:line:col".
-template <int N>
-__device__ __forceinline__ void check_range(const DevicePe& pe, const SBox<N>& range,
+template <int N, class Pe>
+__device__ __forceinline__ void check_range(const Pe& pe, const SBox<N>& range,
                                             const int* extent, const bool* const* periodic,
                                             const char* const* grids, int count,
                                             const char* program, const char* where) {

@@ -138,7 +138,8 @@ struct DHaloExchange {
   // `n_blocks` > 0: only blocks [first_block, first_block + n_blocks) run channels (a role's
   // group), channel k on block first_block + k % n_blocks. Only a block that holds an item
   // makes the call (STENCILC_STEP_FN).
-  __device__ __forceinline__ void send(const DevicePe& pe, const DBlock<T, N>& block,
+  template <class Pe>
+  __device__ __forceinline__ void send(const Pe& pe, const DBlock<T, N>& block,
                                        std::uint64_t epoch, int first_block = 0,
                                        int n_blocks = 0) const {
     if (holds_item(0, send_items, first_block, n_blocks))
@@ -146,7 +147,8 @@ struct DHaloExchange {
   }
 
   // Receives epoch `epoch` into my halos of `block`, then acks each neighbour.
-  __device__ __forceinline__ void recv(const DevicePe& pe, const DBlock<T, N>& block,
+  template <class Pe>
+  __device__ __forceinline__ void recv(const Pe& pe, const DBlock<T, N>& block,
                                        std::uint64_t epoch, int first_block = 0,
                                        int n_blocks = 0) const {
     if (holds_item(send_items, recv_items, first_block, n_blocks))
@@ -169,7 +171,8 @@ struct DHaloExchange {
   }
 
   // send() then recv() (the same requirements).
-  __device__ void exchange(const DevicePe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
+  template <class Pe>
+  __device__ void exchange(const Pe& pe, const DBlock<T, N>& block, std::uint64_t epoch,
                            int first_block = 0) const {
     send(pe, block, epoch, first_block);
     recv(pe, block, epoch, first_block);
@@ -186,7 +189,8 @@ struct DHaloExchange {
     if (n_blocks > 0 || first_block != 0 || first_k + count > grid_blocks()) return true;
     return block_rank() >= first_k && block_rank() < first_k + count;
   }
-  __device__ STENCILC_STEP_FN void send_items_of_block(const DevicePe& pe,
+  template <class Pe>
+  __device__ STENCILC_STEP_FN void send_items_of_block(const Pe& pe,
                                                        const DBlock<T, N>& block,
                                                        std::uint64_t epoch, int first_block,
                                                        int n_blocks) const {
@@ -198,7 +202,8 @@ struct DHaloExchange {
       }
     }
   }
-  __device__ STENCILC_STEP_FN void recv_items_of_block(const DevicePe& pe,
+  template <class Pe>
+  __device__ STENCILC_STEP_FN void recv_items_of_block(const Pe& pe,
                                                        const DBlock<T, N>& block,
                                                        std::uint64_t epoch, int first_block,
                                                        int n_blocks) const {
@@ -283,7 +288,8 @@ struct DHaloExchange {
 
   // Thread 0 of the channel's block: epochs count 1, 2, 3, ... and the block has the layout the
   // exchange was made for.
-  __device__ void check(const DevicePe& pe, const DBlock<T, N>& block, int index,
+  template <class Pe>
+  __device__ void check(const Pe& pe, const DBlock<T, N>& block, int index,
                         std::uint64_t epoch, const char* operation) const {
     unsigned long long* last = &plan->last[index];
     if (epoch != *last + 1) {
@@ -306,7 +312,8 @@ struct DHaloExchange {
     *last = epoch;
   }
 
-  __device__ void send_piece(const DevicePe& pe, const DBlock<T, N>& block, int s, int piece,
+  template <class Pe>
+  __device__ void send_piece(const Pe& pe, const DBlock<T, N>& block, int s, int piece,
                              std::uint64_t epoch) const {
     const typename Plan::Channel c = plan->send[s];  // a copy: the stores below may alias
     const int theirs = opposite(c.code);  // my send direction, as the receiver sees it
@@ -334,7 +341,8 @@ struct DHaloExchange {
   }
 
   // Thread 0 of a send item's block: the receiver has unpacked `epoch` of the piece.
-  __device__ void wait_ack(const DevicePe& pe, const typename Plan::Channel& c, int piece,
+  template <class Pe>
+  __device__ void wait_ack(const Pe& pe, const typename Plan::Channel& c, int piece,
                            std::uint64_t epoch) const {
     pe.wait_with(ack(c.code, piece), Cmp::GE, epoch, [&](detail::Message& m) {
       int dir[N];
@@ -344,7 +352,8 @@ struct DHaloExchange {
     });
   }
 
-  __device__ void recv_piece(const DevicePe& pe, const DBlock<T, N>& block, int r, int piece,
+  template <class Pe>
+  __device__ void recv_piece(const Pe& pe, const DBlock<T, N>& block, int r, int piece,
                              std::uint64_t epoch) const {
     const typename Plan::Channel c = plan->recv[r];
     if (thread_rank() == 0) {
@@ -400,7 +409,8 @@ class FaceWriter {
   // Every thread of the block, before the loop (a __syncthreads inside): the channels of
   // `channels` into `staged` (kMaxFaceChannels entries of the block's shared memory), in mask order.
   // `block`: either buffer of the exchanged pair (the distances hold for both).
-  __device__ FaceWriter(const DevicePe& pe, const DHaloExchange<T, N>& exchange, const DBlock<T, N>& block,
+  template <class Pe>
+  __device__ FaceWriter(const Pe& pe, const DHaloExchange<T, N>& exchange, const DBlock<T, N>& block,
                         unsigned channels, FaceChannel* staged)
       : staged_(staged) {
     count_ = __popc(channels);
@@ -491,8 +501,8 @@ class FaceWriter {
 };
 
 // A FaceWriter for `exchange`'s grid (the type and rank deduced).
-template <class T, int N>
-__device__ FaceWriter<T, N> face_writer(const DevicePe& pe, const DHaloExchange<T, N>& exchange, const DBlock<T, N>& block,
+template <class T, int N, class Pe>
+__device__ FaceWriter<T, N> face_writer(const Pe& pe, const DHaloExchange<T, N>& exchange, const DBlock<T, N>& block,
                                         unsigned channels, FaceChannel* staged) {
   return FaceWriter<T, N>(pe, exchange, block, channels, staged);
 }

@@ -12,8 +12,10 @@
 #endif
 #include <cuda_runtime.h>
 #include <mpi.h>
-#include <nvshmem.h>
-#include <nvshmemx.h>
+// NVSHMEM's host API only: this header is in both units of an NVSHMEM program (nvshmem.cuh), the
+// one built without -rdc too, where no NVSHMEM device declaration (nor its `namespace cg`) is seen.
+#include <nvshmem_host.h>
+#include <device/nvshmemx_collective_launch_apis.h>  // host functions, NVSHMEM's device library
 
 #include <chrono>
 #include <cstddef>
@@ -31,10 +33,11 @@
 
 #include "stencilc/runtime/common.hpp"
 #include "stencilc/runtime/cuda/common.cuh"
-#include "stencilc/runtime/cuda/nvshmem_pe.cuh"
 #include "stencilc/runtime/cuda/p2p.cuh"
 
 namespace stencilc::rt::cuda {
+
+struct NvshmemDevicePe;  // nvshmem_pe.cuh: in the unit built with -rdc only
 
 namespace detail {
 
@@ -193,16 +196,26 @@ class NvshmemTeam {
     return sym;
   }
 
-  // The handle of this process's PE (`pe` must be my_pe()).
-  NvshmemDevicePe device_pe(int pe) const {
+  // The handle of this process's PE (`pe` must be my_pe()) for a kernel that takes `Pe`:
+  // P2PDevicePe where every peer is mapped (all_direct(): the kernel needs no NVSHMEM call), or
+  // NvshmemDevicePe (nvshmem_pe.cuh, the unit built with -rdc), P2PDevicePe's members and
+  // whether some peer is reached only through NVSHMEM's proxy.
+  template <class Pe = NvshmemDevicePe>
+  Pe device_pe(int pe) const {
     if (pe != me_) fatal("device_pe(%d): this process holds PE %d only", pe, me_);
-    NvshmemDevicePe d;
+    Pe handle;
+    P2PDevicePe& d = handle;
+    if constexpr (!std::is_same_v<Pe, P2PDevicePe>) {
+      handle.proxied = proxied_;
+    } else if (proxied_) {
+      fatal("PE %d: a kernel without NVSHMEM's device calls cannot reach every PE (some only "
+            "through NVSHMEM's proxy)", me_);
+    }
     d.id = me_;
     d.n = n_;
     d.heap = base_;
     d.heap_bytes = heap_bytes_;
     d.heaps = heaps_.on(me_);
-    d.proxied = proxied_;
     d.timeout_ns = static_cast<unsigned long long>(timeout_ms_) * 1000000ULL;
     d.barrier_sig = barrier_sig_.on(me_);
     d.reduce_slot = reduce_slot_.on(me_);
@@ -210,7 +223,7 @@ class NvshmemTeam {
     d.control = control_.on(me_);
     d.errors = errors_device_;
     d.record = errors_device_->record(0);
-    return d;
+    return handle;
   }
 
   // Host <-> this PE's device memory (synchronous, checked); another PE's memory is not here.

@@ -227,8 +227,11 @@ class P2PTeam {
     return sym;
   }
 
-  // The handle PE `pe`'s kernel gets.
-  P2PDevicePe device_pe(int pe) const {
+  // The handle PE `pe`'s kernel gets (`Pe`: the kernel's first parameter, always P2PDevicePe
+  // here; NvshmemTeam::device_pe has the same form).
+  template <class Pe = P2PDevicePe>
+  Pe device_pe(int pe) const {
+    static_assert(std::is_same_v<Pe, P2PDevicePe>, "a p2p team's kernels take P2PDevicePe");
     P2PDevicePe d;
     d.id = pe;
     d.n = n_;

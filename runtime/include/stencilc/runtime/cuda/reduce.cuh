@@ -66,8 +66,8 @@ __device__ inline T block_combine(T value, bool valid, ReduceOp op, bool* any_va
 /// `across_pes`: thread 0 of block 0 also combines the GPUs' values (DevicePe::allreduce_leader,
 /// in PE order) before the second barrier: a reduction and its allreduce in two grid barriers
 /// (grid_reduce then team_allreduce take four on more than one GPU).
-template <class T>
-__device__ inline STENCILC_STEP_FN T grid_reduce(const DevicePe& pe, T value, ReduceOp op, std::uint64_t* scratch,
+template <class T, class Pe>
+__device__ inline STENCILC_STEP_FN T grid_reduce(const Pe& pe, T value, ReduceOp op, std::uint64_t* scratch,
                                                  bool across_pes = false) {
   static_assert(sizeof(T) <= sizeof(std::uint64_t), "scalars of at most 8 bytes");
   bool valid = true;
@@ -98,8 +98,8 @@ __device__ inline STENCILC_STEP_FN T grid_reduce(const DevicePe& pe, T value, Re
 
 /// Combines a value every thread of every GPU holds identically (a GPU's reduced value) across
 /// the PEs, in PE order, and returns it to every thread.
-template <class T>
-__device__ inline STENCILC_STEP_FN T team_allreduce(const DevicePe& pe, T value, ReduceOp op, std::uint64_t* scratch) {
+template <class T, class Pe>
+__device__ inline STENCILC_STEP_FN T team_allreduce(const Pe& pe, T value, ReduceOp op, std::uint64_t* scratch) {
   if (pe.n == 1) return value;  // one PE: nothing to combine (every thread holds it already)
   if (block_rank() == 0 && thread_rank() == 0) {
     T total = pe.allreduce_leader(value, op);

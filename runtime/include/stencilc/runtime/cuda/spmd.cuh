@@ -42,8 +42,8 @@ __device__ inline SBox<N> owned(const DBlock<T, N>& b) {
 /// The layout of the symmetric block `name` on PE `target` (`on`: every PE's layout, in device
 /// memory): what extent_on/origin_on read and where a put lands. A PE outside the team is a
 /// device-side fatal error, as in the reference build.
-template <class T, int N>
-__device__ inline const DBlock<T, N>& layout_on(const DevicePe& pe, const DBlock<T, N>* on,
+template <class T, int N, class Pe>
+__device__ inline const DBlock<T, N>& layout_on(const Pe& pe, const DBlock<T, N>* on,
                                                 int target, const char* what) {
   if (target < 0 || target >= pe.n) {
     pe.fatal_with([&](detail::Message& m) {
@@ -56,8 +56,8 @@ __device__ inline const DBlock<T, N>& layout_on(const DevicePe& pe, const DBlock
 /// A point update over the local box `range` reads (or writes) block `b` at offsets within
 /// [lo, hi] per dimension: every access must stay inside the block's owned and halo cells, as
 /// the reference build checks.
-template <class T, int N>
-__device__ inline void check_local_reads(const DevicePe& pe, const SBox<N>& range,
+template <class T, int N, class Pe>
+__device__ inline void check_local_reads(const Pe& pe, const SBox<N>& range,
                                          const DBlock<T, N>& b, const int* lo, const int* hi,
                                          const char* what) {
   for (int d = 0; d < N; ++d)
@@ -92,8 +92,8 @@ __device__ inline bool runs_transfer(const Workers& group, int slot) {
 /// symmetric buffer `dst` refers to now, laid out as that PE lays it out (`dst_on[target]`), then
 /// sets `sig` there to `value` after all of the data. Regions outside a block, of different shapes
 /// or a PE outside the team are device-side fatal errors (the reference build's checks).
-template <class T, int N>
-__device__ inline void put_signal_region(const DevicePe& pe, const Workers& group, int slot,
+template <class T, int N, class Pe>
+__device__ inline void put_signal_region(const Pe& pe, const Workers& group, int slot,
                                          const DBlock<T, N>& dst, const DBlock<T, N>* dst_on,
                                          const int* dlo, const int* dhi, const DBlock<T, N>& src,
                                          const int* slo, const int* shi, std::uint64_t* sig,
@@ -174,7 +174,8 @@ __device__ inline void put_signal_region(const DevicePe& pe, const Workers& grou
 /// signal_wait_until of an SPMD program, on one block of `group` (see runs_transfer): a bounded
 /// wait (a diagnostic naming `what` and the PE's exit status 3 after STENCILC_WAIT_TIMEOUT_MS).
 /// The phase barrier the passes place before the first reader orders it with the other blocks.
-__device__ inline void wait_until_on(const DevicePe& pe, const Workers& group, int slot,
+template <class Pe>
+__device__ inline void wait_until_on(const Pe& pe, const Workers& group, int slot,
                                      const std::uint64_t* sig, Cmp cmp, std::uint64_t value,
                                      const char* what) {
   if (!runs_transfer(group, slot)) return;
@@ -185,7 +186,8 @@ __device__ inline void wait_until_on(const DevicePe& pe, const Workers& group, i
 /// it is complete (visible at its target, its source reusable) after it, and it orders the PE's
 /// workers like a phase barrier. Each thread fences its own NVLink stores; the leader's quiet
 /// completes what went through NVSHMEM's proxy (one quiet, as barrier_all does).
-__device__ inline void quiet_all(const DevicePe& pe) {
+template <class Pe>
+__device__ inline void quiet_all(const Pe& pe) {
   __threadfence_system();
   pe.grid_barrier();
   if (is_leader()) pe.quiet();
@@ -194,8 +196,8 @@ __device__ inline void quiet_all(const DevicePe& pe) {
 
 /// stencilc::swap of two blocks: they must have the same layout (the reference build stops
 /// otherwise; the passes and puts rely on it).
-template <class T, int N>
-__device__ inline void check_swap(const DevicePe& pe, const DBlock<T, N>& a, const DBlock<T, N>& b,
+template <class T, int N, class Pe>
+__device__ inline void check_swap(const Pe& pe, const DBlock<T, N>& a, const DBlock<T, N>& b,
                                   const char* what) {
   bool same = a.same_layout(b);
   for (int d = 0; d < N; ++d) same = same && a.global_extent[d] == b.global_extent[d];
