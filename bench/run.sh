@@ -47,21 +47,13 @@ if [[ ",$schedules," == *",nvshmem,"* ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   bash "$root/tests/gpu/nvshmem-flags.sh" > /dev/null || { echo "nvshmem: no NVSHMEM or MPI" >&2; exit 1; }
 fi
-# compile <exe> <source> <include root> <schedule>: one build; nvshmem: the file's two units
-# (nvshmem-build.sh), or one unit with -rdc for a baseline generated before there were two.
+# compile <exe> <source> <include root> <schedule>: one build (nvshmem: nvshmem-build.sh).
 compile() {
   local exe="$1" src="$2" inc="$3" schedule="$4"
   read -r -a extra <<< "${NVCC_FLAGS:-}"
   local args=(-std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$inc/include" -I "$inc/runtime/include" "${extra[@]}")
-  if [ "$schedule" = nvshmem ] && grep -q STENCILC_NVSHMEM_DEVICE_UNIT "$src"; then
+  if [ "$schedule" = nvshmem ]; then
     NVCC="$nvcc" bash "$root/tests/gpu/nvshmem-build.sh" "$exe" "$src" "${args[@]}"
-  elif [ "$schedule" = nvshmem ]; then
-    local words compile_words=() link_words=() part=compile
-    mapfile -t words < <(bash "$root/tests/gpu/nvshmem-flags.sh")
-    for w in "${words[@]}"; do
-      if [ "$w" = "--" ]; then part=link; elif [ "$part" = compile ]; then compile_words+=("$w"); else link_words+=("$w"); fi
-    done
-    "$nvcc" "${args[@]}" "${compile_words[@]}" "$src" "${link_words[@]}" -o "$exe"
   else
     "$nvcc" "${args[@]}" "$src" -o "$exe"
   fi
