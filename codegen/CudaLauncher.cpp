@@ -96,7 +96,7 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   out.push_back("    return sc_args;");
   out.push_back(nvshmem ? "  };" : "  });");
   if (nvshmem) {
-    out.push_back("  if (sc_team.all_direct()) {  // every peer mapped: this unit's kernel, no NVSHMEM call");
+    out.push_back("  if (::stencilc::compiled::launch_direct(sc_team)) {  // every peer mapped: this unit's kernel, no NVSHMEM call");
     out.push_back("    ::stencilc::compiled::launch(sc_team, sc_" + p.name + "::kernel, sc_launch, sc_bind);");
     out.push_back("  } else {  // some peer behind NVSHMEM's proxy: the -rdc unit's kernel");
     out.push_back("    sc_" + p.name + "::launch_proxied(sc_team, sc_launch, sc_bind);");
