@@ -71,7 +71,8 @@ struct ScheduleQuery {
   const char* program = "";
   /// The program holds the host-controlled code; where not, `cpu_free_only` says why (the driver
   /// emits it only for global-view programs on the p2p backend whose time loops have no dataflow
-  /// or register-resident form: elsewhere the cpu-free code wins at every size).
+  /// or register-resident form: elsewhere the cpu-free code won at every 2-D size measured; heat3d
+  /// on 2 and 4 GPUs is the known exception, docs/SCHEDULES.md).
   bool host_controlled = false;
   const char* cpu_free_only = "";
   // The time loop's step (its first loop at the top of the program), as the host-controlled
