@@ -24,7 +24,8 @@ for n in 128 256; do
     t $b/heat3d.hoist --stencilc-pes=$g $n 200 1
     t $b/heat3d.hc --stencilc-pes=$g $n 200 2
   done
-  t env STENCILC_COMM_BLOCKS=32 $b/heat3d --stencilc-pes=4 $n 200 1
+  for c in 0 8 16 32 48 64; do t env STENCILC_COMM_BLOCKS=$c $b/heat3d --stencilc-pes=4 $n 200 1; done
+  for c in 0 8 16 48 64; do t env STENCILC_COMM_BLOCKS=$c $b/heat3d --stencilc-pes=2 $n 200 1; done
   t env STENCILC_DECOMP=4x1x1 STENCILC_COMM_BLOCKS=0 $b/heat3d --stencilc-pes=4 $n 200 1
 done
 for g in 1 2 4; do t $b/box27 --stencilc-pes=$g 128 200 1; t $b/box27.hc --stencilc-pes=$g 128 200 2; done
