@@ -189,6 +189,7 @@ std::optional<std::string> find_compiler(bool cuda) {
 }
 
 std::string device_object(const HostCompileRequest& r) { return r.generated_file + ".device.o"; }
+std::string program_object(const HostCompileRequest& r) { return r.generated_file + ".program.o"; }
 
 std::optional<std::vector<Command>> host_compile_commands(const std::string& compiler,
                                                           const HostCompileRequest& r) {
@@ -236,20 +237,29 @@ std::optional<std::vector<Command>> host_compile_commands(const std::string& com
     });
     args.insert(args.end(), extra->begin(), first_library);
     libraries.assign(first_library, extra->end());
-    // First the unit with NVSHMEM's device calls (-rdc): its kernels for peers behind the proxy.
-    Command device{args};
+    // The unit with NVSHMEM's device calls (-rdc: its kernels for peers behind the proxy) and the
+    // program's unit at the same time, then the link (nvcc device-links the -rdc object with
+    // NVSHMEM's device library).
+    Command device{args, /*beside_next=*/true};
     device.args.insert(device.args.end(), {"-rdc=true", std::string("-D") + stencilc::codegen::kNvshmemDeviceUnit, "-c",
                                            r.generated_file, "-o", device_object(r),
                                            "-Xcompiler=-pthread"});
     commands.push_back(std::move(device));
+    Command program{args};
+    program.args.insert(program.args.end(),
+                        {"-c", r.generated_file, "-o", program_object(r), "-Xcompiler=-pthread"});
+    commands.push_back(std::move(program));
+    Command link{args};
+    link.args.insert(link.args.end(), {program_object(r), device_object(r), "-o", r.output});
+    link.args.insert(link.args.end(), r.link_inputs.begin(), r.link_inputs.end());
+    link.args.insert(link.args.end(), libraries.begin(), libraries.end());
+    link.args.push_back("-Xcompiler=-pthread");
+    commands.push_back(std::move(link));
+    return commands;
   }
   if (r.object_only) args.push_back("-c");
   args.insert(args.end(), {r.generated_file, "-o", r.output});
-  if (!r.object_only) {
-    if (r.cuda && r.nvshmem) args.push_back(device_object(r));  // nvcc device-links it with NVSHMEM
-    args.insert(args.end(), r.link_inputs.begin(), r.link_inputs.end());
-    args.insert(args.end(), libraries.begin(), libraries.end());
-  }
+  if (!r.object_only) args.insert(args.end(), r.link_inputs.begin(), r.link_inputs.end());
   args.push_back(r.cuda ? "-Xcompiler=-pthread" : "-pthread");
   commands.push_back(Command{args});
   return commands;
@@ -268,17 +278,53 @@ std::string format_command(const Command& command) {
   return line;
 }
 
-int run_command(const Command& command) {
-  std::vector<llvm::StringRef> refs(command.args.begin(), command.args.end());
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(command.args.front(), refs, std::nullopt, {}, 0, 0, &message);
-  if (rc != 0) {
-    std::cerr << "stencilc: error: " << llvm::sys::path::filename(command.args.front()).str()
-              << " failed "
-              << (message.empty() ? "with exit code " + std::to_string(rc) : "(" + message + ")")
-              << " (use -v to see the command)\n";
+namespace {
+
+// The error line of a command that failed: exit status `rc` or the launcher's `message`.
+void report_failure(const Command& command, int rc, const std::string& message) {
+  std::cerr << "stencilc: error: " << llvm::sys::path::filename(command.args.front()).str()
+            << " failed "
+            << (message.empty() ? "with exit code " + std::to_string(rc) : "(" + message + ")")
+            << " (use -v to see the command)\n";
+}
+
+}  // namespace
+
+int run_commands(const std::vector<Command>& commands) {
+  std::optional<std::pair<const Command*, llvm::sys::ProcessInfo>> beside;  // started, not waited for
+  bool failed = false;
+  for (const Command& command : commands) {
+    std::vector<llvm::StringRef> refs(command.args.begin(), command.args.end());
+    std::string message;
+    if (command.beside_next && !beside) {
+      bool start_failed = false;
+      llvm::sys::ProcessInfo started = llvm::sys::ExecuteNoWait(
+          command.args.front(), refs, std::nullopt, {}, 0, &message, &start_failed);
+      if (start_failed) {
+        report_failure(command, -1, message);
+        return 1;
+      }
+      beside.emplace(&command, started);
+      continue;
+    }
+    const int rc = llvm::sys::ExecuteAndWait(command.args.front(), refs, std::nullopt, {}, 0, 0, &message);
+    if (rc != 0) {
+      report_failure(command, rc, message);
+      failed = true;
+    }
+    if (beside) {  // the command started beside this one
+      std::string waited;
+      const llvm::sys::ProcessInfo done =
+          llvm::sys::Wait(beside->second, std::nullopt, &waited);
+      if (done.ReturnCode != 0) {
+        report_failure(*beside->first, done.ReturnCode, waited);
+        failed = true;
+      }
+      beside.reset();
+    }
+    if (failed) return 1;
   }
-  return rc == 0 ? 0 : 1;
+  return 0;
 }
 
 bool host_compiler_accepts(const std::string& compiler, const std::string& flag) {

@@ -11,6 +11,8 @@ namespace stencilc::driver {
 /// A program and its arguments (args[0] is the program).
 struct Command {
   std::vector<std::string> args;
+  bool beside_next = false;  // runs at the same time as the next command (neither reads the
+                             // other's output)
 };
 
 struct HostCompileRequest {
@@ -33,21 +35,25 @@ struct HostCompileRequest {
 /// an error message.
 std::optional<std::string> find_compiler(bool cuda);
 
-/// The compile commands, run in order: one, or on the nvshmem backend two (the generated file's
-/// unit built with -rdc and STENCILC_NVSHMEM_DEVICE_UNIT into `device_object(request)`, then the
-/// program's unit, without -rdc, linked with it); nullopt after an error message (nvshmem
-/// without NVSHMEM or MPI, or with -c).
+/// The compile commands, run in order: one, or on the nvshmem backend three (the generated
+/// file's unit built with -rdc and STENCILC_NVSHMEM_DEVICE_UNIT into `device_object(request)`
+/// beside its program unit, without -rdc, into `program_object(request)`, then the link of
+/// both); nullopt after an error message (nvshmem without NVSHMEM or MPI, or with -c).
 std::optional<std::vector<Command>> host_compile_commands(const std::string& compiler,
                                                           const HostCompileRequest& request);
 
-/// The nvshmem backend's object of the unit built with -rdc (beside the generated file).
+/// The nvshmem backend's objects of the unit built with -rdc and of the program's unit (beside
+/// the generated file).
 std::string device_object(const HostCompileRequest& request);
+std::string program_object(const HostCompileRequest& request);
 
 /// The command as clang's -### and -v print it: each argument quoted, on one line.
 std::string format_command(const Command& command);
 
-/// Runs the command; prints an error naming it when it fails. Returns its exit status.
-int run_command(const Command& command);
+/// Runs the commands in order, each marked `beside_next` at the same time as the next; prints an
+/// error naming the program of each that fails. Returns 0, or 1 after a failure (the commands
+/// after it do not run).
+int run_commands(const std::vector<Command>& commands);
 
 /// Whether the host compiler `compiler` accepts `flag` (asked once per flag: it compiles an empty
 /// file with it), so that clang-only -f flags of a compile command do not reach g++.

@@ -491,13 +491,13 @@ static int build(const std::string& input, const std::vector<std::string>& link_
     std::ofstream file(request.generated_file);
     file << source;
   }
-  // The nvshmem backend's object of its -rdc unit goes with the generated file (-save-temps).
+  // The nvshmem backend's objects of its two units go with the generated file (-save-temps).
   const bool two_units = commands->size() > 1;
   llvm::FileRemover remove_device_object(stencilc::driver::device_object(request),
                                          two_units && !save_temps);
-  int rc = 0;
-  for (const auto& command : *commands)
-    if ((rc = stencilc::driver::run_command(command)) != 0) break;
+  llvm::FileRemover remove_program_object(stencilc::driver::program_object(request),
+                                          two_units && !save_temps);
+  const int rc = stencilc::driver::run_commands(*commands);
   if (save_temps && !verbose) std::cerr << "stencilc: kept " << request.generated_file << "\n";
   return rc;
 }
