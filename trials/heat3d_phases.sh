@@ -17,7 +17,7 @@ done
 nvcc -O3 -arch=sm_90 -std=c++17 trials/hc_step_probe.cu -o $b/probe > $b/probe.log 2>&1 &
 wait
 log="${OUT:-/tmp}/phases.log"
-t() { echo "== $*"; env STENCILC_TIMING=1 "$@" 2>&1 | grep -E "stencilc|stamp|error|fatal" | tail -40; }
+t() { echo "== $*"; env STENCILC_TIMING=1 "$@" 2>&1 | grep -E "stencilc|stamp|error|fatal" | tail -60; }
 {
 for n in 128 256; do
   for g in 1 2 4; do
