@@ -96,7 +96,7 @@ std::vector<std::string> team_and_launch(const Program& p, const RoleModelInputs
   out.push_back("    return sc_args;");
   out.push_back(nvshmem ? "  };" : "  });");
   if (nvshmem) {
-    out.push_back("  if (::stencilc::compiled::launch_direct(sc_team)) {  // every peer mapped: this unit's kernel, no NVSHMEM call");
+    out.push_back("  if (sc_team.all_direct()) {  // every peer mapped: this unit's kernel, no NVSHMEM call");
     out.push_back("    ::stencilc::compiled::launch(sc_team, sc_" + p.name + "::kernel, sc_launch, sc_bind);");
     out.push_back("  } else {  // some peer behind NVSHMEM's proxy: the -rdc unit's kernel");
     out.push_back("    sc_" + p.name + "::launch_proxied(sc_team, sc_launch, sc_bind);");
@@ -336,11 +336,11 @@ std::string launcher(const Program& p, const std::string& source,
                      CudaBackend backend) {
   const bool nvshmem = backend == CudaBackend::Nvshmem;
   std::vector<std::string> params, descs, l, args, after, element_bytes, exchanged_flags;
-  int rank = 0, k = 0;
+  const int rank = launch_rank(p);
+  int k = 0;
   for (const Param& g : p.params) {
     std::string t = cpp_type(g.type);
     if (g.kind == ParamKind::Grid) {
-      rank = g.rank;
       std::string n = std::to_string(g.rank), desc = "sc_descs[" + std::to_string(k++) + "]";
       params.push_back(std::string(g.is_const ? "const " : "") + "::stencilc::Grid<" + t + ", " +
                        n + ">& " + g.name);
@@ -437,13 +437,12 @@ std::string spmd_launcher(const Program& p, const RoleModelInputs& model, CudaBa
   std::vector<std::string> l, descs, blocks, args, after, element_bytes, unexchanged;
   l.push_back("inline void " + p.name +
               "_spmd_launch(::stencilc::Split sc_split, void* const* sc_args) {");
-  int rank = 0;
+  const int rank = launch_rank(p);
   for (size_t k = 0; k < p.params.size(); ++k) {
     const Param& g = p.params[k];
     std::string t = cpp_type(g.type);
     l.push_back(spmd_argument(g, k, &descs));
     if (g.kind == ParamKind::Block) {
-      rank = g.rank;
       std::string n = std::to_string(g.rank);
       element_bytes.push_back("sizeof(" + t + ")");
       unexchanged.push_back("false");

@@ -44,19 +44,6 @@ inline int nvshmem_pes(const char* program) {
   return world.size();
 }
 
-/// Whether a launcher runs its program unit's kernel (P2PDevicePe, no NVSHMEM call) rather than
-/// the -rdc unit's (`launch_proxied`): where NVSHMEM maps every peer. Built with
-/// -DSTENCILC_NVSHMEM_PROXIED (a test switch): never, so that one node runs the -rdc unit's
-/// kernels and `launch_proxied`, the launch that runs where some peer is on another node.
-inline bool launch_direct(const rt::cuda::NvshmemTeam& team) {
-#if defined(STENCILC_NVSHMEM_PROXIED)
-  (void)team;
-  return false;
-#else
-  return team.all_direct();
-#endif
-}
-
 /// The MPI datatype of a grid's elements.
 template <typename T>
 MPI_Datatype mpi_type() {

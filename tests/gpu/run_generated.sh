@@ -30,9 +30,6 @@
 #                      python3's nvidia-nvshmem-cu13 wheel, /opt/torch/.venv), MPI from mpicc;
 #   - nvshmem-dataflow: the same with STENCILC_FORM=dataflow (the dataflow form on the nvshmem
 #                      backend, its face signals stored through NVSHMEM's mapping of the peers).
-#   - nvshmem-proxied: <name>.nvshmem.cu built with -DSTENCILC_NVSHMEM_PROXIED: its launchers run
-#                      the -rdc unit's kernels (NvshmemDevicePe, launch_proxied), the code that runs
-#                      where some peer is on another node, here on one node (NVSHMEM_PES).
 # With fewer GPUs than PEs: STENCILC_P2P_SHARE_GPUS=1 PES=1,2,3,4 runs the p2p variants in the p2p
 # team's shared-GPU test mode (PE p on GPU p mod the visible GPUs, each with its share of the SMs:
 # the multi-PE paths checked, not their timing); set NVSHMEM_PES to the GPUs' count (or leave
@@ -52,7 +49,7 @@ gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/generated"
 gpus_visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,3,4 || echo 1,2)}"
-variants="${VARIANTS:-cpu-free-auto cpu-free cpu-free-roles cpu-free-dataflow cpu-free-dataflow-rows cpu-free-regs cpu-free-regs-rows host-controlled auto nvshmem nvshmem-dataflow nvshmem-proxied}"
+variants="${VARIANTS:-cpu-free-auto cpu-free cpu-free-roles cpu-free-dataflow cpu-free-dataflow-rows cpu-free-regs cpu-free-regs-rows host-controlled auto nvshmem nvshmem-dataflow}"
 backends=p2p
 [[ " $variants " == *" nvshmem"* ]] && backends=p2p,nvshmem
 source "$root/tests/gpu/common.sh"  # nvcc, gpus; fails without a GPU
@@ -156,12 +153,6 @@ for name in $samples; do
     jobs=$((jobs + 1))
     if [ "$jobs" -ge "$(nproc)" ]; then wait -n; jobs=$((jobs - 1)); fi
   fi
-  if has nvshmem-proxied && [[ ",$backends," == *",nvshmem,"* ]]; then
-    ( NVCC="$nvcc" bash "$root/tests/gpu/nvshmem-build.sh" "$out/$name.nvshmem-proxied" "$gen/$name.nvshmem.cu" \
-        "${common[@]}" -DSTENCILC_NVSHMEM_PROXIED 2> "$out/$name.nvshmem-proxied.nvcc.log" || rm -f "$out/$name.nvshmem-proxied" ) &
-    jobs=$((jobs + 1))
-    if [ "$jobs" -ge "$(nproc)" ]; then wait -n; jobs=$((jobs - 1)); fi
-  fi
   g++ -std=c++17 -O2 -I "$root/include" "$(source_of "$name")" -o "$out/$name.ref" -pthread &
 done
 wait
@@ -214,10 +205,6 @@ for name in $samples; do
   fi
   if has nvshmem-dataflow && [[ ",$backends," == *",nvshmem,"* ]]; then
     STENCILC_FORM=dataflow run "$name.nvshmem-dataflow" "$out/$name.nvshmem" "$out/$name.nvshmem.nvcc.log" "$nvshmem_pes" \
-        --launcher "mpirun -np {pes} --oversubscribe --bind-to none bash $root/tests/gpu/mpi_rank.sh"
-  fi
-  if has nvshmem-proxied && [[ ",$backends," == *",nvshmem,"* ]]; then
-    run "$name.nvshmem-proxied" "$out/$name.nvshmem-proxied" "$out/$name.nvshmem-proxied.nvcc.log" "$nvshmem_pes" \
         --launcher "mpirun -np {pes} --oversubscribe --bind-to none bash $root/tests/gpu/mpi_rank.sh"
   fi
   echo "$name: $(( $(date +%s) - t0 )) s"
