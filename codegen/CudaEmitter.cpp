@@ -72,13 +72,16 @@ std::vector<GeneratedProgram> emit_cuda(const Module& module, std::vector<std::s
     code += "namespace stencilc_generated {\nnamespace " + std::string(kCpuFreeNamespace) +
             " {\nnamespace sc_" + p.name + " {\n\n";
     code += cuda::kernel_args(p, ex.grids, model.roles) + "\n";
-    code += "// The kernel's block size (generated.cuh, block_threads_for): " +
-            (emitter.wide_rank() ? "its widest wide point loop has " +
-                                       std::to_string(emitter.wide_rank()) + " dimensions"
-                                 : std::string("it has no wide point loop")) +
+    std::string rows;  // the wide_rows of each wide point loop's shape
+    for (const auto& [rank, cells] : emitter.wide_items())
+      rows += (rows.empty() ? "" : ", ") + std::string("::stencilc::rt::cuda::wide_rows(") +
+              std::to_string(rank) + ", " + std::to_string(cells) + ")";
+    code += std::string("// The kernel's block size (generated.cuh, block_threads_for): ") +
+            (rows.empty() ? "it has no wide point loop"
+                          : "from the rows of its wide point loops' items") +
             ".\n";
-    code += "constexpr int kBlockThreads = ::stencilc::rt::cuda::block_threads_for(" +
-            std::to_string(emitter.wide_rank()) + ");\n\n";
+    code += "constexpr int kBlockThreads = ::stencilc::rt::cuda::block_threads_for({" + rows +
+            "});\n\n";
     code += emitter.take();
     code += "\n}  // namespace sc_" + p.name + "\n\n";
     const bool nvshmem = backend == CudaBackend::Nvshmem;

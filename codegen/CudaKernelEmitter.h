@@ -37,9 +37,10 @@ class CudaKernelEmitter : public CppEmitter {
  public:
   CudaKernelEmitter(const Module& m, const Program& p);
 
-  /// The most dimensions of the wide point loops (16-byte items) of the kernel written so far (0:
-  /// none): its block size follows (generated.cuh's block_threads_for).
-  int wide_rank() const { return wide_rank_; }
+  /// The shapes of the kernel's wide point loops (16-byte items) written so far: each loop's rank
+  /// and cells a vector, whose item rows (generated.cuh's wide_rows) set the kernel's block size
+  /// (block_threads_for). Empty: no wide point loop.
+  const std::set<std::pair<int, int>>& wide_items() const { return wide_items_; }
 
   /// Writes the program's persistent kernel, `kernel(sc_pe, sc_args)`: its prologue (the groups,
   /// the parameters, the exchanges' epochs), the body statement by statement, and where each grid
@@ -223,12 +224,14 @@ class CudaKernelEmitter : public CppEmitter {
   /// The strip length of the current point loop (its rank's: generated.cuh).
   std::string strip_rows() const { return "kStripRows<" + std::to_string(indices_.size()) + ">"; }
 
-  /// The rows of the current point loop's wide items (its rank's: generated.cuh's kWideRowsOf).
-  std::string wide_rows() const {
-    return std::string(kRt) + "kWideRowsOf<" + std::to_string(indices_.size()) + ">";
+  /// The rows of the current point loop's wide items of `cells` cells a vector (generated.cuh's
+  /// wide_rows of its rank and cells).
+  std::string wide_rows(int cells) const {
+    return std::string(kRt) + "wide_rows(" + std::to_string(indices_.size()) + ", " +
+           std::to_string(cells) + ")";
   }
 
-  /// The most rows of a wide strip the emitter writes out (kWideRowsOf picks up to this many).
+  /// The most rows of a wide strip the emitter writes out (wide_rows picks up to this many).
   static constexpr int kMaxWideRows = 4;
 
   /// Cells per vector for a point body's wide strips (16 bytes of its widest grid type), or 1
@@ -248,8 +251,7 @@ class CudaKernelEmitter : public CppEmitter {
     std::string name;
   };
   std::vector<WideRow> wide_rows_;
-  int wide_rank_ =
-      0;  // the most dimensions of the kernel's wide point loops so far (kBlockThreads)
+  std::set<std::pair<int, int>> wide_items_;  // (rank, cells) of its wide point loops (kBlockThreads)
   int wide_r_ = -1, wide_v_ = -1, wide_cells_ = 1;  // the copy of the body being written
 
   WideRow* find_wide_row(const std::string& grid, int d0, const std::vector<int>& mids);

@@ -382,8 +382,8 @@ std::string CudaKernelEmitter::wide_address(const std::string& g, const std::str
 
 void CudaKernelEmitter::wide_points(const Stmt& point_body, int indent, const std::string& group,
                                     int v) {
-  const std::string L = std::to_string(indices_.size() - 1), V = std::to_string(v), R = wide_rows();
-  wide_rank_ = std::max(wide_rank_, static_cast<int>(indices_.size()));
+  const std::string L = std::to_string(indices_.size() - 1), V = std::to_string(v), R = wide_rows(v);
+  wide_items_.emplace(static_cast<int>(indices_.size()), v);
   collect_wide_rows(point_body);
   line(indent, "const unsigned sc_nv = static_cast<unsigned>((sc_w1 - sc_w0) / " + V + ");");
   line(indent, "const " + std::string(kRt) + "FastDiv sc_divv(sc_nv);");
@@ -440,7 +440,7 @@ void CudaKernelEmitter::collect_wide_rows(const Stmt& point_body, int rows) {
 }
 
 void CudaKernelEmitter::wide_loads(int indent, int v) {
-  const std::string V = std::to_string(v), R = wide_rows();
+  const std::string V = std::to_string(v), R = wide_rows(v);
   for (const WideRow& w : wide_rows_) {
     const std::string t = cpp_type(program_->find_param(w.grid)->type);
     const std::string at =
@@ -469,7 +469,7 @@ std::vector<std::pair<int, std::string>> CudaKernelEmitter::wide_sides(const Wid
 
 void CudaKernelEmitter::wide_item(const Stmt& point_body, int indent, int v) {
   const size_t n = indices_.size(), last = n - 1;
-  const std::string L = std::to_string(last), V = std::to_string(v), R = wide_rows();
+  const std::string L = std::to_string(last), V = std::to_string(v), R = wide_rows(v);
   const std::set<std::string> stored = stored_grids(point_body);
   for (const std::string& g : stored) {
     line(indent, std::string(cpp_type(program_->find_param(g)->type)) + " sc_st_" + g + "[" +

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <new>
 
@@ -30,18 +31,20 @@
 #ifndef STENCILC_MIN_BLOCKS_PER_SM
 #define STENCILC_MIN_BLOCKS_PER_SM 2
 #endif
-// The block size of a kernel with a 3-D wide point loop (the emitter's sc_<program>::kBlockThreads:
-// block_threads_for below). At 256 threads (up to 128 registers, 2 blocks a SM) ptxas issues such
-// a loop's item in two halves (4 of heat3d's 8 16-byte loads, then arithmetic that waits on them,
-// then the rest: two memory round trips an item); at 192 (up to 168 registers) the whole item
-// first. With 4-row items (STENCILC_WIDE_ROWS_3D) heat3d measured 13-22% faster on 1 and 4 H200s
-// and 12% at 512^3 on 2 (docs/BENCHMARKS.md lists the runs). 2-D kernels, whose items are whole at 128
-// registers, keep 256.
-#ifndef STENCILC_BLOCK_THREADS_3D
-#define STENCILC_BLOCK_THREADS_3D 192
+// The block size of a kernel whose tallest wide items have 4 rows (the emitter's
+// sc_<program>::kBlockThreads: block_threads_for below). At 256 threads (up to 128 registers, 2
+// blocks a SM) ptxas issues such an item in two halves (4 of heat3d's 8 16-byte loads, then
+// arithmetic that waits on them, then the rest: two memory round trips an item); at 192 (up to
+// 168 registers) the whole item first. With 4-row items heat3d (3-D) measured 13-22% faster on 1
+// and 4 H200s and 12% at 512^3 on 2 (docs/BENCHMARKS.md lists the runs); 2-D fp64 loops (4-row
+// items of 2 cells, wide_rows) are faster at 192 than at 256 too (1 H200, same run, us a step:
+// fdtd2d 4096^2 382.5 -> 364.6, gray_scott 4096^2 170.7 -> 155.5, cg2d 4098^2 441.7 -> 435.2).
+// Kernels whose items have at most 2 rows (2-D fp32) are whole at 128 registers and keep 256.
+#ifndef STENCILC_BLOCK_THREADS_TALL
+#define STENCILC_BLOCK_THREADS_TALL 192
 #endif
 static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024 &&
-                  STENCILC_BLOCK_THREADS_3D % 32 == 0 && STENCILC_BLOCK_THREADS_3D <= 1024,
+                  STENCILC_BLOCK_THREADS_TALL % 32 == 0 && STENCILC_BLOCK_THREADS_TALL <= 1024,
               "a kernel's block is whole warps, at most 1024 threads");
 // The highest rank of the loops whose barrier form sets up the walk of each boundary part whose
 // range is a grid's interior once, before the loop, in the block's shared memory (SharedWalk),
@@ -85,14 +88,18 @@ static_assert(STENCILC_BLOCK_THREADS % 32 == 0 && STENCILC_BLOCK_THREADS <= 1024
 #ifndef STENCILC_STRIP_ROWS_3D
 #define STENCILC_STRIP_ROWS_3D 4
 #endif
-// The rows of a wide strip (a strip of 16-byte vectors of points along the last dimension, the
-// point loop's form where the layout is aligned), 1 to 4 (STENCILC_WIDE_ROWS). Measured on H200:
-// 2 rows for 2-D fp32 Jacobi and 3-D fp64 heat.
-#ifndef STENCILC_WIDE_ROWS
-#define STENCILC_WIDE_ROWS 2
+// The points of a 2-D wide item (a strip of 16-byte vectors of points along the last dimension,
+// the point loop's form where the layout is aligned): its rows are this many over the cells of a
+// vector (wide_rows): 2 rows of fp32 (4 cells), 4 of fp64 (2 cells). Measured on H200 (1 GPU,
+// same run, us a step, 2 -> 4 rows of fp64 at 192 threads): cg2d 4098^2 467.9 -> 435.2, fdtd2d
+// 4096^2 380.0 -> 364.6, 1024^2 21.9 -> 20.0, gray_scott 4096^2 162.0 -> 155.5, poisson9 4096^2
+// 201.8 -> 190.1; 4 rows of fp32 lose (jacobi2d 4096^2 46.5 -> 53.3, advect2d 8192^2 204.5 ->
+// 232.0, wave2d 2048^2 21.4 -> 22.3).
+#ifndef STENCILC_WIDE_POINTS_2D
+#define STENCILC_WIDE_POINTS_2D 8
 #endif
-// The rows of a 3-D loop's wide items (kWideRowsOf<3>): 4 with 3-D kernels of 192 threads (14
-// 16-byte loads for 8 points instead of 8 for 4; see STENCILC_BLOCK_THREADS_3D).
+// The rows of a 3-D loop's wide items: 4 with 3-D kernels of 192 threads (14 16-byte loads for 8
+// points instead of 8 for 4; see STENCILC_BLOCK_THREADS_TALL).
 #ifndef STENCILC_WIDE_ROWS_3D
 #define STENCILC_WIDE_ROWS_3D 4
 #endif
@@ -123,21 +130,26 @@ __host__ __device__ inline bool batch_walk(unsigned total, int threads) {
   const unsigned t = static_cast<unsigned>(threads);
   return total > t && total <= static_cast<unsigned>(STENCILC_BATCH_MAX_POINTS) * t;
 }
-/// The threads of a block of a kernel whose widest wide point loop (16-byte items) has
-/// `wide_rank` dimensions (0: none): STENCILC_BLOCK_THREADS_3D for 3, else STENCILC_BLOCK_THREADS.
-constexpr int block_threads_for(int wide_rank) {
-  return wide_rank >= 3 ? STENCILC_BLOCK_THREADS_3D : STENCILC_BLOCK_THREADS;
+/// The rows of a wide item of a point loop of `rank` dimensions whose 16-byte vectors hold `cells`
+/// cells (the emitter's wide_rows()): STENCILC_WIDE_ROWS_3D in 3-D, STENCILC_WIDE_POINTS_2D /
+/// cells in 2-D, 1 to 4 (the emitter writes 4 at most).
+__host__ __device__ constexpr int wide_rows(int rank, int cells) {
+  const int rows = rank >= 3 ? STENCILC_WIDE_ROWS_3D : STENCILC_WIDE_POINTS_2D / (cells > 0 ? cells : 1);
+  return rows < 1 ? 1 : rows > 4 ? 4 : rows;
+}
+/// The threads of a block of a kernel whose wide point loops' items have `item_rows` rows (none:
+/// no wide point loop): STENCILC_BLOCK_THREADS_TALL where an item has 4, else
+/// STENCILC_BLOCK_THREADS.
+constexpr int block_threads_for(std::initializer_list<int> item_rows) {
+  for (const int rows : item_rows)
+    if (rows >= 4) return STENCILC_BLOCK_THREADS_TALL;
+  return STENCILC_BLOCK_THREADS;
 }
 /// The register-resident form's band: columns a thread, rows a block.
 constexpr int kRegsVec = STENCILC_REGS_VEC, kRegsRows = STENCILC_REGS_ROWS;
 template <int N>
 constexpr int kStripRows = N == 2 ? STENCILC_STRIP_ROWS_2D : STENCILC_STRIP_ROWS_3D;
 static_assert(kStripRows<2> >= 1 && kStripRows<3> >= 1, "a strip has at least one row");
-/// The rows of a wide item of an N-dimensional point loop (the emitter's wide_rows()).
-template <int N>
-constexpr int kWideRowsOf = N >= 3 ? STENCILC_WIDE_ROWS_3D : STENCILC_WIDE_ROWS;
-static_assert(kWideRowsOf<2> >= 1 && kWideRowsOf<2> <= 4 && kWideRowsOf<3> >= 1 && kWideRowsOf<3> <= 4,
-              "a wide strip has 1 to 4 rows (the emitter writes 4 at most)");
 
 /// `a / b` for floats through binary64: both floats are exact in binary64, and rounding their
 /// correctly rounded binary64 quotient to binary32 gives the correctly rounded binary32 quotient
