@@ -14,7 +14,8 @@ if(NOT rc EQUAL 0)
 endif()
 execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir "${WORK_DIR}/build" -N -L gpu
                 RESULT_VARIABLE rc OUTPUT_VARIABLE listed ERROR_VARIABLE listed)
-foreach(test gpu.samples gpu.regs_contract gpu.runtime_checks gpu.runtime)
+foreach(test gpu.samples.jacobi2d gpu.samples.cg2d gpu.samples.spmd_ring gpu.samples.several_walks
+             gpu.regs_contract gpu.runtime_checks gpu.runtime)
   if(NOT listed MATCHES "${test}")
     message(FATAL_ERROR "ctest -L gpu does not list ${test}:\n${listed}")
   endif()
@@ -22,11 +23,11 @@ endforeach()
 if(listed MATCHES "gpu.generate")
   message(FATAL_ERROR "gpu.generate listed though the CUDA was generated elsewhere:\n${listed}")
 endif()
-# The samples' check reads the given folder.
+# Each sample's check reads the given folder, for its sample alone.
 file(READ "${WORK_DIR}/build/CTestTestfile.cmake" testfile)
-string(FIND "${testfile}" "run_generated.sh\" \"${WORK_DIR}/gen\"" at)  # a path, not a regex
+string(FIND "${testfile}" "SAMPLES=cg2d\" \"bash\" \"${STENCILC_SOURCE_DIR}/tests/gpu/run_generated.sh\" \"${WORK_DIR}/gen\"" at)  # a path, not a regex
 if(at EQUAL -1)
-  message(FATAL_ERROR "gpu.samples does not check ${WORK_DIR}/gen:\n${testfile}")
+  message(FATAL_ERROR "gpu.samples.cg2d does not check cg2d in ${WORK_DIR}/gen:\n${testfile}")
 endif()
 
 execute_process(COMMAND ${CMAKE_COMMAND} -S "${STENCILC_SOURCE_DIR}/tests/gpu" -B "${WORK_DIR}/bare"

@@ -45,6 +45,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Open MPI in containers: no CMA single-copy (needs ptrace rights) for the large MPI_Allgatherv.
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# Every sample and test program it checks unless SAMPLES chooses (the larger first); `--list`
+# prints them, one a line (tests/gpu/CMakeLists.txt makes a ctest of each).
+default_samples="jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d jacobi1d cg2d spmd_ring spmd_heat2d user_names parameter_names point_batches float_division fused_sweeps several_walks"
+if [ "${1:-}" = --list ]; then tr ' ' '\n' <<< "$default_samples"; exit 0; fi
 gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/generated"
 gpus_visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
@@ -93,7 +97,7 @@ declare -A sizes=(
   [fdtd2d]="96 80 30|37 45 21" [box27]="32 24 40 10|13 11 17 7" [convergence2d]="64 1e-6|27 1e-5"
   [jacobi1d]="4096 60|997 41" [cg2d]="130 40|61 25"
   [spmd_ring]="96 40|97 51" [spmd_heat2d]="48 20 30|37 23 41" [user_names]="40 10|37 7" [parameter_names]="40 10|37 9" [point_batches]="64 5|37 3" [float_division]="64 10|37 7" [fused_sweeps]="48 5|37 4" [several_walks]="24 6|17 4")
-samples="${SAMPLES:-jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 convergence2d jacobi1d cg2d spmd_ring spmd_heat2d user_names parameter_names point_batches float_division fused_sweeps several_walks}"
+samples="${SAMPLES:-$default_samples}"
 # INSTANCES=k: k copies of this script side by side, each on its share of the samples (dealt in
 # turn from the list, the larger first) with its own OUT (OUT/part<i>); their logs printed in
 # order once all are done, then the total. The GPUs are shared: for checking, never for timing.
