@@ -64,20 +64,26 @@ MPIRUN = "mpirun -np {pes} --oversubscribe --bind-to none"
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
 
-# A --schedules entry's suffix for the same schedule built from a baseline snapshot
-# (bench/snapshot.sh; bench/run.sh's BASELINE): `cpu-free@base` beside `cpu-free`, timed in the same
-# run. Its table column gives its ratio to the schedule's own column.
+# A --schedules entry's suffix for the same schedule built another way and timed in the same run,
+# `<schedule>@<tag>`: from a baseline snapshot, `@base` (bench/snapshot.sh; bench/run.sh's
+# BASELINE), or with a variant's build flags, `@<name>` (run.sh's VARIANTS). Its table column
+# gives its ratio to the schedule's own column.
 BASELINE = "@base"
+
+
+def untagged(schedule):
+    """A --schedules entry (or a table column) without its `@<tag>`: the build it is compared with."""
+    return re.sub(r"@[A-Za-z0-9_]+", "", schedule)
 
 
 def is_nvshmem(schedule):
     """Whether a --schedules entry (or a build's suffix) runs on the nvshmem backend."""
-    return schedule in ("nvshmem", "nvshmem" + BASELINE)
+    return untagged(schedule) == "nvshmem"
 
 
 def schedule_backend(schedule):
     """The CSV's schedule and backend columns of a --schedules entry: "nvshmem" is the cpu-free
-    schedule on the nvshmem backend, everything else runs on p2p; a baseline keeps its suffix."""
+    schedule on the nvshmem backend, everything else runs on p2p; a tagged build keeps its tag."""
     if is_nvshmem(schedule):
         return ("cpu-free" + schedule[len("nvshmem"):], "nvshmem")
     return (schedule, "p2p")
@@ -151,6 +157,8 @@ def step_us(exe, args_of, s1, gpus, env=None):
     their difference over 2 s1."""
     t1 = kernel_ms(exe, args_of(s1), gpus, env, s1)[1:]
     t2 = kernel_ms(exe, args_of(3 * s1), gpus, env, 3 * s1)[1:]
+    if not t1 or not t2:
+        raise RuntimeError(f"{exe}: no STENCILC_TIMING line after the warm-up run")
     return statistics.median((b - a) * 1000.0 / (2 * s1) for a, b in zip(t1, t2))
 
 
@@ -175,14 +183,15 @@ def write_outputs(out, rows, device, bandwidth, date):
         writer.writerows(rows)
     # The table: one line per program, size and GPU count (in the order measured), both schedules
     # side by side, then any other schedule or backend measured (cpu-free-regs, "cpu-free
-    # (nvshmem)") with its ratio to cpu-free on p2p; a baseline's (cpu-free@base) with its ratio
-    # to the same schedule's column (below 1: the change made it faster).
+    # (nvshmem)") with its ratio to cpu-free on p2p; a tagged build's (cpu-free@base, a baseline;
+    # cpu-free@<name>, a variant's flags) with its ratio to the same schedule's column (below 1:
+    # the change or the variant made it faster).
     by = {(r[2], r[3], r[4], column(r[5], r[6])): r for r in rows}
     keys = list(dict.fromkeys((r[2], r[3], r[4]) for r in rows))
     others = list(dict.fromkeys(column(r[5], r[6]) for r in rows
                                 if column(r[5], r[6]) not in ("cpu-free", "host-controlled")))
     measured = f"{bandwidth:.0f} GB/s" if isinstance(bandwidth, float) else bandwidth
-    mate = lambda o: o.replace(BASELINE, "") if BASELINE in o else "cpu-free"
+    mate = lambda o: untagged(o) if "@" in o else "cpu-free"
     extra_head = "".join(f" {o} us/step | of bandwidth | {mate(o)} / {o} |" for o in others)
     lines = [f"Device: {device}; copy bandwidth {measured} per GPU (read + write); {date}.", "",
              "| program | size | GPUs | cpu-free us/step | of bandwidth | host-controlled us/step | of bandwidth | "

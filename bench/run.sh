@@ -18,11 +18,16 @@
 # (GPUs 0..k-1; its schedules, and a BASELINE's builds, back to back there), then the multi-GPU
 # ones alone; the builds' verifications also run k at a time (measure.py --lanes).
 # REUSE_BUILD=1 keeps executables an earlier invocation built (one device call running several
-# parts of the matrix, each with its own OUT, builds once).
+# parts of the matrix, each with its own OUT, builds once; by name: a variant renamed, not reflagged).
 # BASELINE=DIR compares a change with the code before it in the same run: DIR is a snapshot made
 # before the change (bench/snapshot.sh DIR: its generated CUDA and the headers it includes); each
 # schedule is built from it too (`<schedule>@base`), verified and timed right after the change's
 # build, and the table gives their ratio.
+# VARIANTS="name:flags|name:flags" measures build switches across the matrix in the same run: each
+# schedule is built again with each variant's nvcc flags (`<schedule>@<name>`, e.g.
+# VARIANTS="rows16:-DSTENCILC_WIDE_POINTS_2D=16|t128:-DSTENCILC_BLOCK_THREADS=128"), verified and
+# timed right after the schedule's own build; the table gives `<schedule> / <schedule>@<name>`
+# (above 1: the variant is faster). A name is letters, digits and _, not "base".
 set -euo pipefail
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,6 +37,20 @@ baseline="${BASELINE:-}"
 if [ -n "$baseline" ] && [ ! -d "$baseline/gen" ]; then
   echo "BASELINE=$baseline: no gen/ there (bench/snapshot.sh DIR makes a baseline)" >&2
   exit 2
+fi
+# The variants' names and flags, checked before anything needs a GPU.
+variant_names=() variant_flags=()
+if [ -n "${VARIANTS:-}" ]; then
+  IFS='|' read -r -a variant_list <<< "$VARIANTS"
+  for v in "${variant_list[@]}"; do
+    name="${v%%:*}"
+    if [[ "$v" != *:* || ! "$name" =~ ^[A-Za-z0-9_]+$ || "$name" == base ]]; then
+      echo "VARIANTS: '$v' is not name:flags (a name of letters, digits and _, not base)" >&2
+      exit 2
+    fi
+    variant_names+=("$name")
+    variant_flags+=("${v#*:}")
+  done
 fi
 bin="/tmp/bench-bin"  # not under $OUT: only the results come back
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
@@ -47,10 +66,11 @@ if [[ ",$schedules," == *",nvshmem,"* ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   bash "$root/tests/gpu/nvshmem-flags.sh" > /dev/null || { echo "nvshmem: no NVSHMEM or MPI" >&2; exit 1; }
 fi
-# compile <exe> <source> <include root> <schedule>: one build (nvshmem: nvshmem-build.sh).
+# compile <exe> <source> <include root> <schedule> [flags]: one build (nvshmem: nvshmem-build.sh),
+# with NVCC_FLAGS and the flags given.
 compile() {
   local exe="$1" src="$2" inc="$3" schedule="$4"
-  read -r -a extra <<< "${NVCC_FLAGS:-}"
+  read -r -a extra <<< "${NVCC_FLAGS:-} ${5:-}"
   local args=(-std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$inc/include" -I "$inc/runtime/include" "${extra[@]}")
   if [ "$schedule" = nvshmem ]; then
     NVCC="$nvcc" bash "$root/tests/gpu/nvshmem-build.sh" "$exe" "$src" "${args[@]}"
@@ -66,12 +86,17 @@ for src in "$root"/bench/programs/*.cpp; do
   name=$(basename "$src" .cpp)
   [[ "$programs" == *" $name "* ]] || continue
   for schedule in ${schedules//,/ }; do
-    reuse "$bin/$name.$schedule" && continue
-    compile "$bin/$name.$schedule" "$gen/$name.$schedule.cu" "$root" "$schedule" 2> "$bin/$name.$schedule.nvcc.log" &
+    reuse "$bin/$name.$schedule" ||
+      compile "$bin/$name.$schedule" "$gen/$name.$schedule.cu" "$root" "$schedule" 2> "$bin/$name.$schedule.nvcc.log" &
     if [ -n "$baseline" ] && ! reuse "$bin/$name.$schedule@base"; then
       compile "$bin/$name.$schedule@base" "$baseline/gen/$name.$schedule.cu" "$baseline" "$schedule" \
         2> "$bin/$name.$schedule@base.nvcc.log" &
     fi
+    for ((k = 0; k < ${#variant_names[@]}; ++k)); do
+      tagged="$name.$schedule@${variant_names[k]}"
+      reuse "$bin/$tagged" || compile "$bin/$tagged" "$gen/$name.$schedule.cu" "$root" "$schedule" \
+        "${variant_flags[k]}" 2> "$bin/$tagged.nvcc.log" &
+    done
   done
   reuse "$bin/$name.ref" || g++ -std=c++17 -O2 -I "$root/include" "$src" -o "$bin/$name.ref" -pthread &
 done
@@ -80,8 +105,12 @@ echo "built in $(( $(date +%s) - t0 )) s"
 "$bin/bandwidth" | tee "$out/bandwidth.txt"
 bandwidth=$(awk '{ s += $4; n += 1 } END { printf "%.1f", s / n }' "$out/bandwidth.txt")
 device="$visible x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
-timed="$schedules"
-[ -n "$baseline" ] && timed=$(echo "$schedules" | tr ',' '\n' | sed 's/.*/&,&@base/' | paste -sd,)
+# Each schedule, then its baseline's build and its variants' (measure.py times them back to back).
+timed=$(for schedule in ${schedules//,/ }; do
+  echo "$schedule"
+  [ -n "$baseline" ] && echo "$schedule@base"
+  for v in "${variant_names[@]}"; do echo "$schedule@$v"; done
+done | paste -sd,)
 python3 "$root/bench/measure.py" --bin "$bin" --root "$root" --out "$out" --matrix "$matrix" --gpus "$gpus" \
   --schedules "$timed" --runs "${RUNS:-5}" --bandwidth "$bandwidth" --device "$device" --lanes "${LANES:-1}"
 echo "total $(( $(date +%s) - t0 )) s"

@@ -1,4 +1,5 @@
-"""A same-run comparison with a baseline (bench/snapshot.sh, bench/run.sh's BASELINE): the
+"""A same-run comparison with a baseline (bench/snapshot.sh, bench/run.sh's BASELINE) or a
+variant's build flags (run.sh's VARIANTS, `<schedule>@<name>`, checked before any GPU is needed): the
 snapshot holds every benchmark program's generated CUDA and the headers it includes; run.sh
 refuses a BASELINE that is not one before it needs a GPU; measure.py runs `<schedule>@base` builds
 on the schedule's backend and gives each its ratio to the schedule's own column.
@@ -25,12 +26,17 @@ def main(root, stencilc):
            "nvshmem@base is the baseline's cpu-free code on nvshmem")
     expect(measure.schedule_backend("nvshmem") == ("cpu-free", "nvshmem"), "nvshmem unchanged")
     expect(measure.is_nvshmem("nvshmem@base") and not measure.is_nvshmem("cpu-free@base"), "is_nvshmem")
+    # A variant's build (run.sh's VARIANTS): the same rules for any tag.
+    expect(measure.schedule_backend("nvshmem@rows16") == ("cpu-free@rows16", "nvshmem"), "nvshmem@rows16")
+    expect(measure.schedule_backend("cpu-free@t128") == ("cpu-free@t128", "p2p"), "cpu-free@t128 on p2p")
+    expect(measure.untagged("cpu-free@t128 (nvshmem)") == "cpu-free (nvshmem)", "untagged")
 
     with tempfile.TemporaryDirectory() as tmp:
         row = lambda schedule, backend, us: ["2026-11-27", "dev", "jacobi2d", "256", "2", schedule, backend, us, "0.1", "true"]
         rows = [row("cpu-free", "p2p", "2.00"), row("cpu-free@base", "p2p", "4.00"),
                 row("host-controlled", "p2p", "10.00"), row("host-controlled@base", "p2p", "12.50"),
-                row("cpu-free", "nvshmem", "3.00"), row("cpu-free@base", "nvshmem", "6.00")]
+                row("cpu-free", "nvshmem", "3.00"), row("cpu-free@base", "nvshmem", "6.00"),
+                row("cpu-free@t128", "p2p", "2.50"), row("cpu-free@t128", "nvshmem", "2.00")]
         measure.write_outputs(os.path.join(tmp, "t"), rows, "dev", 4000.0, "2026-11-27")
         table = open(os.path.join(tmp, "t", "table.md")).read()
         head = [l for l in table.splitlines() if l.startswith("| program")][0]
@@ -44,10 +50,18 @@ def main(root, stencilc):
         expect(cell("cpu-free (nvshmem) / cpu-free@base (nvshmem)") == "0.50",
                f"nvshmem against its baseline: {cell('cpu-free (nvshmem) / cpu-free@base (nvshmem)')}")
         expect(cell("cpu-free / cpu-free (nvshmem)") == "0.67", f"nvshmem against p2p as before: {cell('cpu-free / cpu-free (nvshmem)')}")
+        expect(cell("cpu-free / cpu-free@t128") == "0.80", f"a variant against its schedule: {cell('cpu-free / cpu-free@t128')}")
+        expect(cell("cpu-free (nvshmem) / cpu-free@t128 (nvshmem)") == "1.50",
+               f"a variant on nvshmem against nvshmem: {cell('cpu-free (nvshmem) / cpu-free@t128 (nvshmem)')}")
 
         r = subprocess.run(["bash", os.path.join(root, "bench/run.sh"), tmp], capture_output=True, text=True,
                            env={**os.environ, "BASELINE": os.path.join(tmp, "none"), "OUT": os.path.join(tmp, "out")})
         expect(r.returncode == 2 and "bench/snapshot.sh" in r.stderr, f"run.sh refuses a missing baseline: {r.returncode} {r.stderr}")
+
+        for bad in ("t128", "base:-DX=1", "a-b:-DX=1", "ok:-DX=1|:-DY=2"):
+            r = subprocess.run(["bash", os.path.join(root, "bench/run.sh"), tmp], capture_output=True, text=True,
+                               env={**os.environ, "VARIANTS": bad, "OUT": os.path.join(tmp, "out")})
+            expect(r.returncode == 2 and "VARIANTS:" in r.stderr, f"run.sh refuses VARIANTS={bad}: {r.returncode} {r.stderr}")
 
         snap = os.path.join(tmp, "snap")
         r = subprocess.run(["bash", os.path.join(root, "bench/snapshot.sh"), snap], capture_output=True, text=True,
