@@ -99,8 +99,9 @@ declare -A sizes=(
   [spmd_ring]="96 40|97 51" [spmd_heat2d]="48 20 30|37 23 41" [user_names]="40 10|37 7" [parameter_names]="40 10|37 9" [point_batches]="64 5|37 3" [float_division]="64 10|37 7" [fused_sweeps]="48 5|37 4" [several_walks]="24 6|17 4")
 samples="${SAMPLES:-$default_samples}"
 # INSTANCES=k: k copies of this script side by side, each on its share of the samples (dealt in
-# turn from the list, the larger first) with its own OUT (OUT/part<i>); their logs printed in
-# order once all are done, then the total. The GPUs are shared: for checking, never for timing.
+# turn from the list, the larger first) with its own OUT (OUT/part<i>); their lines printed as
+# they come, each marked with its part (a run cut off by a time limit keeps what it printed),
+# then the total. The GPUs are shared: for checking, never for timing.
 instances="${INSTANCES:-1}"
 if [ "$instances" -gt 1 ]; then
   read -r -a all_samples <<< "$samples"
@@ -108,12 +109,12 @@ if [ "$instances" -gt 1 ]; then
   for ((i = 0; i < ${#all_samples[@]}; ++i)); do shares[i % instances]+="${all_samples[i]} "; done
   for ((i = 0; i < ${#shares[@]}; ++i)); do
     mkdir -p "$out/part$i"
-    INSTANCES=1 SAMPLES="${shares[i]}" OUT="$out/part$i" bash "${BASH_SOURCE[0]}" "$gen" > "$out/part$i.log" 2>&1 &
+    echo "== part $i: ${shares[i]}"
+    INSTANCES=1 SAMPLES="${shares[i]}" OUT="$out/part$i" bash "${BASH_SOURCE[0]}" "$gen" 2>&1 |
+      tee "$out/part$i.log" | sed -u "s/^/[part $i] /" &
   done
   wait
   for ((i = 0; i < ${#shares[@]}; ++i)); do
-    echo "== part $i: ${shares[i]}"
-    sed '$d' "$out/part$i.log"
     last=$(tail -1 "$out/part$i.log")
     p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' <<< "$last")
     f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' <<< "$last")
