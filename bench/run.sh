@@ -57,7 +57,7 @@ nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 visible=$(nvidia-smi -L | wc -l)
 gpus="${GPUS:-$([ "$visible" -ge 4 ] && echo 1,2,4 || echo 1,2)}"
 schedules="${SCHEDULES:-cpu-free,host-controlled,auto}"
-matrix="${MATRIX:-jacobi2d:256,1024,2048,4096,16384;jacobi2d+norm:256,1024;heat3d:64,256,512;wave2d:512,2048,8192;jacobi1d:16384,1048576,67108864;smooth2d:512,4096,8192;cg2d:258,1026,4098,6146;fdtd2d:512,2048,8192;gray_scott:512,2048,8192;box27:64,256,512;poisson9:512,2048,8192;advect2d:512,2048,16384}"
+matrix="${MATRIX:-jacobi2d:256,1024,2048,4096,16384;jacobi2d+norm:256,1024;heat3d:64,256,512;wave2d:512,2048,10240;jacobi1d:16384,1048576,67108864;smooth2d:512,4096,12288;cg2d:258,1026,4098,6146;fdtd2d:512,2048,8192;gray_scott:512,2048,8192;box27:64,256,512;poisson9:512,2048,8192;advect2d:512,2048,16384}"
 mkdir -p "$bin" "$out"
 t0=$(date +%s)
 # SCHEDULES' "nvshmem": the cpu-free code on the nvshmem backend (<program>.nvshmem.cu), built
