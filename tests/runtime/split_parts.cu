@@ -5,7 +5,8 @@
 // exactly once, with every point within a kept width of its face in the boundary part and every
 // boundary point within one; BoxWalk (a boundary part's points as one sequence) visits each of them
 // once. Also FastDiv (the point loops' and the halo packing's division) on
-// divisors and dividends up to 2^31 - 1, and the dataflow walk's batches (batch_walk). Built with nvcc (the header is CUDA), run on the host: no
+// divisors and dividends up to 2^31 - 1, the dataflow walk's batches (batch_walk) and the wide
+// items' rows and block size (wide_rows, block_threads_for). Built with nvcc (the header is CUDA), run on the host: no
 // CUDA call is made. Prints a line per failure and `N passed, M failed`.
 #include <cstdint>
 #include <cstdio>
@@ -160,6 +161,25 @@ void batch_walk_cases() {
 
 }  // namespace
 
+// The wide items' rows (wide_rows) and the kernel's block size (block_threads_for), with the
+// default switches: a 2-D item holds STENCILC_WIDE_POINTS_2D points (2 rows of fp32, 4 of fp64), a
+// 3-D one STENCILC_WIDE_ROWS_3D rows, always 1 to 4; a kernel with a 4-row item takes
+// STENCILC_BLOCK_THREADS_TALL threads a block, any other STENCILC_BLOCK_THREADS.
+void wide_item_cases() {
+  check(rc::wide_rows(2, 4) == 2 && rc::wide_rows(2, 2) == 4, "wide_rows: 2-D items of 8 points", 2, 0);
+  check(rc::wide_rows(3, 4) == STENCILC_WIDE_ROWS_3D && rc::wide_rows(3, 2) == STENCILC_WIDE_ROWS_3D,
+        "wide_rows: 3-D items of STENCILC_WIDE_ROWS_3D rows", 3, 0);
+  bool bounded = true;
+  for (int rank : {2, 3})
+    for (int cells : {0, 1, 2, 4, 8, 16}) bounded = bounded && rc::wide_rows(rank, cells) >= 1 && rc::wide_rows(rank, cells) <= 4;
+  check(bounded, "wide_rows: 1 to 4 rows", 2, 0);
+  check(rc::block_threads_for({}) == STENCILC_BLOCK_THREADS, "block_threads_for: no wide loop", 1, 0);
+  check(rc::block_threads_for({rc::wide_rows(2, 4)}) == STENCILC_BLOCK_THREADS, "block_threads_for: fp32 2-D", 2, 0);
+  check(rc::block_threads_for({rc::wide_rows(2, 4), rc::wide_rows(2, 2)}) == STENCILC_BLOCK_THREADS_TALL,
+        "block_threads_for: an fp64 2-D loop beside an fp32 one", 2, 0);
+  check(rc::block_threads_for({rc::wide_rows(3, 4)}) == STENCILC_BLOCK_THREADS_TALL, "block_threads_for: 3-D", 3, 0);
+}
+
 int main() {
   std::mt19937 rng(20261122);
   for (int seed = 0; seed < 400; ++seed) {
@@ -169,6 +189,7 @@ int main() {
   }
   fast_div_cases();
   batch_walk_cases();
+  wide_item_cases();
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }
