@@ -68,9 +68,6 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 # `<schedule>@<tag>`: from a baseline snapshot, `@base` (bench/snapshot.sh; bench/run.sh's
 # BASELINE), or with a variant's build flags, `@<name>` (run.sh's VARIANTS). Its table column
 # gives its ratio to the schedule's own column.
-BASELINE = "@base"
-
-
 def untagged(schedule):
     """A --schedules entry (or a table column) without its `@<tag>`: the build it is compared with."""
     return re.sub(r"@[A-Za-z0-9_]+", "", schedule)

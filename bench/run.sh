@@ -79,6 +79,12 @@ compile() {
   fi
 }
 reuse() { [ -n "${REUSE_BUILD:-}" ] && [ -x "$1" ]; }
+# build <name> <schedule> <tag> <generated dir> <include root> [flags]: the build
+# <name>.<schedule><tag> (tag: "", @base or @<variant>) in the background, unless reused.
+build() {
+  local exe="$bin/$1.$2$3"
+  reuse "$exe" || compile "$exe" "$4/$1.$2.cu" "$5" "$2" "${6:-}" 2> "$exe.nvcc.log" &
+}
 reuse "$bin/bandwidth" || "$nvcc" -O2 -arch=sm_90 "$root/bench/bandwidth.cu" -o "$bin/bandwidth" &
 # Only the matrix's programs are built (measure.py: "jacobi2d+norm" and "cg2d@weak" are jacobi2d's and cg2d's).
 programs=" $(python3 "$root/bench/measure.py" --programs "$matrix" | paste -sd' ') "
@@ -86,16 +92,10 @@ for src in "$root"/bench/programs/*.cpp; do
   name=$(basename "$src" .cpp)
   [[ "$programs" == *" $name "* ]] || continue
   for schedule in ${schedules//,/ }; do
-    reuse "$bin/$name.$schedule" ||
-      compile "$bin/$name.$schedule" "$gen/$name.$schedule.cu" "$root" "$schedule" 2> "$bin/$name.$schedule.nvcc.log" &
-    if [ -n "$baseline" ] && ! reuse "$bin/$name.$schedule@base"; then
-      compile "$bin/$name.$schedule@base" "$baseline/gen/$name.$schedule.cu" "$baseline" "$schedule" \
-        2> "$bin/$name.$schedule@base.nvcc.log" &
-    fi
+    build "$name" "$schedule" "" "$gen" "$root"
+    [ -z "$baseline" ] || build "$name" "$schedule" @base "$baseline/gen" "$baseline"
     for ((k = 0; k < ${#variant_names[@]}; ++k)); do
-      tagged="$name.$schedule@${variant_names[k]}"
-      reuse "$bin/$tagged" || compile "$bin/$tagged" "$gen/$name.$schedule.cu" "$root" "$schedule" \
-        "${variant_flags[k]}" 2> "$bin/$tagged.nvcc.log" &
+      build "$name" "$schedule" "@${variant_names[k]}" "$gen" "$root" "${variant_flags[k]}"
     done
   done
   reuse "$bin/$name.ref" || g++ -std=c++17 -O2 -I "$root/include" "$src" -o "$bin/$name.ref" -pthread &
