@@ -292,7 +292,16 @@ void report_failure(const Command& command, int rc, const std::string& message) 
 
 int run_commands(const std::vector<Command>& commands) {
   std::optional<std::pair<const Command*, llvm::sys::ProcessInfo>> beside;  // started, not waited for
-  bool failed = false;
+  // Waits for the command started beside another; false if it failed.
+  auto finish_beside = [&beside]() {
+    if (!beside) return true;
+    std::string message;
+    const llvm::sys::ProcessInfo done = llvm::sys::Wait(beside->second, std::nullopt, &message);
+    const bool ok = done.ReturnCode == 0;
+    if (!ok) report_failure(*beside->first, done.ReturnCode, message);
+    beside.reset();
+    return ok;
+  };
   for (const Command& command : commands) {
     std::vector<llvm::StringRef> refs(command.args.begin(), command.args.end());
     std::string message;
@@ -308,23 +317,11 @@ int run_commands(const std::vector<Command>& commands) {
       continue;
     }
     const int rc = llvm::sys::ExecuteAndWait(command.args.front(), refs, std::nullopt, {}, 0, 0, &message);
-    if (rc != 0) {
-      report_failure(command, rc, message);
-      failed = true;
-    }
-    if (beside) {  // the command started beside this one
-      std::string waited;
-      const llvm::sys::ProcessInfo done =
-          llvm::sys::Wait(beside->second, std::nullopt, &waited);
-      if (done.ReturnCode != 0) {
-        report_failure(*beside->first, done.ReturnCode, waited);
-        failed = true;
-      }
-      beside.reset();
-    }
-    if (failed) return 1;
+    if (rc != 0) report_failure(command, rc, message);
+    const bool beside_ok = finish_beside();  // the command started beside this one
+    if (rc != 0 || !beside_ok) return 1;
   }
-  return 0;
+  return finish_beside() ? 0 : 1;  // a last command marked beside_next has no partner
 }
 
 bool host_compiler_accepts(const std::string& compiler, const std::string& flag) {
