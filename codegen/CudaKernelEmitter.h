@@ -75,6 +75,7 @@ class CudaKernelEmitter : public CppEmitter {
   std::string batch_group_;  // ... the workers of the batched walk it opened ("": none)
   bool walk_else_ = false;   // close_points: the walk's plain loop is the else of a batched one
   int batch_plain_ = 0;  // open_point_loop: a batched point loop's points a thread, or 0
+  std::string batch_stride_;  // ... the distance between a thread's points of a batch
   std::map<std::string, std::string>
       prefetched_;  // batched_plain_points: a read (grid_read's text) -> the register holding it
   bool roles_ = false;       // the program has role(...) statements: the kernel has groups
@@ -199,6 +200,13 @@ class CudaKernelEmitter : public CppEmitter {
   /// the coordinates of its item: a point, or with `strip` the strip of rows [sc_s0, sc_e0) along
   /// dimension 0 at the item's coordinates in the others. Returns the body's indent.
   int open_point_loop(int indent, const std::string& group, bool strip);
+
+  /// Opens the loop of `group`'s threads over `total` items, `batch` a thread a round, the first
+  /// item of a round in `var`: the barrier form's compute group shares its rounds out at run time
+  /// (generated.cuh's Rounds), any other loop strides over them. With `skip_past`, items past the end are skipped (a batched body clamps
+  /// them itself). Returns the distance between a thread's items of a batch.
+  std::string item_loop(int indent, const std::string& var, const std::string& total, int batch,
+                        const std::string& group, bool skip_past);
 
   /// The loop coordinates sc_l<d> of dimensions end - 1 down to 1 from the flat index `rest`
   /// (row-major over the chunk: open_points' sc_n<d> and sc_div<d>). Returns the quotient left,

@@ -222,11 +222,9 @@ int CudaKernelEmitter::open_point_loop(int indent, const std::string& group, boo
     line(indent, std::string("const unsigned sc_items = static_cast<unsigned>((sc_n0 + ") + kRt +
                      strip_rows() + " - 1) / " + kRt + strip_rows() +
                      ") * (sc_points / static_cast<unsigned>(sc_n0));");
-    line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items; sc_p += " + group +
-                     ".threads()) {");
+    item_loop(indent, "sc_p", "sc_items", 1, group, true);
   } else if (batch_plain_ > 0) {  // batched_plain_points emits the batch's points
-    line(indent, "for (unsigned sc_q = " + group + ".thread(); sc_q < sc_points; sc_q += " +
-                     std::to_string(batch_plain_) + "u * " + group + ".threads()) {");
+    batch_stride_ = item_loop(indent, "sc_q", "sc_points", batch_plain_, group, false);
     return indent + 1;
   } else {
     line(indent, std::string("#pragma unroll ") + kRt + "kPointUnroll");
@@ -245,6 +243,23 @@ int CudaKernelEmitter::open_point_loop(int indent, const std::string& group, boo
   }
   for (size_t d = strip ? 1 : 0; d < n; ++d) index_var(d, indent);
   return indent;
+}
+
+std::string CudaKernelEmitter::item_loop(int indent, const std::string& var,
+                                         const std::string& total, int batch,
+                                         const std::string& group, bool skip_past) {
+  const std::string b = std::to_string(batch);
+  const bool shared = roles_ && group == "sc_compute" && !flow_ && !reducing_;
+  if (!shared) {
+    line(indent, "for (unsigned " + var + " = " + group + ".thread(); " + var + " < " + total +
+                     "; " + var + " += " + (batch > 1 ? b + "u * " : "") + group + ".threads()) {");
+    return group + ".threads()";
+  }
+  line(indent, "for (" + std::string(kRt) + "Rounds sc_rounds(sc_pe, " + group + ", " + total +
+                   ", " + b + ", sc_balance); sc_rounds.next();) {  // shared out at run time");
+  line(indent + 1, "const unsigned " + var + " = sc_rounds.first();");
+  if (skip_past) line(indent + 1, "if (" + var + " >= " + total + ") continue;");
+  return "sc_rounds.stride()";
 }
 
 std::string CudaKernelEmitter::split_dims(std::string rest, size_t end, int indent) {
@@ -391,8 +406,7 @@ void CudaKernelEmitter::wide_points(const Stmt& point_body, int indent, const st
                    ") * (sc_points / static_cast<unsigned>(sc_n0) / static_cast<unsigned>(sc_n" +
                    L + ")) * sc_nv;");
   side_setup(indent);
-  line(indent, "for (unsigned sc_p = " + group + ".thread(); sc_p < sc_items; sc_p += " + group +
-                   ".threads()) {");
+  item_loop(indent, "sc_p", "sc_items", 1, group, true);
   const int in = indent + 1;
   line(in, "const unsigned sc_qv = sc_divv.div(sc_p);");
   line(in, "const int sc_wl = sc_w0 + static_cast<int>(sc_p - sc_qv * sc_nv) * " + V + ";");
@@ -665,7 +679,7 @@ int CudaKernelEmitter::batched_plain_points(const ForEach& u, int indent,
   line(indent, "#pragma unroll");
   line(indent, "for (int sc_r = 0; sc_r < " + k + "; ++sc_r) {");
   line(indent + 1,
-       "const unsigned sc_pk = ::min(sc_q + sc_r * " + group + ".threads(), sc_points - 1u);");
+       "const unsigned sc_pk = ::min(sc_q + sc_r * " + batch_stride_ + ", sc_points - 1u);");
   const std::string rest = split_dims("sc_pk", n, indent + 1);
   line(indent + 1, "sc_lk[sc_r][0] = sc_c0 + static_cast<int>(" + rest + ");");
   for (size_t d = 1; d < n; ++d)
@@ -708,7 +722,7 @@ int CudaKernelEmitter::batched_plain_points(const ForEach& u, int indent,
   // The stores of the points before the chunk's end.
   line(indent, "#pragma unroll");
   line(indent, "for (int sc_r = 0; sc_r < " + k + "; ++sc_r) {");
-  line(indent + 1, "if (sc_q + sc_r * " + group + ".threads() >= sc_points) break;");
+  line(indent + 1, "if (sc_q + sc_r * " + batch_stride_ + " >= sc_points) break;");
   coordinates(indent + 1);
   for (const std::string& g : stored) {
     GridRead centre(ScalarType::F32, g, std::vector<int>(n, 0));

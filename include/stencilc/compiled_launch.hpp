@@ -232,7 +232,8 @@ void launch(Team& team, void (*kernel)(KArgs...), const LaunchSpec<N>& spec, Bin
     if (!spec.roles)
       rt::fatal("program '%s': its kernel has block roles but the launch has no role model",
                 spec.program);
-    const auto sync = team.template alloc<std::uint64_t>(2);
+    // The groups' barrier counters, then the shared point loops' (generated.cuh's Rounds).
+    const auto sync = team.template alloc<std::uint64_t>(2 + rt::cuda::kBalanceWords);
     detail_launch::run<N>(team, kernel, spec, bind, scratch, &sync);
   } else {
     detail_launch::run<N>(team, kernel, spec, bind, scratch,

@@ -115,6 +115,7 @@ for n in "${p2p_list[@]}"; do
   run_test "flow --pes=$n" "$BUILD/flow" --pes="$n"
   run_test "flow_reduce --pes=$n" "$BUILD/flow_reduce" --pes="$n"
   run_test "regs --pes=$n" "$BUILD/regs" --pes="$n"
+  run_test "rounds --pes=$n" "$BUILD/rounds" --pes="$n"
 done
 for n in "${p2p_list[@]}"; do
   last=$((n - 1))
@@ -157,6 +158,7 @@ for n in 9 16 40; do
   [ "$n" -le 16 ] && run_test "jacobi2d --pes=$n (shared GPUs)" "${share[@]}" "$BUILD/jacobi2d" --pes="$n" --perf=0
   [ "$n" -le 16 ] && run_test "flow --pes=$n (shared GPUs)" "${share[@]}" "$BUILD/flow" --pes="$n"
   [ "$n" -eq 9 ] && run_test "halo_check --pes=$n (shared GPUs)" "${share[@]}" "$BUILD/halo_check" --pes="$n"
+  [ "$n" -eq 9 ] && run_test "rounds --pes=$n (shared GPUs)" "${share[@]}" "$BUILD/rounds" --pes="$n"
 done
 unset STENCILC_P2P_SHARE_GPUS  # the bench's timings and the NVSHMEM runs: one PE a GPU
 for n in "${pes_list[@]}"; do
