@@ -40,8 +40,10 @@ void CudaKernelEmitter::kernel(const std::set<std::string>& exchanged, bool role
     line(1,
          "[[maybe_unused]] unsigned long long sc_comm_barriers = 0, sc_compute_barriers = 0;  // "
          "group barriers passed");
+    line(1, "__shared__ unsigned sc_balance_slot;  // a shared loop's chunk, for the block's threads");
     line(1, "[[maybe_unused]] " + std::string(kRt) +
-                "Balance sc_balance{sc_args.sc_sync + 2, 0};  // the shared loops' counter (Rounds)");
+                "Balance sc_balance{sc_args.sc_sync + 2, &sc_balance_slot, 0};  // the shared "
+                "loops' counter (Rounds)");
   }
   if (spmd_)
     line(1, "[[maybe_unused]] const " + std::string(kRt) +

@@ -10,7 +10,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 BUILD="${1:-build/gpu-tests}"
 NVCC="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 JOBS="${STENCILC_GPU_JOBS:-$(nproc)}"
-TESTS=(ping_pong jacobi2d allreduce halo_check flow flow_reduce regs rounds timeout bench div_rn)
+TESTS=(ping_pong jacobi2d allreduce halo_check flow flow_reduce regs rounds rounds_shared timeout bench div_rn)
 FLAGS=(-arch=sm_90 -std=c++17 -O2 -lineinfo -I runtime/include
        --Werror all-warnings -Xcompiler -Wall,-Wextra)
 if [ ! -x "$NVCC" ]; then

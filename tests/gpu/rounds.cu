@@ -33,7 +33,8 @@ struct Args {
 __global__ void rounds_kernel(const __grid_constant__ DevicePe pe, const __grid_constant__ Args args) {
   const Workers compute{1, static_cast<int>(gridDim.x) - 1};
   if (!compute.has_me()) return;
-  Balance balance{args.words, 0};
+  __shared__ unsigned slot;
+  Balance balance{args.words, &slot, 0};
   unsigned* counts = args.counts;
   for (int e = 0; e < kExecutions; ++e) {
     const unsigned items = args.items[e], batch = args.batch[e];

@@ -116,6 +116,7 @@ for n in "${p2p_list[@]}"; do
   run_test "flow_reduce --pes=$n" "$BUILD/flow_reduce" --pes="$n"
   run_test "regs --pes=$n" "$BUILD/regs" --pes="$n"
   run_test "rounds --pes=$n" "$BUILD/rounds" --pes="$n"
+  run_test "rounds_shared --pes=$n" "$BUILD/rounds_shared" --pes="$n"
 done
 for n in "${p2p_list[@]}"; do
   last=$((n - 1))

@@ -456,30 +456,33 @@ struct Workers {
 };
 
 /// The barrier form's point loops of the compute group share their work out at run time
-/// (Rounds): each warp first takes a fixed share of the rounds, the group's threads striding
-/// over the items as a plain loop does, then takes the remaining rounds a chunk at a time from a
-/// counter, so that SMs the memory system serves faster do more of the work and no block waits
-/// at the step's barrier for a slower one. STENCILC_BALANCE_STATIC is the fixed share in
-/// percent (100: the plain grid-stride loop alone).
+/// (Rounds): the group's threads first stride over a fixed share of the items as a plain loop
+/// does, then each block takes the remaining rounds a chunk at a time from a counter, so that
+/// blocks the memory system serves faster do more of the work and none waits long at the step's
+/// barrier for a slower one. STENCILC_BALANCE_STATIC is the fixed share in percent (100: the
+/// plain grid-stride loop alone); STENCILC_BALANCE_CHUNKS about how many chunks a block takes in
+/// the shared part.
 #ifndef STENCILC_BALANCE_STATIC
 #define STENCILC_BALANCE_STATIC 50
 #endif
+#ifndef STENCILC_BALANCE_CHUNKS
+#define STENCILC_BALANCE_CHUNKS 8
+#endif
 /// The words of a kernel's sync array the shared loops' counter takes: the chunks taken, with the
-/// loops' executions so far in the high 32 bits, and the warps done.
+/// shared executions so far in the high 32 bits, and the blocks done.
 constexpr int kBalanceWords = 2;
 /// A loop shares its rounds where each thread has at least this many: below it the counter's
 /// round trips cost more than the imbalance.
 constexpr unsigned kBalanceMinRounds = 8;
-/// About how many chunks a warp takes from the counter in a loop's shared part (a chunk is at
-/// least one round of a warp).
-constexpr unsigned kBalanceChunksPerWarp = 16;
 
 /// The counter every shared loop of a kernel takes its chunks from (kBalanceWords words of the
-/// sync array, zero at launch), and the executions of shared loops so far as this thread counts them: every
-/// thread of the compute group runs the same shared loops in the same order, and each execution
-/// waits for the one before to release the counter, so one counter serves them all.
+/// sync array, zero at launch), the block's slot that shares a chunk among its threads, and the
+/// shared executions so far as this thread counts them: every thread of the compute group runs
+/// the same shared loops in the same order, and each execution waits for the one before to
+/// release the counter, so one counter serves them all.
 struct Balance {
   std::uint64_t* words;
+  unsigned* slot;  // __shared__
   unsigned executions;
 };
 
@@ -488,106 +491,106 @@ struct Balance {
 ///
 ///   for (Rounds r(pe, group, items, batch, balance); r.next();) { ... r.first() ... }
 ///
-/// Every thread of the group runs the loop (the shared part's chunks are taken per warp, lane 0
-/// asking the counter and the warp sharing the answer). The fixed share: round k of a thread is
-/// items thread + k * batch * threads; the shared part: a warp's round is 32 * batch
-/// consecutive items. An execution waits, before its first chunk, until the previous shared
-/// execution has released the counter (its last warp resets it): at once where a barrier lies
-/// between them, and a bounded wait like every other. Items past `items` in a round: the
-/// caller's to skip.
+/// Every thread of the group runs the loop. The fixed share: round k of a thread is items
+/// thread + k * batch * threads, as in a plain grid-stride loop; the shared part: a block's
+/// round is batch * blockDim.x consecutive items, and a chunk some rounds, which thread 0 takes
+/// from the counter (the next one asked for while a chunk runs) and __syncthreads shares. An
+/// execution's first chunk waits until the previous shared execution has released the counter
+/// (its last block resets it): at once where a barrier lies between them, else a bounded wait
+/// like every other. Items past `items` in a round: the caller's to skip.
 template <class Pe>
 class Rounds {
  public:
   __device__ Rounds(const Pe& pe, const Workers& group, unsigned items, unsigned batch,
                     Balance& balance)
-      : pe_(pe),
-        base_(group.thread()),
+      : balance_(balance),
+        group_(group),
+        items_(items),
+        batch_(batch),
+        end_(items),
         step_(batch * group.threads()),
-        end_fixed_(items),
         stride_(group.threads()) {
-    const unsigned rounds = items / step_;
-    if (balance.words != nullptr && rounds >= kBalanceMinRounds && STENCILC_BALANCE_STATIC < 100) {
-      shared_ = true;
-      end_fixed_ = static_cast<unsigned>(static_cast<unsigned long long>(rounds) *
-                                         STENCILC_BALANCE_STATIC / 100) *
-                   step_;
-      warp_round_ = 32u * batch;
-      warp_rounds_ = (items - end_fixed_ + warp_round_ - 1) / warp_round_;
-      warps_ = static_cast<unsigned>(group.count) * (blockDim.x / 32u);
-      const unsigned chunk = warp_rounds_ / (warps_ * kBalanceChunksPerWarp);
-      chunk_ = chunk > 0 ? chunk : 1u;
-      chunks_ = (warp_rounds_ + chunk_ - 1) / chunk_;
-      counter_ = balance.words;
-      execution_ = balance.executions++;
+    first_ = group.thread() - step_;  // next() adds step_ (unsigned: wraps back)
+    if (balance.words == nullptr || items / step_ < kBalanceMinRounds ||
+        STENCILC_BALANCE_STATIC >= 100)
+      return;
+    shared_ = true;
+    end_ = fixed_end();
+    execution_ = balance.executions++;
+    if (threadIdx.x == 0) {  // the first chunk comes while the fixed share runs
+      const unsigned execution = execution_;  // copied: the message must not take our address
+      pe.wait_with(balance.words, Cmp::GE, static_cast<std::uint64_t>(execution) << 32,
+                   [execution](detail::Message& m) {
+                     m.str("the other blocks to finish shared point loop execution #")
+                         .num(static_cast<long long>(execution) - 1);
+                   });
+      ticket_ = take();
     }
   }
 
   /// The next round of this thread; false past the last.
   __device__ bool next() {
-    if (fixed_) {
-      const unsigned f = base_ + k_ * step_;
-      if (f < end_fixed_) {
-        first_ = f;
-        ++k_;
-        if (shared_ && k_ == 2) ask();  // the first chunk comes while the fixed share runs
-        return true;
-      }
-      fixed_ = false;
-      if (!shared_) return false;
-      if (k_ < 2) ask();
-      stride_ = 32u;
-    }
-    if (++round_ >= round_end_) {
-      const unsigned t = __shfl_sync(0xffffffffu, ticket_, 0);
-      if (t >= chunks_) {
-        done();
-        return false;
-      }
-      if ((threadIdx.x & 31u) == 0) ticket_ = take();  // the next chunk's, while this one runs
-      round_ = t * chunk_;
-      round_end_ = ::min(round_ + chunk_, warp_rounds_);
-    }
-    first_ = end_fixed_ + round_ * warp_round_ + (threadIdx.x & 31u);
-    return true;
+    first_ += step_;
+    return first_ < end_ || more();
   }
   __device__ unsigned first() const { return first_; }
   __device__ unsigned stride() const { return stride_; }
 
  private:
-  // Lane 0: wait until the loop's previous execution released the counter, then take a chunk.
-  __device__ void ask() {
-    if ((threadIdx.x & 31u) != 0) return;
-    const unsigned execution = execution_;  // copied: the message must not take this object's address
-    pe_.wait_with(counter_, Cmp::GE, static_cast<std::uint64_t>(execution) << 32,
-                  [execution](detail::Message& m) {
-                    m.str("the other warps to finish shared point loop execution #")
-                        .num(static_cast<long long>(execution) - 1);
-                  });
-    ticket_ = take();
+  // The end of the fixed share: whole rounds of the group, so every thread leaves it together.
+  __device__ unsigned fixed_end() const {
+    const unsigned round = batch_ * group_.threads();
+    return static_cast<unsigned>(static_cast<unsigned long long>(items_ / round) *
+                                 STENCILC_BALANCE_STATIC / 100) *
+           round;
+  }
+  // Past the fixed share or a chunk: the block's next chunk, or false. The chunk's size is
+  // worked out here, not kept: registers stay with the loop's body.
+  __device__ bool more() {
+    if (!shared_) return false;
+    const unsigned start = fixed_end(), block_round = batch_ * blockDim.x;
+    const unsigned block_rounds = (items_ - start + block_round - 1) / block_round;
+    const unsigned even = block_rounds / (static_cast<unsigned>(group_.count) * STENCILC_BALANCE_CHUNKS);
+    const unsigned chunk = even > 0 ? even : 1u, chunks = (block_rounds + chunk - 1) / chunk;
+    __syncthreads();  // every thread has read the slot
+    if (threadIdx.x == 0) {
+      *balance_.slot = ticket_;
+      if (ticket_ < chunks) ticket_ = take();
+    }
+    __syncthreads();
+    const unsigned t = *balance_.slot;
+    if (t >= chunks) {
+      shared_ = false;
+      if (threadIdx.x == 0) done();
+      return false;
+    }
+    const unsigned from = start + t * chunk * block_round;
+    first_ = from + threadIdx.x;
+    end_ = from + chunk * block_round;
+    step_ = block_round;
+    stride_ = blockDim.x;
+    return true;
   }
   __device__ unsigned take() {
-    const std::uint64_t old = atomicAdd(reinterpret_cast<unsigned long long*>(counter_), 1ULL);
-    return static_cast<unsigned>(old);
+    return static_cast<unsigned>(
+        atomicAdd(reinterpret_cast<unsigned long long*>(balance_.words), 1ULL));
   }
-  // Lane 0 of the last warp out resets the counter for the loop's next execution.
+  // Thread 0 of the last block out resets the counter for the next shared execution.
   __device__ void done() {
-    if ((threadIdx.x & 31u) != 0) return;
-    auto* finished = reinterpret_cast<unsigned long long*>(counter_ + 1);
-    if (atomicAdd(finished, 1ULL) + 1 == warps_) {
+    auto* finished = reinterpret_cast<unsigned long long*>(balance_.words + 1);
+    if (atomicAdd(finished, 1ULL) + 1 == static_cast<unsigned long long>(group_.count)) {
       atomicExch(finished, 0ULL);
       __threadfence();
-      atomicExch(reinterpret_cast<unsigned long long*>(counter_),
+      atomicExch(reinterpret_cast<unsigned long long*>(balance_.words),
                  static_cast<unsigned long long>(execution_ + 1ULL) << 32);
     }
   }
 
-  const Pe& pe_;
-  unsigned base_, step_, end_fixed_, stride_;
-  unsigned k_ = 0, first_ = 0;
-  bool fixed_ = true, shared_ = false;
-  unsigned warp_round_ = 0, warp_rounds_ = 0, warps_ = 0, chunk_ = 1, chunks_ = 0;
-  unsigned round_ = 0, round_end_ = 0, ticket_ = 0, execution_ = 0;
-  std::uint64_t* counter_ = nullptr;
+  const Balance& balance_;
+  Workers group_;
+  unsigned items_, batch_, first_, end_, step_, stride_;
+  unsigned ticket_ = 0, execution_ = 0;
+  bool shared_ = false;
 };
 
 /// How many blocks of `kernel` are resident at once on the current GPU under `config` (the
