@@ -60,9 +60,11 @@ inline constexpr int kHostControlledMaxGpus = 2;
 /// bytes a point) at 4098^2 ran cpu-free at 77% of the copy bandwidth, 455 us an iteration on 1
 /// GPU against 525 host-controlled and 263 against 300 on 2 (2 x H200, 2026-11-27); on steps of
 /// 2, jacobi1d's (32 bytes a point, its loop has only the barrier form), the cpu-free kernel
-/// streams at 82% and wins at every size, by 27% at 2^26 points (2.15 GB a step: 627 us against
-/// 795 on 1 GPU, 319 against 408 on 2). Every program of 1 to 3 updates measured was faster
-/// cpu-free.
+/// streamed at 82% and won at every size when this limit was set (627 us against 795 at 2^26
+/// points on 1 GPU). Since the host-controlled kernels' 4-point walk it loses there (619 against
+/// 548, 1 H200, 2026-11-28/29): a miss of this rule, which no bytes limit fixes without losing
+/// smooth2d 4096^2 (2 updates: 88.9 cpu-free against 94.2) or cg2d 4098^2 (433 against 453);
+/// docs/BENCHMARKS.md, "Against the targets".
 inline constexpr int kHostControlledMinUpdates = 4;
 
 /// What choose_schedule decides from: the program's facts, which the driver emits as constants
