@@ -191,6 +191,12 @@ class CudaKernelEmitter : public CppEmitter {
   /// A walk's loop of one point a thread at a time (open_walk's names); returns the body's indent.
   int plain_walk_loop(int indent, const std::string& group);
 
+  /// The run-time checks before a point loop over `range` (open_points): each grid the body reads
+  /// at an offset stays within its extents or halos (an SPMD block: within the block and its
+  /// halos, also where it stores), and a range of the user's bounds holds grid points only.
+  void point_checks(const Range& range, const std::vector<std::string>& indices,
+                    const Stmt& point_body, const std::string& where, int indent);
+
   /// The device-side check that a range of the user's bounds holds grid points only
   /// (rt::cuda::check_range, the host target's messages), naming the grids the update indexes.
   void range_check(const Stmt& point_body, const std::string& where, int indent);

@@ -15,47 +15,9 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range,
   line(indent, "{");
   ++indent;
   line(indent, "const auto sc_range = " + global_range(range) + ";");
-  ReadExtents reads;
-  reads.visit(point_body);
   const std::string where = this->where(s->loc);
-  for (const auto& [grid, ext] : reads.grids) {
-    bool offsets = std::any_of(ext.first.begin(), ext.first.end(), [](int o) { return o != 0; }) ||
-                   std::any_of(ext.second.begin(), ext.second.end(), [](int o) { return o != 0; });
-    if (spmd_) {
-      // Local indices: every read must stay inside the block and its halos (as the reference
-      // checks).
-      line(indent, "{");
-      line(indent + 1, "const int sc_lo[] = " + int_list(ext.first) +
-                           ", sc_hi[] = " + int_list(ext.second) + ";");
-      line(indent + 1, std::string(kRt) + "check_local_reads(sc_pe, sc_range, " + grid +
-                           ", sc_lo, sc_hi, \"" + program_->name + " at " + where +
-                           " reading block '" + grid + "'\");");
-      line(indent, "}");
-      continue;
-    }
-    if (!offsets) continue;
-    line(indent, "{");
-    line(indent + 1, "const int sc_lo[] = " + int_list(ext.first) +
-                         ", sc_hi[] = " + int_list(ext.second) + ";");
-    line(indent + 1, std::string(kRt) + "check_reads(sc_pe, sc_range, sc_args." +
-                         derived("shape", grid) + ".extent, sc_args." + derived("shape", grid) +
-                         ".periodic, sc_lo, sc_hi, \"" + program_->name + " at " + where +
-                         " reading '" + grid + "'\");");
-    line(indent, "}");
-  }
-  if (!spmd_ && range.kind != Range::Kind::Interior && range.kind != Range::Kind::Owned)
-    range_check(point_body, where, indent);
+  point_checks(range, indices, point_body, where, indent);
   if (spmd_) {
-    // SPMD ranges are local already; every point a store writes must be a cell of the block.
-    for (const std::string& b : stored_grids(point_body)) {
-      line(indent, "{");
-      line(indent + 1, "const int sc_lo[] = " + int_list(std::vector<int>(indices.size(), 0)) +
-                           ", sc_hi[] = " + int_list(std::vector<int>(indices.size(), 0)) + ";");
-      line(indent + 1, std::string(kRt) + "check_local_reads(sc_pe, sc_range, " + b +
-                           ", sc_lo, sc_hi, \"" + program_->name + " at " + where +
-                           " writing block '" + b + "'\");");
-      line(indent, "}");
-    }
     line(indent, "const auto sc_local = sc_range;");
   } else if (part && part == flow_loop_.update && flow_ && flow_walk_hoisted()) {
     // The dataflow loop: this block's rows of the range, all of them, walked by the block's
@@ -123,6 +85,52 @@ int CudaKernelEmitter::open_points(const Stmt& s, const Range& range,
   for (size_t d = 0; d < n; ++d) loop_vars_[d] = "sc_l" + std::to_string(d);
   if (strip) return indent;  // strip_points() emits the loops
   return open_point_loop(indent, group, false);
+}
+
+void CudaKernelEmitter::point_checks(const Range& range, const std::vector<std::string>& indices,
+                                     const Stmt& point_body, const std::string& where,
+                                     int indent) {
+  ReadExtents reads;
+  reads.visit(point_body);
+  for (const auto& [grid, ext] : reads.grids) {
+    bool offsets = std::any_of(ext.first.begin(), ext.first.end(), [](int o) { return o != 0; }) ||
+                   std::any_of(ext.second.begin(), ext.second.end(), [](int o) { return o != 0; });
+    if (spmd_) {
+      // Local indices: every read must stay inside the block and its halos (as the reference
+      // checks).
+      line(indent, "{");
+      line(indent + 1, "const int sc_lo[] = " + int_list(ext.first) +
+                           ", sc_hi[] = " + int_list(ext.second) + ";");
+      line(indent + 1, std::string(kRt) + "check_local_reads(sc_pe, sc_range, " + grid +
+                           ", sc_lo, sc_hi, \"" + program_->name + " at " + where +
+                           " reading block '" + grid + "'\");");
+      line(indent, "}");
+      continue;
+    }
+    if (!offsets) continue;
+    line(indent, "{");
+    line(indent + 1, "const int sc_lo[] = " + int_list(ext.first) +
+                         ", sc_hi[] = " + int_list(ext.second) + ";");
+    line(indent + 1, std::string(kRt) + "check_reads(sc_pe, sc_range, sc_args." +
+                         derived("shape", grid) + ".extent, sc_args." + derived("shape", grid) +
+                         ".periodic, sc_lo, sc_hi, \"" + program_->name + " at " + where +
+                         " reading '" + grid + "'\");");
+    line(indent, "}");
+  }
+  if (!spmd_ && range.kind != Range::Kind::Interior && range.kind != Range::Kind::Owned)
+    range_check(point_body, where, indent);
+  if (spmd_) {
+    // SPMD ranges are local already; every point a store writes must be a cell of the block.
+    for (const std::string& b : stored_grids(point_body)) {
+      line(indent, "{");
+      line(indent + 1, "const int sc_lo[] = " + int_list(std::vector<int>(indices.size(), 0)) +
+                           ", sc_hi[] = " + int_list(std::vector<int>(indices.size(), 0)) + ";");
+      line(indent + 1, std::string(kRt) + "check_local_reads(sc_pe, sc_range, " + b +
+                           ", sc_lo, sc_hi, \"" + program_->name + " at " + where +
+                           " writing block '" + b + "'\");");
+      line(indent, "}");
+    }
+  }
 }
 
 void CudaKernelEmitter::range_check(const Stmt& point_body, const std::string& where,
