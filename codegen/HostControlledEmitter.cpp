@@ -554,7 +554,8 @@ class HostControlledEmitter : public CppEmitter {
     const int id = reduction_count_++;
     reduced_[s->result] = {s->type, id};
     comment(indent, self);
-    line(indent, t + " " + s->result + " = " + identity +
+    // Unused where the allreduce comes after the loop (defer-host-reads): it declares its own.
+    line(indent, "[[maybe_unused]] " + t + " " + s->result + " = " + identity +
                      ";  // this GPU's part, until the allreduce combines them");
     line(indent, "{");
     int in = indent + 1;

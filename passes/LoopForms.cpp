@@ -8,6 +8,7 @@
 
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
+#include "passes/DeferHostReads.h"
 #include "passes/GridEffects.h"
 
 namespace stencilc::passes {
@@ -315,41 +316,6 @@ FlowLoop marked_flow_loop(const Program& p) {
 
 namespace {
 
-/// The names the statement or expression reads as variables.
-struct VarReads : IRVisitor {
-  using IRVisitor::visit;
-  std::multiset<std::string> names;
-  void visit(const Var* v) override { names.insert(v->name); }
-};
-
-/// Whether nothing in `loop` but the assignments of `tail` reads `names` or assigns them (the
-/// reduction's result and what the tail makes of it).
-bool unread_in_loop(const Stmt& loop, const std::vector<Stmt>& tail,
-                    const std::set<std::string>& names) {
-  struct Uses : IRVisitor {
-    using IRVisitor::visit;
-    const std::set<const StmtNode*>* skip = nullptr;
-    const std::set<std::string>* names = nullptr;
-    bool used = false;
-    void visit(const Var* v) override { used = used || names->count(v->name); }
-    void visit(const Assign* a) override {
-      if (skip->count(a)) return;
-      used = used || names->count(a->name);
-      IRVisitor::visit(a);
-    }
-    void visit(const VarDecl* d) override {
-      used = used || names->count(d->name);
-      IRVisitor::visit(d);
-    }
-  } uses;
-  std::set<const StmtNode*> skip;
-  for (const Stmt& t : tail) skip.insert(t.get());
-  uses.skip = &skip;
-  uses.names = &names;
-  uses.visit(loop);
-  return !uses.used;
-}
-
 /// Folds a flow reduction's walk into the update's, where the dataflow form's step is the
 /// update, its barriers (publish) and then the reduction, directly or as the first statement of
 /// an `if` with no else (`if (t % k == 0) norm = reduce(...)`): the update's range is a grid's
@@ -438,18 +404,8 @@ std::vector<FlowReduction> flow_reductions(const FlowLoop& f) {
         if (!reads.own_rows) continue;
         FlowReduction found_one{r, false, {}, false, nullptr};
         std::set<std::string> names{r->result};
-        for (size_t k = at + 1; k < b->stmts.size();
-             ++k) {  // the assignments right after it that read only it
-          auto* assign = as<Assign>(b->stmts[k]);
-          if (!assign) break;
-          VarReads value;
-          value.visit(assign->value);
-          if (std::any_of(value.names.begin(), value.names.end(),
-                          [&](const std::string& n) { return n != r->result; }))
-            break;
-          names.insert(assign->name);
-          found_one.tail.push_back(b->stmts[k]);
-        }
+        found_one.tail = reduction_tail(*b, at + 1, r->result);
+        for (const Stmt& t : found_one.tail) names.insert(as<Assign>(t)->name);
         found_one.deferred = reads.all_own_rows && unread_in_loop(f->stmt, found_one.tail, names);
         if (!found_one.deferred) found_one.tail.clear();
         found.push_back(std::move(found_one));

@@ -1,6 +1,7 @@
 // The list of built-in passes, one line each (name, summary, entry point), like MLIR's
 // Passes.td: adding a pass to stencilc-opt and to pipelines is adding its line here.
 #include "passes/Decompose.h"
+#include "passes/DeferHostReads.h"
 #include "passes/FoldConstants.h"
 #include "passes/FuseSweeps.h"
 #include "passes/InferHalos.h"
@@ -50,6 +51,9 @@ void register_builtin_passes(PassRegistry& r) {
   r.add(make_pass("store-faces",
                   "Mark each point update that stores an exchanged grid to write its faces into the neighbours' halos",
                   store_faces));
+  r.add(make_pass("defer-host-reads",
+                  "Combine a loop's reduction after the loop where the loop does not read it (host-controlled)",
+                  defer_host_reads));
 }
 
 }  // namespace stencilc::passes

@@ -32,11 +32,13 @@ inline const char* cpu_free_pipeline() {
 /// persistent-fusion and specialize-blocks: there is no persistent kernel whose workers need
 /// barriers or roles (kernel boundaries order the updates).
 /// It fuses sweeps too (fuse-sweeps, before the transfers move): one kernel for each fused run.
-/// Last, store-faces marks the point updates that store their faces into the neighbours' halos
-/// as they write them (an exchange of what they wrote then moves nothing: one launch an update).
+/// Then store-faces marks the point updates that store their faces into the neighbours' halos
+/// as they write them (an exchange of what they wrote then moves nothing: one launch an update),
+/// and defer-host-reads moves the combination of each reduction the loop does not read after the
+/// loop (the host waits for the GPUs once, not every time the loop runs the reduction).
 inline const char* host_controlled_pipeline() {
   return "infer-halos,decompose,insert-exchanges,lower-exchanges,fuse-sweeps,place-signaled-puts,"
-         "store-faces";
+         "store-faces,defer-host-reads";
 }
 
 }  // namespace stencilc::passes
