@@ -386,6 +386,9 @@ void CudaKernelEmitter::target_stmt(const Stmt& s, int indent) {
     }
     case StmtKind::AllReduce: {
       auto* a = as<AllReduce>(s);
+      if (a->last)
+        return error(s, "internal: 'allreduce ... last' is the host-controlled schedule's "
+                        "(defer-host-reads)");
       comment(indent, s);
       if (fused_allreduces_.count(a)) {
         const bool flow_reduction =

@@ -601,9 +601,11 @@ class HostControlledEmitter : public CppEmitter {
         if (type == reduced_.end())
           return error(s, "the host-controlled schedule combines only reduction results");
         comment(indent, s);
+        // `last` (after the loop, defer-host-reads): each GPU's slot holds its last run's result.
         line(indent, a->var + " = sc_hc.allreduce<" + cpp_type(type->second.type) + ">(" +
                          reduce_op_name(a->op) + ", " + std::to_string(type->second.id) +
-                         ");  // the host waits for every GPU, combines in PE order");
+                         ");  // the host waits for every GPU, combines in PE order" +
+                         (a->last ? " (their last run's results)" : ""));
         return;
       }
       default:

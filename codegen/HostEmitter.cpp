@@ -188,6 +188,9 @@ class HostProgramEmitter : public CppEmitter {
       }
       case StmtKind::AllReduce: {
         auto* a = as<AllReduce>(s);
+        if (a->last)
+          return error(s, "internal: 'allreduce ... last' is the host-controlled schedule's "
+                          "(defer-host-reads)");
         const char* op = a->op == ReduceOp::Sum ? "Sum" : a->op == ReduceOp::Max ? "Max" : "Min";
         comment(indent, s);
         line(indent, a->var + " = sc_cx.pe.allreduce(" + a->var + ", ::stencilc::rt::ReduceOp::" + op + ");");

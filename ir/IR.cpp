@@ -483,8 +483,8 @@ Stmt make_halo_recv(const std::string& grid, SourceLoc l, WorkerRole role) {
   return std::make_shared<HaloRecv>(grid, std::move(l), role);
 }
 
-Stmt make_all_reduce(const std::string& var, ReduceOp op, SourceLoc l) {
-  return std::make_shared<AllReduce>(var, op, std::move(l));
+Stmt make_all_reduce(const std::string& var, ReduceOp op, SourceLoc l, bool last) {
+  return std::make_shared<AllReduce>(var, op, std::move(l), last);
 }
 
 Stmt make_phase_barrier(SourceLoc l, WorkerRole role) {

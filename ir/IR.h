@@ -448,11 +448,16 @@ struct HaloRecv : StmtNode {
 
 /// `allreduce %r sum`: combine the scalar %r over all PEs; every PE gets the result.
 /// Inserted by decompose after each reduction of a global-view program.
+/// `allreduce %r sum last` (defer-host-reads, after the loop that runs `reduce %r`): into the
+/// local %r, the combination of what each PE's last run of `reduce %r` gave (the host-controlled
+/// schedule keeps each GPU's last result; the other targets reject it).
 struct AllReduce : StmtNode {
   static constexpr StmtKind kKind = StmtKind::AllReduce;
   std::string var;
   ReduceOp op;
-  AllReduce(std::string v, ReduceOp o, SourceLoc l) : StmtNode(kKind, std::move(l)), var(std::move(v)), op(o) {}
+  bool last = false;
+  AllReduce(std::string v, ReduceOp o, SourceLoc l, bool last_run = false)
+      : StmtNode(kKind, std::move(l)), var(std::move(v)), op(o), last(last_run) {}
 };
 
 /// `phase_barrier`: all the workers of one PE (e.g. the thread blocks of its persistent kernel)
@@ -589,7 +594,7 @@ Stmt make_halo_send(const std::string& grid, SourceLoc l = {},
                     WorkerRole role = WorkerRole::All);
 Stmt make_halo_recv(const std::string& grid, SourceLoc l = {},
                     WorkerRole role = WorkerRole::All);
-Stmt make_all_reduce(const std::string& var, ReduceOp op, SourceLoc l = {});
+Stmt make_all_reduce(const std::string& var, ReduceOp op, SourceLoc l = {}, bool last = false);
 Stmt make_phase_barrier(SourceLoc l = {}, WorkerRole role = WorkerRole::All);
 
 Range make_interior(const std::string& grid, int rank);

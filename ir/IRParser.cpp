@@ -382,7 +382,9 @@ Stmt Parser::parse_simple_stmt(const Token& t) {
         peek().kind == TokKind::Ident ? reduce_op(peek().text) : std::nullopt;
     if (!op) error(peek(), "expected a reduction (sum, max, min), found " + describe(peek()));
     take();
-    return make_all_reduce(var, *op, parse_opt_loc());
+    const bool last = peek().kind == TokKind::Ident && peek().text == "last";
+    if (last) take();
+    return make_all_reduce(var, *op, parse_opt_loc(), last);
   }
   if (w == "phase_barrier") {
     WorkerRole role = parse_opt_role();

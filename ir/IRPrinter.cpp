@@ -266,7 +266,8 @@ void StmtPrinter::print_stmt(const Stmt& s, int indent) {
       text = "halo_recv %" + as<HaloRecv>(s)->grid + print_role(as<HaloRecv>(s)->role);
       break;
     case StmtKind::AllReduce:
-      text = "allreduce %" + as<AllReduce>(s)->var + " " + to_string(as<AllReduce>(s)->op);
+      text = "allreduce %" + as<AllReduce>(s)->var + " " + to_string(as<AllReduce>(s)->op) +
+             (as<AllReduce>(s)->last ? " last" : "");
       break;
     case StmtKind::PhaseBarrier:
       text = "phase_barrier" + print_role(as<PhaseBarrier>(s)->role);

@@ -127,7 +127,7 @@ class DeferInLoop {
     const std::string flag = "sc_deferred" + std::to_string(flags_++);
     before_.push_back(make_var_decl(flag, ScalarType::Bool, make_bool(false), all.loc));
     std::vector<Stmt> combine{make_var_decl(r.result, r.type, nullptr, all.loc),
-                              make_all_reduce(all.var, all.op, all.loc)};
+                              make_all_reduce(all.var, all.op, all.loc, /*last=*/true)};
     combine.insert(combine.end(), tail.begin(), tail.end());
     after_.push_back(make_if(make_var(flag, ScalarType::Bool), make_block(std::move(combine), all.loc),
                              nullptr, all.loc));

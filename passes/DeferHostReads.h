@@ -26,11 +26,11 @@ bool unread_in_loop(const ir::Stmt& loop, const std::vector<ir::Stmt>& tail,
 /// the allreduce's tail (reduction_tail) reads %r or what the tail assigns, and the loop holds no
 /// `return`: the allreduce and its tail leave the loop. In the loop a flag says the reduction
 /// ran; after it, where the flag is set, the allreduce combines the GPUs' results of its last run
-/// and the tail assigns them:
+/// (`allreduce ... last`) and the tail assigns them:
 ///
 ///   var %sc_deferred0: bool = false
 ///   for ... { ...  reduce %r: f32 = ...  %sc_deferred0 = true ... }
-///   if %sc_deferred0 { var %r: f32  allreduce %r sum  %norm = sqrt(%r) }
+///   if %sc_deferred0 { var %r: f32  allreduce %r sum last  %norm = sqrt(%r) }
 ///
 /// Each GPU's run of the reduction leaves its result in the same place (the host-controlled
 /// runtime's slot of that reduction), so the last run's is what the allreduce combines, and the
