@@ -10,8 +10,8 @@
       succeed or stop with an error message.
   fuzz.py ir --stencilc S --stencilc-opt O --samples DIR --count N --seed K --workdir W
       Mutates the printed IR of each sample (tokens, numbers, names, lines) and runs stencilc-opt on
-      every mutant: parse and verify, then the CPU-free pipeline on what verifies. Each run must
-      succeed or end in a clean error.
+      every mutant: parse and verify, then the CPU-free pipeline and the host-controlled one on what
+      verifies. Each run must succeed or end in a clean error.
   fuzz.py host --stencilc S --compare C --include I --samples DIR --count N --seed K --workdir W
       Builds the first N front-end mutants (of the kinds that keep a program meaningful) that
       compile, for the host target and with the host C++ compiler (the reference), and runs both on
@@ -321,18 +321,23 @@ def fuzz_ir(opts):
         for stage, text in (("front", err[err.find("module "):]), ("final", out)):
             seeds.append(save(opts.workdir, f"ir-seed-{name}-{stage}", text, ".ir"))
     cases = mutants(seeds, opts.count, opts.seed, mutate_ir)
-    pipeline = "fold-constants,infer-halos,decompose,insert-exchanges,lower-exchanges,split-boundary," \
-               "place-signaled-puts,persistent-fusion,specialize-blocks"
+    # The CPU-free pipeline, and the host-controlled schedule's (store-faces, defer-host-reads).
+    pipelines = ["fold-constants,infer-halos,decompose,insert-exchanges,lower-exchanges,split-boundary,"
+                 "place-signaled-puts,persistent-fusion,specialize-blocks",
+                 "fold-constants,infer-halos,decompose,insert-exchanges,lower-exchanges,fuse-sweeps,"
+                 "place-signaled-puts,store-faces,defer-host-reads"]
 
     def check(k_case):
         k, (name, kind, what, text) = k_case
         rc, _, err = run([opts.stencilc_opt, "--verify-only", "-"], stdin=text)
         stage = "--verify-only"
         problem = clean_outcome(rc, err, located=False)
-        if not problem and rc == 0 and name.endswith("-front"):
+        for pipeline in pipelines if not problem and rc == 0 and name.endswith("-front") else []:
             stage = "--pass-pipeline=" + pipeline
             rc, _, err = run([opts.stencilc_opt, stage, "-"], stdin=text)
             problem = clean_outcome(rc, err, located=False)
+            if problem or rc != 0:
+                break
         if problem:
             path = save(opts.workdir, f"ir-{k:04d}-{name}", text, ".ir")
             return f"{path} ({name}: {kind}: {what}): {problem}\n  repro: {opts.stencilc_opt} {stage} {path}\n" + \
