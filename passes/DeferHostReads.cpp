@@ -3,6 +3,7 @@
 #include "passes/DeferHostReads.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
@@ -54,11 +55,10 @@ int reductions_named(const Stmt& s, const std::string& result) {
 /// flags) and after it (the combinations).
 class DeferInLoop {
  public:
-  DeferInLoop(const Stmt& loop, int& flags) : loop_(loop), flags_(flags) {}
+  DeferInLoop(const Stmt& loop, int& flags)
+      : loop_(loop), flags_(flags), loop_var_(loop->kind == StmtKind::For ? as<For>(loop)->var : "") {}
 
   std::vector<Stmt> run() {
-    const std::string loop_var = loop_->kind == StmtKind::For ? as<For>(loop_)->var : "";
-    loop_var_ = &loop_var;
     Stmt body = loop_->kind == StmtKind::For ? as<For>(loop_)->body : as<While>(loop_)->body;
     if (returns(body)) return {loop_};
     Stmt rewritten = rewrite(body);
@@ -101,10 +101,12 @@ class DeferInLoop {
     for (size_t k = 0; k < b.stmts.size(); ++k) {
       auto* r = as<Reduce>(b.stmts[k]);
       auto* all = k + 1 < b.stmts.size() ? as<AllReduce>(b.stmts[k + 1]) : nullptr;
-      if (r && all && all->var == r->result && defer(b, k, *r, *all, &stmts)) {
-        k += 1 + after_tail_;  // the allreduce and its tail
-        changed = true;
-        continue;
+      if (r && all && all->var == r->result) {
+        if (std::optional<size_t> tail = defer(b, k, *r, *all, &stmts)) {
+          k += 1 + *tail;  // past the allreduce and its tail
+          changed = true;
+          continue;
+        }
       }
       Stmt t = rewrite(b.stmts[k]);
       changed = changed || t != b.stmts[k];
@@ -115,15 +117,15 @@ class DeferInLoop {
 
   // Reduction `r` at `at` of `b`, its allreduce `all` right after it: deferred where nothing in
   // the loop reads what it and its tail give; appends to `stmts` the reduction and the flag's
-  // assignment.
-  bool defer(const Block& b, size_t at, const Reduce& r, const AllReduce& all,
-             std::vector<Stmt>* stmts) {
+  // assignment and returns the tail's length (none: not deferred).
+  std::optional<size_t> defer(const Block& b, size_t at, const Reduce& r, const AllReduce& all,
+                              std::vector<Stmt>* stmts) {
     std::vector<Stmt> tail = reduction_tail(b, at + 2, r.result);
     std::set<std::string> names{r.result};
     for (const Stmt& t : tail) names.insert(as<Assign>(t)->name);
-    if (names.count(*loop_var_) || reductions_named(loop_, r.result) != 1 ||
+    if (names.count(loop_var_) || reductions_named(loop_, r.result) != 1 ||
         !unread_in_loop(loop_, tail, names))
-      return false;
+      return std::nullopt;
     const std::string flag = "sc_deferred" + std::to_string(flags_++);
     before_.push_back(make_var_decl(flag, ScalarType::Bool, make_bool(false), all.loc));
     std::vector<Stmt> combine{make_var_decl(r.result, r.type, nullptr, all.loc),
@@ -133,15 +135,13 @@ class DeferInLoop {
                              nullptr, all.loc));
     stmts->push_back(b.stmts[at]);
     stmts->push_back(make_assign(flag, make_bool(true), all.loc));
-    after_tail_ = tail.size();
-    return true;
+    return tail.size();
   }
 
   const Stmt& loop_;
   int& flags_;
-  const std::string* loop_var_ = nullptr;
+  const std::string loop_var_;  // a `for`'s variable, else empty
   std::vector<Stmt> before_, after_;
-  size_t after_tail_ = 0;
 };
 
 /// Rewrites every loop of a program body, innermost first, splicing each one's flags before it

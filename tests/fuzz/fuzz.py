@@ -332,12 +332,13 @@ def fuzz_ir(opts):
         rc, _, err = run([opts.stencilc_opt, "--verify-only", "-"], stdin=text)
         stage = "--verify-only"
         problem = clean_outcome(rc, err, located=False)
-        for pipeline in pipelines if not problem and rc == 0 and name.endswith("-front") else []:
-            stage = "--pass-pipeline=" + pipeline
-            rc, _, err = run([opts.stencilc_opt, stage, "-"], stdin=text)
-            problem = clean_outcome(rc, err, located=False)
-            if problem or rc != 0:
-                break
+        if not problem and rc == 0 and name.endswith("-front"):
+            for pipeline in pipelines:  # the first to stop ends the case
+                stage = "--pass-pipeline=" + pipeline
+                rc, _, err = run([opts.stencilc_opt, stage, "-"], stdin=text)
+                problem = clean_outcome(rc, err, located=False)
+                if problem or rc != 0:
+                    break
         if problem:
             path = save(opts.workdir, f"ir-{k:04d}-{name}", text, ".ir")
             return f"{path} ({name}: {kind}: {what}): {problem}\n  repro: {opts.stencilc_opt} {stage} {path}\n" + \
