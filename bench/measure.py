@@ -75,12 +75,15 @@ def untagged(schedule):
 
 def is_nvshmem(schedule):
     """Whether a --schedules entry (or a build's suffix) runs on the nvshmem backend."""
-    return untagged(schedule) == "nvshmem"
+    return untagged(schedule) in ("nvshmem", "host-controlled-nvshmem")
 
 
 def schedule_backend(schedule):
     """The CSV's schedule and backend columns of a --schedules entry: "nvshmem" is the cpu-free
-    schedule on the nvshmem backend, everything else runs on p2p; a tagged build keeps its tag."""
+    schedule on the nvshmem backend, "host-controlled-nvshmem" the host-controlled one there,
+    everything else runs on p2p; a tagged build keeps its tag."""
+    if schedule.startswith("host-controlled-nvshmem"):
+        return ("host-controlled" + schedule[len("host-controlled-nvshmem"):], "nvshmem")
     if is_nvshmem(schedule):
         return ("cpu-free" + schedule[len("nvshmem"):], "nvshmem")
     return (schedule, "p2p")
@@ -180,7 +183,8 @@ def write_outputs(out, rows, device, bandwidth, date):
         writer.writerows(rows)
     # The table: one line per program, size and GPU count (in the order measured), both schedules
     # side by side, then any other schedule or backend measured (cpu-free-regs, "cpu-free
-    # (nvshmem)") with its ratio to cpu-free on p2p; a tagged build's (cpu-free@base, a baseline;
+    # (nvshmem)", "host-controlled (nvshmem)") with its ratio to cpu-free on p2p (another backend:
+    # to the same schedule on p2p); a tagged build's (cpu-free@base, a baseline;
     # cpu-free@<name>, a variant's flags) with its ratio to the same schedule's column (below 1:
     # the change or the variant made it faster).
     by = {(r[2], r[3], r[4], column(r[5], r[6])): r for r in rows}
@@ -188,7 +192,7 @@ def write_outputs(out, rows, device, bandwidth, date):
     others = list(dict.fromkeys(column(r[5], r[6]) for r in rows
                                 if column(r[5], r[6]) not in ("cpu-free", "host-controlled")))
     measured = f"{bandwidth:.0f} GB/s" if isinstance(bandwidth, float) else bandwidth
-    mate = lambda o: untagged(o) if "@" in o else "cpu-free"
+    mate = lambda o: untagged(o) if "@" in o else o.split(" (")[0] if " (" in o else "cpu-free"
     extra_head = "".join(f" {o} us/step | of bandwidth | {mate(o)} / {o} |" for o in others)
     lines = [f"Device: {device}; copy bandwidth {measured} per GPU (read + write); {date}.", "",
              "| program | size | GPUs | cpu-free us/step | of bandwidth | host-controlled us/step | of bandwidth | "
@@ -262,7 +266,8 @@ def main():
     ap.add_argument("--schedules", default="cpu-free,host-controlled,auto",
                     help="builds <program>.<schedule> to time; auto: the --schedule=auto build (the schedule "
                          "compiled::choose_schedule picks); nvshmem: the cpu-free build on the nvshmem backend "
-                         "(<program>.nvshmem, one process a GPU under mpirun)")
+                         "(<program>.nvshmem, one process a GPU under mpirun); host-controlled-nvshmem: the "
+                         "host-controlled one there")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--bandwidth", type=float, required=True, help="measured copy GB/s per GPU")
     ap.add_argument("--device", required=True)

@@ -60,9 +60,10 @@ schedules="${SCHEDULES:-cpu-free,host-controlled,auto}"
 matrix="${MATRIX:-jacobi2d:256,1024,2048,4096,16384;jacobi2d+norm:256,1024;heat3d:64,256,512;wave2d:512,2048,10240;jacobi1d:16384,1048576,67108864;smooth2d:512,4096,12288;cg2d:258,1026,4098,6146;fdtd2d:512,2048,8192;gray_scott:512,2048,8192;box27:64,256,512;poisson9:512,2048,8192;advect2d:512,2048,16384}"
 mkdir -p "$bin" "$out"
 t0=$(date +%s)
-# SCHEDULES' "nvshmem": the cpu-free code on the nvshmem backend (<program>.nvshmem.cu), built
-# with NVSHMEM and MPI as tests/gpu/nvshmem-flags.sh finds them, run by measure.py under mpirun.
-if [[ ",$schedules," == *",nvshmem,"* ]]; then
+# SCHEDULES' "nvshmem": the cpu-free code on the nvshmem backend (<program>.nvshmem.cu), and
+# "host-controlled-nvshmem" the host-controlled code there, built with NVSHMEM and MPI as
+# tests/gpu/nvshmem-flags.sh finds them, run by measure.py under mpirun.
+if [[ ",$schedules," == *"nvshmem,"* ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   bash "$root/tests/gpu/nvshmem-flags.sh" > /dev/null || { echo "nvshmem: no NVSHMEM or MPI" >&2; exit 1; }
 fi
@@ -72,7 +73,7 @@ compile() {
   local exe="$1" src="$2" inc="$3" schedule="$4"
   read -r -a extra <<< "${NVCC_FLAGS:-} ${5:-}"
   local args=(-std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -x cu -I "$inc/include" -I "$inc/runtime/include" "${extra[@]}")
-  if [ "$schedule" = nvshmem ]; then
+  if [[ "$schedule" == *nvshmem ]]; then
     NVCC="$nvcc" bash "$root/tests/gpu/nvshmem-build.sh" "$exe" "$src" "${args[@]}"
   else
     "$nvcc" "${args[@]}" "$src" -o "$exe"

@@ -28,7 +28,8 @@
 #     schedule of each run chosen at run time, docs/SCHEDULES.md), cpu-free (one persistent kernel
 #     per GPU) or host-controlled (the CPU-controlled baseline: the host launches a kernel per
 #     update and GPU), and BACKEND p2p (the default: one process drives every GPU) or
-#     nvshmem (cpu-free only: one process per GPU, run with mpirun -np N; separable compilation,
+#     nvshmem (one process per GPU, run with mpirun -np N; auto holds the cpu-free schedule
+#     there; separable compilation,
 #     linked with NVSHMEM (stencilc_find_nvshmem) and MPI (find_package(MPI)), with an rpath to
 #     NVSHMEM's libraries). TARGET host has neither but the defaults. The generated files are in
 #     the target's STENCILC_GENERATED_SOURCES property.
@@ -186,9 +187,6 @@ function(stencilc_generate out_var)
     if(NOT arg_TARGET STREQUAL "cuda")
       message(FATAL_ERROR "stencilc_generate: BACKEND ${arg_BACKEND} needs TARGET cuda")
     endif()
-    if(arg_BACKEND STREQUAL "nvshmem" AND arg_SCHEDULE STREQUAL "host-controlled")
-      message(FATAL_ERROR "stencilc_generate: SCHEDULE host-controlled runs on BACKEND p2p only")
-    endif()
     set(backend_option "--backend=${arg_BACKEND}")
   endif()
   if(NOT arg_OUTPUT_DIRECTORY)
@@ -273,9 +271,6 @@ function(_stencilc_add_program kind name)
   _stencilc_check_choice("${fn}" BACKEND "${arg_BACKEND}" "p2p;nvshmem" "p2p;nvshmem")
   if(arg_BACKEND STREQUAL "nvshmem" AND NOT arg_TARGET STREQUAL "cuda")
     message(FATAL_ERROR "${fn}: BACKEND nvshmem needs TARGET cuda (one process per GPU)")
-  endif()
-  if(arg_BACKEND STREQUAL "nvshmem" AND arg_SCHEDULE STREQUAL "host-controlled")
-    message(FATAL_ERROR "${fn}: SCHEDULE host-controlled runs on BACKEND p2p only")
   endif()
   if(arg_BACKEND STREQUAL "nvshmem")
     stencilc_find_nvshmem()

@@ -128,7 +128,8 @@ std::vector<GeneratedProgram> emit_cuda_auto(const Module& cpu_free, const Modul
       if (g.name == p.name) hc_code = &g;
     const Program* hc_program = hc_code ? host_controlled.find_program(p.name) : nullptr;
     const std::string why = backend == CudaBackend::Nvshmem
-                                ? "the nvshmem backend; the host-controlled schedule runs on p2p"
+                                ? "the nvshmem backend (the choice is calibrated on p2p; --schedule=host-controlled "
+                                  "builds that schedule)"
                                 : passes::cpu_free_only(p);
     std::string code = cf_code->code;
     if (hc_code) code += "\n" + hc_code->code;

@@ -616,9 +616,53 @@ class HostControlledEmitter : public CppEmitter {
   }
 };
 
+/// The launcher's team, plan and Control: p2p, one process for every GPU; nvshmem, this
+/// process's PE of the MPI world.
+std::vector<std::string> team_lines(const Program& p, const std::string& r,
+                                    const std::vector<std::string>& swap_list,
+                                    const std::vector<std::string>& heap, int reductions,
+                                    bool nvshmem) {
+  std::vector<std::string> out;
+  const std::string heap_bytes = kHc + "heap_bytes_for<" + r +
+                                 ">(sc_plan.grid, sc_plan.extent, {" + join(heap) + "})";
+  if (nvshmem) {
+    out.push_back("  const int sc_pes = ::stencilc::compiled::nvshmem_pes(\"" + p.name +
+                  "\");  // the MPI world's size");
+    out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name +
+                  "\", sc_descs, {" + join(swap_list) + "}, sc_pes);");
+    out.push_back("  ::stencilc::rt::cuda::NvshmemTeam& sc_team = "
+                  "::stencilc::rt::cuda::NvshmemTeam::get(" +
+                  heap_bytes + ");  // this process's PE and GPU");
+    out.push_back("  ::stencilc::rt::cuda::NvshmemTeam::Scope sc_scope(sc_team);  // frees this "
+                  "run's symmetric memory at the end");
+    out.push_back("  " + kHc + "Control sc_hc(sc_team, " + std::to_string(reductions) +
+                  ");  // a stream and a worker thread for this process's GPU; marks as signals");
+  } else {
+    out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name +
+                  "\", sc_descs, {" + join(swap_list) + "});");
+    out.push_back("  ::stencilc::rt::cuda::P2PTeam sc_team(sc_plan.pes, " + heap_bytes +
+                  ");  // one GPU per PE, peer access between all");
+    out.push_back("  " + kHc + "Control sc_hc(sc_team, " + std::to_string(reductions) +
+                  ");  // a stream and a worker thread per GPU");
+  }
+  return out;
+}
+
+/// The launcher's STENCILC_TIMING line.
+std::string timing_line(const Program& p, bool nvshmem) {
+  if (nvshmem) {
+    return "    std::fprintf(stderr, \"stencilc: %s on PE %d of %d (host-controlled, nvshmem: "
+           "kernels launched per step, a process per GPU): %.3f ms\\n\", \"" +
+           p.name + "\", sc_team.my_pe(), sc_hc.n(), sc_ms);";
+  }
+  return "    std::fprintf(stderr, \"stencilc: %s on %d GPUs (host-controlled: kernels launched per "
+         "step, a host thread per GPU): %.3f ms\\n\", \"" +
+         p.name + "\", sc_hc.n(), sc_ms);";
+}
+
 std::string launcher(const Program& p, const std::string& host_body, int reductions,
                      const std::set<std::string>& exchanged,
-                     const std::vector<std::array<int, 2>>& swaps) {
+                     const std::vector<std::array<int, 2>>& swaps, bool nvshmem) {
   std::vector<std::string> params, descs, heap, blocks, halos, downloads;
   int rank = 0, k = 0;
   for (const Param& g : p.params) {
@@ -633,16 +677,26 @@ std::string launcher(const Program& p, const std::string& host_body, int reducti
                       int_list(g.halo_lo) + ", " + int_list(g.halo_hi) + ")");
       heap.push_back("{sizeof(" + t + "), " + int_list(g.halo_lo) + ", " + int_list(g.halo_hi) +
                      "}");
-      blocks.push_back("  auto " + g.name + " = ::stencilc::compiled::upload_grid<" + t + ", " + n +
-                       ">(sc_team, sc_plan.grid, " + user + ", " + int_list(g.halo_lo) + ", " +
-                       int_list(g.halo_hi) + ");  // %" + g.name + ": one block per GPU");
+      const std::string upload = "::stencilc::compiled::upload_grid<" + t + ", " + n +
+                                 ">(sc_team, sc_plan.grid, " + user + ", " + int_list(g.halo_lo) +
+                                 ", " + int_list(g.halo_hi) + ")";
+      blocks.push_back("  auto " + g.name + " = " +
+                       (nvshmem ? kHc + "peer_blocks(sc_team, " + upload +
+                                      ");  // %" + g.name +
+                                      ": one block per PE, each as this GPU reaches it"
+                                : upload + ";  // %" + g.name + ": one block per GPU"));
       if (exchanged.count(g.name)) {
         halos.push_back("  " + kHc + "HaloCopies<" + t + ", " + n + "> " + derived("halo", g.name) +
                         "(sc_hc, sc_plan.grid, " + g.name +
                         ", ::stencilc::compiled::periodic_dims(" + desc + "), " +
                         (g.halo_corners ? "true" : "false") + ", \"" + g.name + "\");");
       }
-      if (!g.is_const) {
+      if (!g.is_const && nvshmem) {
+        downloads.push_back("  ::stencilc::compiled::allgather_grid(sc_team, sc_plan.grid, " +
+                            g.name + ", " + user + ", \"" + g.name +
+                            "\");  // every PE's block %" + g.name +
+                            " names after the swaps, into every process");
+      } else if (!g.is_const) {
         downloads.push_back("  ::stencilc::compiled::download_grid(sc_team, " + g.name + ", " +
                             user + ");  // the buffers %" + g.name + " names after the swaps");
       }
@@ -665,13 +719,8 @@ std::string launcher(const Program& p, const std::string& host_body, int reducti
     out.push_back(check);
   out.push_back("  const std::vector<::stencilc::compiled::GridDesc<" + r + ">> sc_descs{" +
                 join(descs) + "};");
-  out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name +
-                "\", sc_descs, {" + join(swap_list) + "});");
-  out.push_back("  ::stencilc::rt::cuda::P2PTeam sc_team(sc_plan.pes, " + kHc + "heap_bytes_for<" +
-                r + ">(sc_plan.grid, sc_plan.extent, {" + join(heap) +
-                "}));  // one GPU per PE, peer access between all");
-  out.push_back("  " + kHc + "Control sc_hc(sc_team, " + std::to_string(reductions) +
-                ");  // a stream and a worker thread per GPU");
+  for (std::string& l : team_lines(p, r, swap_list, heap, reductions, nvshmem))
+    out.push_back(std::move(l));
   out.insert(out.end(), blocks.begin(), blocks.end());
   out.insert(out.end(), halos.begin(), halos.end());
   out.push_back("  sc_hc.start();");
@@ -680,10 +729,7 @@ std::string launcher(const Program& p, const std::string& host_body, int reducti
   out.push_back(
       "  if (std::getenv(\"STENCILC_TIMING\")) {  // wall time of the whole run, first launch to "
       "the last GPU done");
-  out.push_back(
-      "    std::fprintf(stderr, \"stencilc: %s on %d GPUs (host-controlled: kernels launched per "
-      "step, a host thread per GPU): %.3f ms\\n\", \"" +
-      p.name + "\", sc_hc.n(), sc_ms);");
+  out.push_back(timing_line(p, nvshmem));
   out.push_back("  }");
   out.insert(out.end(), downloads.begin(), downloads.end());
   out.push_back("}");
@@ -693,7 +739,9 @@ std::string launcher(const Program& p, const std::string& host_body, int reducti
 }  // namespace
 
 std::vector<GeneratedProgram> emit_cuda_host_controlled(const Module& module,
-                                                        std::vector<std::string>* errors) {
+                                                        std::vector<std::string>* errors,
+                                                        CudaBackend backend) {
+  const bool nvshmem = backend == CudaBackend::Nvshmem;
   std::vector<GeneratedProgram> out;
   for (const Program& p : module.programs) {
     if (p.kind == ProgramKind::Spmd) {
@@ -719,16 +767,19 @@ std::vector<GeneratedProgram> emit_cuda_host_controlled(const Module& module,
     }
     std::string code;
     code += "// ---- generated by stencilc from program @" + p.name +
-            " (cuda target, host-controlled: the host launches a kernel per update and GPU, p2p "
-            "backend) ----\n";
+            " (cuda target, host-controlled: the host launches a kernel per update and GPU, " +
+            (nvshmem ? "nvshmem backend: a process per GPU" : "p2p backend") + ") ----\n";
+    // nvshmem: all of it in the program unit (no kernel here calls NVSHMEM on the device).
+    if (nvshmem) code += "#if !defined(" + std::string(kNvshmemDeviceUnit) + ")\n";
     const std::string ns = kHostControlledNamespace;
     code += "namespace stencilc_generated {\nnamespace " + ns + " {\nnamespace sc_" + p.name +
             " {\n\n";
     code += emitter.kernels();
     code += "}  // namespace sc_" + p.name + "\n\n";
-    code += launcher(p, host_body, emitter.reductions(), ex.grids, ex.swaps);
-    code += "}  // namespace " + ns +
-            "\n}  // namespace stencilc_generated\n// ---- end of generated code ----\n";
+    code += launcher(p, host_body, emitter.reductions(), ex.grids, ex.swaps, nvshmem);
+    code += "}  // namespace " + ns + "\n}  // namespace stencilc_generated\n";
+    if (nvshmem) code += "#endif  // !" + std::string(kNvshmemDeviceUnit) + "\n";
+    code += "// ---- end of generated code ----\n";
     out.push_back(generated_program(p, std::move(code), "stencilc_generated::" + ns));
   }
   if (!errors->empty()) return {};

@@ -4,13 +4,16 @@
 // branches, scalar statements, swaps) and hands each GPU's work to that GPU's worker thread: each
 // point update is a kernel launch per GPU, halos are pushed into the neighbours by a small kernel
 // per GPU, ordered by events, reductions leave each GPU's result in host memory, combined there
-// in PE order. The runtime side is
-// runtime/include/stencilc/runtime/cuda/host_controlled.cuh; docs/SCHEDULES.md describes both.
+// in PE order. On the nvshmem backend a process per GPU does the same for its own GPU, its marks
+// crossing to the other processes as signals. The runtime side is
+// runtime/include/stencilc/runtime/cuda/host_controlled.cuh (and host_controlled_nvshmem.cuh);
+// docs/SCHEDULES.md describes both.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "codegen/CudaEmitter.h"
 #include "codegen/HostEmitter.h"
 #include "ir/IR.h"
 
@@ -23,8 +26,10 @@ inline constexpr const char* kHostControlledNamespace = "host_controlled";
 
 /// Emits every program of `module` for the host-controlled schedule. Programs must have gone
 /// through passes::host_controlled_pipeline() (decomposed, exchanges lowered).
-/// SC_SPMD_PROGRAM functions are an error.
+/// SC_SPMD_PROGRAM functions are an error. nvshmem: the code of the program unit only (the
+/// schedule has no kernel with NVSHMEM's device calls: docs/RUNTIME-CUDA.md, "Two units").
 std::vector<GeneratedProgram> emit_cuda_host_controlled(const ir::Module& module,
-                                                        std::vector<std::string>* errors);
+                                                        std::vector<std::string>* errors,
+                                                        CudaBackend backend = CudaBackend::P2P);
 
 }  // namespace stencilc::codegen

@@ -80,15 +80,34 @@ void copy_box(Grid<T, N>& g, const int* origin, const int* extent, T* buffer, bo
 
 }  // namespace detail_nvshmem
 
+template <typename T, int N>
+void allgather_block(rt::cuda::NvshmemTeam& team, const rt::ProcessGrid& grid, const rt::cuda::DBlock<T, N>& mine,
+                     Grid<T, N>& g, const char* name);
+
 /// Collective: every process's grid `g` gets the owned cells of every PE's block that the kernels
 /// ended with (`final` holds where each PE's block of `g` ended up, swaps included): this PE's from
 /// its GPU, the others' through MPI_Allgatherv.
 template <typename T, int N>
 void allgather_grid(rt::cuda::NvshmemTeam& team, const rt::ProcessGrid& grid,
                     const rt::cuda::Sym<rt::cuda::DBlock<T, N>>& final, Grid<T, N>& g, const char* name) {
-  const int me = team.my_pe();
   rt::cuda::DBlock<T, N> mine;
-  team.download(me, &mine, final.on(me), 1);
+  team.download(team.my_pe(), &mine, final.on(team.my_pe()), 1);
+  allgather_block(team, grid, mine, g, name);
+}
+
+/// The same where the host knows the block this PE ended with (`blocks[my_pe()]`: the
+/// host-controlled schedule's, swaps included).
+template <typename T, int N>
+void allgather_grid(rt::cuda::NvshmemTeam& team, const rt::ProcessGrid& grid,
+                    const std::vector<rt::cuda::DBlock<T, N>>& blocks, Grid<T, N>& g, const char* name) {
+  allgather_block(team, grid, blocks[static_cast<std::size_t>(team.my_pe())], g, name);
+}
+
+/// Collective: `g` gets this PE's block `mine` from its GPU and every other PE's owned cells.
+template <typename T, int N>
+void allgather_block(rt::cuda::NvshmemTeam& team, const rt::ProcessGrid& grid, const rt::cuda::DBlock<T, N>& mine,
+                     Grid<T, N>& g, const char* name) {
+  const int me = team.my_pe();
   {
     std::vector<T> cells(static_cast<std::size_t>(mine.allocated()));
     team.download(me, cells.data(), mine.data - mine.data_offset(), cells.size());

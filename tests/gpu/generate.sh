@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a machine with stencilc: writes each sample's generated CUDA into $1 (default gpu-gen/) for
 # tests/gpu/run_generated.sh to build and check on a GPU machine: <name>.cu (the cpu-free
-# schedule, p2p backend), <name>.hc.cu (the host-controlled schedule; global-view samples only),
+# schedule, p2p backend), <name>.hc.cu (the host-controlled schedule; global-view samples only;
+# <name>.hc-nvshmem.cu: on the nvshmem backend),
 # <name>.auto.cu (--schedule=auto, the default: both schedules where the host-controlled one can
 # win, chosen at run time) and <name>.nvshmem.cu (the default on the nvshmem backend: the cpu-free
 # schedule); and regs_contract.cu
@@ -24,6 +25,7 @@ for name in jacobi2d heat3d wave2d poisson9 advect2d multiwrite2d fdtd2d box27 c
   "$stencilc" --target=cuda --emit=cuda "$src" -o "$out/$name.auto.cu"
   if [[ "$name" != spmd_* ]]; then  # the host-controlled schedule takes global-view programs only
     "$stencilc" --target=cuda --schedule=host-controlled --emit=cuda "$src" -o "$out/$name.hc.cu"
+    "$stencilc" --target=cuda --schedule=host-controlled --backend=nvshmem --emit=cuda "$src" -o "$out/$name.hc-nvshmem.cu"
   fi
   "$stencilc" --target=cuda --backend=nvshmem --emit=cuda "$src" -o "$out/$name.nvshmem.cu"
 done

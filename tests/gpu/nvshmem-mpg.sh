@@ -6,7 +6,7 @@
 # and persistent kernels that wait for each other cannot run that way. The script starts a private
 # MPS daemon (pipe and log directories under $OUT, else /tmp), gives each client 100/k % of its
 # GPU (k processes a GPU), runs nvshmem_team under mpirun -np P (tests/gpu/mpi_gpu.sh binds rank r
-# to GPU r mod the GPUs) and the nvshmem variant of tests/gpu/run_generated.sh with
+# to GPU r mod the GPUs) and the nvshmem variants (both schedules) of tests/gpu/run_generated.sh with
 # NVSHMEM_PES=P, each persistent kernel at most STENCILC_MAX_BLOCKS=16 blocks (k of them fit a
 # GPU at once); then it stops the daemon. Prints PASS/FAIL lines and `N passed, M failed` last.
 #   bash tests/gpu/nvshmem-mpg.sh <generated-dir> [P]     (P: default twice the GPUs, at least 9)
@@ -48,7 +48,7 @@ else
   echo "FAIL nvshmem_team -np $pes"; tail -n 20 "$build/nvshmem_team.log" "$build/nvshmem_team.nvcc.log" 2>/dev/null
   failed=$((failed + 1))
 fi
-OUT="$build" VARIANTS=nvshmem NVSHMEM_PES="$pes" STENCILC_MAX_BLOCKS=16 \
+OUT="$build" VARIANTS="nvshmem host-controlled-nvshmem" NVSHMEM_PES="$pes" STENCILC_MAX_BLOCKS=16 \
   SAMPLES="${SAMPLES:-jacobi2d heat3d box27 spmd_heat2d}" bash "$root/tests/gpu/run_generated.sh" "$gen" \
   > "$build/run_generated.log" 2>&1
 grep -E "^(  \[|FAIL|built)" "$build/run_generated.log"

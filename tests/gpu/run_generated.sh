@@ -21,6 +21,8 @@
 #                      blocks: more edges between them);
 #   - host-controlled: <name>.hc.cu, the CPU-controlled baseline (global-view samples only: the
 #                      SPMD samples spmd_ring and spmd_heat2d run the other variants);
+#   - host-controlled-nvshmem: <name>.hc-nvshmem.cu, the same on the nvshmem backend (a process
+#                      per GPU under mpirun, as nvshmem below);
 #   - auto:            <name>.auto.cu (--schedule=auto, the default), as chosen at run time; and
 #                      where every program of the sample holds the host-controlled code too, the
 #                      same binary with STENCILC_SCHEDULE=host-controlled (label <name>.auto-hc);
@@ -53,9 +55,9 @@ gen="${1:-$root/gpu-gen}"
 out="${OUT:-/tmp}/generated"
 gpus_visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 pes="${PES:-$([ "${gpus_visible:-0}" -ge 4 ] && echo 1,2,3,4 || echo 1,2)}"
-variants="${VARIANTS:-cpu-free-auto cpu-free cpu-free-roles cpu-free-dataflow cpu-free-dataflow-rows cpu-free-regs cpu-free-regs-rows host-controlled auto nvshmem nvshmem-dataflow}"
+variants="${VARIANTS:-cpu-free-auto cpu-free cpu-free-roles cpu-free-dataflow cpu-free-dataflow-rows cpu-free-regs cpu-free-regs-rows host-controlled host-controlled-nvshmem auto nvshmem nvshmem-dataflow}"
 backends=p2p
-[[ " $variants " == *" nvshmem"* ]] && backends=p2p,nvshmem
+[[ " $variants " == *"nvshmem"* ]] && backends=p2p,nvshmem
 source "$root/tests/gpu/common.sh"  # nvcc, gpus; fails without a GPU
 nvshmem_pes="${NVSHMEM_PES:-1,2}"
 if [ -z "${NVSHMEM_PES:-}" ] && [ "${gpus:-0}" -ge 4 ]; then nvshmem_pes="1,2,3,4"; fi
@@ -131,6 +133,7 @@ source_of() { if [ -f "$root/samples/$1.cpp" ]; then echo "$root/samples/$1.cpp"
 has() { [[ " $variants " == *" $1 "* ]]; }
 # The host-controlled schedule of a sample: not for SPMD programs (stencilc rejects them there).
 has_hc() { has host-controlled && [[ "$1" != spmd_* ]]; }
+has_hc_nvshmem() { has host-controlled-nvshmem && [[ "$1" != spmd_* ]] && [[ ",$backends," == *",nvshmem,"* ]]; }
 
 # Build: every variant's binary and every reference, in parallel (each nvcc takes 10-40 s).
 t0=$(date +%s)
@@ -155,6 +158,12 @@ for name in $samples; do
     # Its two units (nvshmem-build.sh: the -rdc one with NVSHMEM's device calls, the program).
     ( NVCC="$nvcc" bash "$root/tests/gpu/nvshmem-build.sh" "$out/$name.nvshmem" "$gen/$name.nvshmem.cu" \
         "${common[@]}" 2> "$out/$name.nvshmem.nvcc.log" || rm -f "$out/$name.nvshmem" ) &
+    jobs=$((jobs + 1))
+    if [ "$jobs" -ge "$(nproc)" ]; then wait -n; jobs=$((jobs - 1)); fi
+  fi
+  if has_hc_nvshmem "$name"; then
+    ( NVCC="$nvcc" bash "$root/tests/gpu/nvshmem-build.sh" "$out/$name.hc-nvshmem" "$gen/$name.hc-nvshmem.cu" \
+        "${common[@]}" 2> "$out/$name.hc-nvshmem.nvcc.log" || rm -f "$out/$name.hc-nvshmem" ) &
     jobs=$((jobs + 1))
     if [ "$jobs" -ge "$(nproc)" ]; then wait -n; jobs=$((jobs - 1)); fi
   fi
@@ -203,6 +212,10 @@ for name in $samples; do
     if grep -q "host_controlled::" "$gen/$name.auto.cu" && ! grep -q "cpu_free_only" "$gen/$name.auto.cu"; then
       STENCILC_SCHEDULE=host-controlled run "$name.auto-hc" "$out/$name.auto.cuda" "$out/$name.auto.nvcc.log" "$pes"
     fi
+  fi
+  if has_hc_nvshmem "$name"; then
+    run "$name.host-controlled-nvshmem" "$out/$name.hc-nvshmem" "$out/$name.hc-nvshmem.nvcc.log" "$nvshmem_pes" \
+        --launcher "mpirun -np {pes} --oversubscribe --bind-to none bash $root/tests/gpu/mpi_rank.sh"
   fi
   if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
     run "$name.nvshmem" "$out/$name.nvshmem" "$out/$name.nvshmem.nvcc.log" "$nvshmem_pes" \

@@ -339,7 +339,7 @@ std::optional<std::string> generated_source(const stencilc::frontend::FrontendRe
   const bool auto_schedule = cuda && schedule == "auto";
   const auto cuda_backend = backend == "nvshmem" ? stencilc::codegen::CudaBackend::Nvshmem
                                                  : stencilc::codegen::CudaBackend::P2P;
-  auto programs = host_controlled ? stencilc::codegen::emit_cuda_host_controlled(m, &errors)
+  auto programs = host_controlled ? stencilc::codegen::emit_cuda_host_controlled(m, &errors, cuda_backend)
                   : auto_schedule ? stencilc::codegen::emit_cuda_auto(m, hc, &errors, cuda_backend)
                   : cuda          ? stencilc::codegen::emit_cuda(m, &errors, cuda_backend)
                                   : stencilc::codegen::emit_host(m, &errors);
@@ -368,7 +368,12 @@ std::optional<std::string> generated_source(const stencilc::frontend::FrontendRe
                 (nvshmem ? "nvshmem: one process per GPU, mpirun -np N" : "p2p") + ").\n";
     prologue += nvshmem ? "#include <stencilc/compiled_cuda_nvshmem.hpp>\n"
                         : "#include <stencilc/compiled_cuda.hpp>\n";
-    if (hc_runtime) prologue += "#include <stencilc/runtime/cuda/host_controlled.cuh>\n";
+    if (hc_runtime && nvshmem) {  // the program unit's (the schedule's only)
+      prologue += "#if !defined(" + std::string(stencilc::codegen::kNvshmemDeviceUnit) +
+                  ")\n#include <stencilc/runtime/cuda/host_controlled_nvshmem.cuh>\n#endif\n";
+    } else if (hc_runtime) {
+      prologue += "#include <stencilc/runtime/cuda/host_controlled.cuh>\n";
+    }
   } else {
     prologue += " for the host target.\n#include <stencilc/compiled_host.hpp>\n";
   }
@@ -396,11 +401,6 @@ static bool check_options(bool cuda) {
   if (schedule != "auto" && schedule != "cpu-free" && schedule != "host-controlled")
     return fail("unknown --schedule '" + schedule +
                 "' (available: auto, cpu-free, host-controlled)");
-  if (schedule == "host-controlled" && backend == "nvshmem")
-    return fail(
-        "--schedule=host-controlled runs on the p2p backend only (one process drives every GPU); "
-        "drop "
-        "--backend=nvshmem");
   if (schedule.getNumOccurrences() && !cuda)
     return fail("--schedule goes with --target=cuda (the host target has one schedule)");
   for (const std::string& arch : cuda_arch) {

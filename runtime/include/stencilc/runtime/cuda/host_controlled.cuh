@@ -1,4 +1,4 @@
-// The host-controlled schedule on the GPUs (p2p backend): the classic multi-GPU code that
+// The host-controlled schedule on the GPUs: the classic multi-GPU code that
 // stencilc generates as a baseline for the CPU-free one (`--schedule=host-controlled`,
 // docs/SCHEDULES.md). The host runs the program's control flow; each point update is a kernel
 // launch per GPU, which stores the faces it writes straight into the neighbours' halos over
@@ -38,6 +38,9 @@
 // writes (a fixed boundary's). An event is
 // recorded by one worker and waited for by another; Control::record and Control::wait make the
 // wait see the right recording (see Control).
+// The nvshmem backend (host_controlled_nvshmem.cuh) runs the same commands with a process per
+// GPU: every process keeps every PE's marks, its own PE's commands run, and a mark is a signal
+// the recording GPU sets on the PEs that wait for it (Link): the same order, across processes.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -63,13 +66,12 @@
 #include "stencilc/runtime/cuda/dblock.cuh"
 #include "stencilc/runtime/cuda/generated.cuh"
 #include "stencilc/runtime/cuda/host_controlled_faces.cuh"
+#include "stencilc/runtime/cuda/host_controlled_link.cuh"
+#include "stencilc/runtime/cuda/host_controlled_queue.cuh"
 #include "stencilc/runtime/cuda/p2p.cuh"
 #include "stencilc/runtime/decomposition.hpp"
 
 namespace stencilc::rt::cuda::hc {
-
-// The most thread blocks a reduction kernel runs per GPU: the size of its partials.
-inline constexpr int kReduceBlocks = 1024;
 
 // What one point-update kernel covers: a box of the block in local indices, and the block's
 // origin (global index of local 0), from which the kernel computes the global indices.
@@ -211,86 +213,11 @@ __global__ void store_identity(T* result, T identity) {
 
 #endif  // __CUDACC__
 
-namespace detail {
-
-// Busy-waiting: a pause, and after a while a yield (the waits are short: a command behind).
-inline void relax(unsigned& spins) {
-  if (++spins < 2048) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-  } else {
-    std::this_thread::yield();
-  }
-}
-
-// One GPU's command queue: the launcher's thread appends commands, the GPU's worker thread runs
-// them in order (a ring with one writer and one reader). A command's position counts from 0.
-class CommandQueue {
- public:
-  static constexpr long long kSlots = 4096;
-
-  // Appends `command` (waits while the ring is full); returns its position.
-  long long push(std::function<void()> command) {
-    const long long at = head_.load(std::memory_order_relaxed);
-    unsigned spins = 0;
-    while (at - tail_.load(std::memory_order_acquire) >= kSlots) relax(spins);
-    slots_[at % kSlots] = std::move(command);
-    head_.store(at + 1, std::memory_order_release);
-    return at;
-  }
-
-  // The position the next command will have (the launcher's thread).
-  long long next() const { return head_.load(std::memory_order_relaxed); }
-
-  // Runs the next command, if there is one.
-  bool run_next() {
-    const long long at = tail_.load(std::memory_order_relaxed);
-    if (head_.load(std::memory_order_acquire) == at) return false;
-    std::function<void()>& slot = slots_[at % kSlots];
-    slot();
-    slot = nullptr;
-    tail_.store(at + 1, std::memory_order_release);
-    return true;
-  }
-
-  // Whether the command at `position` has run (to its end).
-  bool ran(long long position) const { return tail_.load(std::memory_order_acquire) > position; }
-
-  // Whether every command appended so far has run.
-  bool drained() const {
-    return tail_.load(std::memory_order_acquire) == head_.load(std::memory_order_acquire);
-  }
-
- private:
-  std::vector<std::function<void()>> slots_ = std::vector<std::function<void()>>(kSlots);
-  alignas(64) std::atomic<long long> head_{0};
-  alignas(64) std::atomic<long long> tail_{0};
-};
-
-// The latest mark of each PE that each PE's stream waits for (Control::covered): a wait for mark
-// `mark` of `producer` is covered where `waiter` already waits for it or a later one of the same
-// producer; otherwise it becomes the latest. Marks count from 0; -1: none yet.
-class WaitCover {
- public:
-  explicit WaitCover(int pes)
-      : latest_(static_cast<std::size_t>(pes), std::vector<long long>(static_cast<std::size_t>(pes), -1)) {}
-
-  bool covered(int waiter, int producer, long long mark) {
-    long long& latest = latest_[static_cast<std::size_t>(waiter)][static_cast<std::size_t>(producer)];
-    if (latest >= mark) return true;
-    latest = mark;
-    return false;
-  }
-
- private:
-  std::vector<std::vector<long long>> latest_;  // [waiter][producer]
-};
-
-}  // namespace detail
-
-// The run's streams, worker threads and events, and what the reductions need. The team
-// (P2PTeam) owns the devices, peer access and the symmetric heap the blocks live in.
+// The run's streams, worker threads and events, and what the reductions need. The team owns the
+// devices and the symmetric heap the blocks live in; the Link (host_controlled_link.cuh) says
+// which PEs this process drives (p2p: all; nvshmem: its own) and how marks cross GPUs. Every
+// process keeps the bookkeeping of every PE (marks, covered waits, queue positions) the same way,
+// from the same statements, so that their marks agree; only a held PE's commands run.
 //
 // Cross-GPU events. A mark is one point of the program at which some GPUs record an event that
 // other GPUs' streams wait for; marks are numbered in program order (the launcher's thread makes
@@ -313,8 +240,11 @@ class Control {
   };
 
   // `reductions`: the program's reduce statements (each has its own result slot per GPU).
-  Control(P2PTeam& team, int reductions)
-      : team_(team), n_(team.n()), reductions_(reductions),
+  template <class Team>
+  Control(Team& team, int reductions) : Control(host_controlled_link(team), reductions) {}
+
+  Control(std::unique_ptr<Link> link, int reductions)
+      : link_(std::move(link)), n_(link_->n()), reductions_(reductions),
         stream_(static_cast<std::size_t>(n_), nullptr),
         ring_(static_cast<std::size_t>(n_), std::vector<cudaEvent_t>(kRing, nullptr)),
         recorded_(std::make_unique<std::atomic<long long>[]>(static_cast<std::size_t>(n_))),
@@ -324,18 +254,17 @@ class Control {
         tail_mark_(static_cast<std::size_t>(n_), {-1, -1}),
         waited_(n_),
         queue_(std::make_unique<detail::CommandQueue[]>(static_cast<std::size_t>(n_))),
+        skipped_(static_cast<std::size_t>(n_), 0),
+        consumers_(static_cast<std::size_t>(n_)),
         workers_(static_cast<std::size_t>(n_)) {
     for (int pe = 0; pe < n_; ++pe) {
+      recorded_[pe].store(-1, std::memory_order_relaxed);
+      if (!holds(pe)) continue;
       STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
       STENCILC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_[pe], cudaStreamNonBlocking));
+      if (link_->signals()) continue;
       for (int k = 0; k < kRing; ++k)
         STENCILC_CUDA_CHECK(cudaEventCreateWithFlags(&ring_[pe][k], cudaEventDisableTiming));
-      recorded_[pe].store(-1, std::memory_order_relaxed);
-    }
-    scratch_ = team.alloc<std::uint64_t>(kReduceBlocks + 1);
-    for (int pe = 0; pe < n_; ++pe) {  // the arrival counts start at 0 (start() waits for this)
-      STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
-      STENCILC_CUDA_CHECK(cudaMemset(scratch_.on(pe) + kReduceBlocks, 0, sizeof(std::uint64_t)));
     }
     const int slots = (reductions_ > 0 ? reductions_ : 1) * n_;
     void* pinned = nullptr;
@@ -346,17 +275,24 @@ class Control {
     void* mapped = nullptr;
     STENCILC_CUDA_CHECK(cudaHostGetDevicePointer(&mapped, pinned, 0));
     results_device_ = static_cast<std::uint64_t*>(mapped);
-    rt::detail::live_pe_threads().fetch_add(n_, std::memory_order_acq_rel);  // fatal: _Exit
-    for (int pe = 0; pe < n_; ++pe) workers_[pe] = std::thread([this, pe] { work(pe); });
+    for (int pe = 0; pe < n_; ++pe) {
+      if (!holds(pe)) continue;
+      rt::detail::live_pe_threads().fetch_add(1, std::memory_order_acq_rel);  // fatal: _Exit
+      workers_[pe] = std::thread([this, pe] { work(pe); });
+    }
   }
 
   ~Control() {
     stop_.store(true, std::memory_order_release);
-    for (int pe = 0; pe < n_; ++pe) workers_[pe].join();
-    rt::detail::live_pe_threads().fetch_sub(n_, std::memory_order_acq_rel);
     for (int pe = 0; pe < n_; ++pe) {
-      if (cudaSetDevice(device(pe)) != cudaSuccess) continue;
-      for (int k = 0; k < kRing; ++k) cudaEventDestroy(ring_[pe][k]);
+      if (!holds(pe)) continue;
+      workers_[pe].join();
+      rt::detail::live_pe_threads().fetch_sub(1, std::memory_order_acq_rel);
+    }
+    for (int pe = 0; pe < n_; ++pe) {
+      if (!holds(pe) || cudaSetDevice(device(pe)) != cudaSuccess) continue;
+      for (int k = 0; k < kRing; ++k)
+        if (ring_[pe][k] != nullptr) cudaEventDestroy(ring_[pe][k]);
       cudaStreamDestroy(stream_[pe]);
     }
     cudaFreeHost(results_);
@@ -366,12 +302,21 @@ class Control {
   Control& operator=(const Control&) = delete;
 
   int n() const { return n_; }
-  int device(int pe) const { return team_.device(pe); }  // the GPU PE pe runs on
+  bool holds(int pe) const { return link_->holds(pe); }  // whether this process drives PE pe
+  int device(int pe) const { return link_->device(pe); }  // the GPU PE pe runs on (a held one)
+
+  // PE `pe` waits for marks of PE `other` or records marks `other` waits for (a halo exchange
+  // between them): where marks are signals, pe's go to `other`.
+  void link(int pe, int other) {
+    std::vector<int>& to = consumers_[static_cast<std::size_t>(pe)];
+    if (std::find(to.begin(), to.end(), other) == to.end()) to.push_back(other);
+  }
 
   // Waits for the uploads (synchronous copies and memsets on the legacy stream, which the
   // non-blocking streams do not wait for) and starts the clock.
   void start() {
     for (int pe = 0; pe < n_; ++pe) {
+      if (!holds(pe)) continue;
       STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
       STENCILC_CUDA_CHECK(cudaDeviceSynchronize());
     }
@@ -379,9 +324,11 @@ class Control {
   }
 
   // Appends a command to PE pe's queue: `command(stream)` issues CUDA work on the PE's stream
-  // (its worker thread has made the PE's GPU current). Returns the command's position.
+  // (its worker thread has made the PE's GPU current). Returns the command's position. A PE
+  // another process holds counts the command and drops it.
   template <class Command>
   long long enqueue(int pe, Command&& command) {
+    if (!holds(pe)) return skipped_[static_cast<std::size_t>(pe)]++;
     return queue_[pe].push(
         [command = std::forward<Command>(command), stream = stream_[pe]]() mutable {
           command(stream);
@@ -416,9 +363,11 @@ class Control {
   void reduce(int pe, int id, const SBox<N>& local, const DBlock<T, N>& layout, ReduceOp op,
               V identity, std::initializer_list<const void*> halo_reads, Kernel&& kernel) {
     static_assert(sizeof(V) <= sizeof(std::uint64_t), "scalars of at most 8 bytes");
-    ReduceSlot<V> slot;
-    slot.partials = reinterpret_cast<V*>(scratch_.on(pe));
-    slot.arrived = reinterpret_cast<unsigned*>(scratch_.on(pe) + kReduceBlocks);
+    ReduceSlot<V> slot{};
+    if (holds(pe)) {
+      slot.partials = reinterpret_cast<V*>(link_->scratch(pe));
+      slot.arrived = reinterpret_cast<unsigned*>(link_->scratch(pe) + kReduceBlocks);
+    }
     slot.result = reinterpret_cast<V*>(results_device_ + result_index(id, pe));
     slot.op = op;
     slot.identity = identity;
@@ -448,6 +397,7 @@ class Control {
   template <class V>
   V allreduce(ReduceOp op, int id) {
     wait_all();
+    link_->gather(&results_[result_index(id, 0)]);
     V total{};
     for (int pe = 0; pe < n_; ++pe) {
       V next;
@@ -522,7 +472,7 @@ class Control {
     for (int pe = 0; pe < n_; ++pe) {
       if (!on[static_cast<std::size_t>(pe)]) continue;
       const auto& [at, id] = tail_mark_[static_cast<std::size_t>(pe)];
-      if (at != queue_[pe].next() - 1 || (mark >= 0 && id != mark)) return -1;
+      if (at != next(pe) - 1 || (mark >= 0 && id != mark)) return -1;
       mark = id;
     }
     return mark;
@@ -552,11 +502,15 @@ class Control {
             (marks_ - mark) / 2, kRing / 2);
     }
     long long& at = wait_pos_[static_cast<std::size_t>(mark % kRing)][static_cast<std::size_t>(waiter)];
-    at = std::max(at, queue_[waiter].next());
+    at = std::max(at, next(waiter));
   }
 
   // Worker of `pe`: records mark m on its stream.
   void record(int pe, const Mark& m) {
+    if (link_->signals()) {
+      link_->signal(pe, m.id, consumers_[static_cast<std::size_t>(pe)], stream_[pe]);
+      return;
+    }
     unsigned spins = 0;
     for (int c = 0; c < n_; ++c) {
       const long long reuse = m.reuse.empty() ? -1 : m.reuse[static_cast<std::size_t>(c)];
@@ -566,11 +520,18 @@ class Control {
     recorded_[pe].store(m.id, std::memory_order_release);
   }
 
-  // Worker of `pe`: its stream waits for mark `mark` of PE `producer`.
-  void wait(int pe, int producer, long long mark) {
-    unsigned spins = 0;
-    while (recorded_[producer].load(std::memory_order_acquire) < mark) detail::relax(spins);
-    STENCILC_CUDA_CHECK(cudaStreamWaitEvent(stream_[pe], ring_[producer][mark % kRing], 0));
+  // Worker of `pe`: its stream waits for every mark of `on`.
+  void wait(int pe, const std::vector<MarkWait>& on) {
+    if (on.empty()) return;
+    if (link_->signals()) {
+      link_->wait(pe, on, stream_[pe]);
+      return;
+    }
+    for (const MarkWait& w : on) {
+      unsigned spins = 0;
+      while (recorded_[w.pe].load(std::memory_order_acquire) < w.mark) detail::relax(spins);
+      STENCILC_CUDA_CHECK(cudaStreamWaitEvent(stream_[pe], ring_[w.pe][w.mark % kRing], 0));
+    }
   }
 
  private:
@@ -599,6 +560,11 @@ class Control {
     last_read_[pe].push_back({data, mark});
   }
 
+  // The position the next command of PE pe's queue will have (dropped ones counted).
+  long long next(int pe) const {
+    return holds(pe) ? queue_[pe].next() : skipped_[static_cast<std::size_t>(pe)];
+  }
+
   std::size_t result_index(int id, int pe) const {
     if (id < 0 || id >= reductions_) fatal("host-controlled schedule: reduction %d of %d", id, reductions_);
     return static_cast<std::size_t>(id) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(pe);
@@ -621,15 +587,16 @@ class Control {
   void wait_all() {
     for (int pe = 0; pe < n_; ++pe) {
       unsigned spins = 0;
-      while (!queue_[pe].drained()) detail::relax(spins);
+      while (holds(pe) && !queue_[pe].drained()) detail::relax(spins);
     }
     for (int pe = 0; pe < n_; ++pe) {
+      if (!holds(pe)) continue;
       STENCILC_CUDA_CHECK(cudaSetDevice(device(pe)));
-      STENCILC_CUDA_CHECK(cudaStreamSynchronize(stream_[pe]));
+      link_->synchronize(pe, stream_[pe]);
     }
   }
 
-  const P2PTeam& team_;  // outlives the Control (declared before it)
+  std::unique_ptr<Link> link_;  // its team outlives the Control (declared before it)
   int n_;
   int reductions_;
   // Per PE (sized in the constructor): its stream, its ring of events, the last mark it recorded,
@@ -649,9 +616,10 @@ class Control {
   detail::WaitCover waited_;
   std::map<const void*, BufferFaces> buffer_faces_;  // per buffer (faces_of)
   std::unique_ptr<detail::CommandQueue[]> queue_;
+  std::vector<long long> skipped_;           // per PE another process holds: its commands so far
+  std::vector<std::vector<int>> consumers_;  // per PE: the PEs that wait for its marks (link)
   std::vector<std::thread> workers_;
   std::atomic<bool> stop_{false};
-  Sym<std::uint64_t> scratch_;
   std::uint64_t* results_ = nullptr;
   std::uint64_t* results_device_ = nullptr;
   std::chrono::steady_clock::time_point started_{};
@@ -683,6 +651,8 @@ class HaloCopies {
         if (s != p) add_unique(senders_[p], s);
       }
       if (!senders_[p].empty()) control.receives(p);
+      for (int q : receivers_[p]) control.link(p, q);
+      for (int q : senders_[p]) control.link(p, q);
     }
   }
 
@@ -719,7 +689,7 @@ class HaloCopies {
       Control* control = &control_;
       const bool signal = !receivers_[p].empty();
       control_.enqueue(p, [control, p, waits, signal, pushed, faces](cudaStream_t stream) {
-        for (const auto& w : waits.on) control->wait(p, w.pe, w.mark);
+        control->wait(p, waits);
         launch_push(faces, stream);
         if (signal) control->record(p, pushed);
       });
@@ -739,11 +709,9 @@ class HaloCopies {
     const std::vector<long long> free = halos_free(blocks);
     for (int p = 0; p < control_.n(); ++p) {
       const Waits waits = writes_wait(p, free);
-      if (waits.on.empty()) continue;
+      if (waits.empty()) continue;
       Control* control = &control_;
-      control_.enqueue(p, [control, p, waits](cudaStream_t) {
-        for (const auto& w : waits.on) control->wait(p, w.pe, w.mark);
-      });
+      control_.enqueue(p, [control, p, waits](cudaStream_t) { control->wait(p, waits); });
     }
   }
 
@@ -776,15 +744,14 @@ class HaloCopies {
       pushed_ = control_.fresh_mark(on);
     }
     for (int q = 0; q < n; ++q) {
-      std::vector<int> senders;
+      Waits senders;
       for (int p : senders_[q])
-        if (!control_.covered(q, p, pushed_)) senders.push_back(p);
+        if (!control_.covered(q, p, pushed_)) senders.push_back({p, pushed_});
       if (senders.empty()) continue;
       control_.note_wait(q, pushed_);
       Control* control = &control_;
-      const long long pushed = pushed_;
-      control_.enqueue(q, [control, q, senders = std::move(senders), pushed](cudaStream_t) {
-        for (int p : senders) control->wait(q, p, pushed);
+      control_.enqueue(q, [control, q, senders = std::move(senders)](cudaStream_t) {
+        control->wait(q, senders);
       });
     }
   }
@@ -816,13 +783,7 @@ class HaloCopies {
   }
 #endif  // __CUDACC__
 
-  struct Wait {  // a mark one push waits for
-    int pe;
-    long long mark;
-  };
-  struct Waits {
-    std::vector<Wait> on;
-  };
+  using Waits = std::vector<MarkWait>;  // the marks one command waits for
 
   // The marks PE p's writes into its receivers' halos wait for (halos_free's), each noted as a
   // wait of p's next command.
@@ -831,7 +792,7 @@ class HaloCopies {
     for (int q : receivers_[p]) {
       if (free[q] < 0 || control_.covered(p, q, free[q])) continue;
       control_.note_wait(p, free[q]);
-      waits.on.push_back({q, free[q]});
+      waits.push_back({q, free[q]});
     }
     return waits;
   }

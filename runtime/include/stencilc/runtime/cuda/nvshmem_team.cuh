@@ -329,15 +329,17 @@ class NvshmemTeam {
   // with status 3 (a wait timed out, a GPU faulted) or 2 (a misuse recorded by device code).
   LaunchResult synchronize() {
     using Clock = std::chrono::steady_clock;
-    cudaError_t status = cudaErrorNotReady;
-    for (unsigned polls = 0;; ++polls) {
-      status = cudaStreamQuery(stream_);
-      if (status != cudaErrorNotReady) break;
-      if (polls % 64 == 0 && peer_failed()) *static_cast<volatile int*>(&errors_->abort) = 1;
-      if (polls > 1000) std::this_thread::sleep_for(std::chrono::microseconds(20));
-    }
+    const cudaError_t status = poll(stream_);
     last_.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - launched_at_).count();
     if (status == cudaSuccess && errors_->record(0)->state == 0) return last_;
+    report_failure(status);
+  }
+
+  // The same for the work on `stream` of this PE's GPU (the host-controlled schedule's, whose
+  // waits are bounded on the device: host_controlled_nvshmem.cuh).
+  void synchronize(cudaStream_t stream) {
+    const cudaError_t status = poll(stream);
+    if (status == cudaSuccess && errors_->record(0)->state == 0) return;
     report_failure(status);
   }
 
@@ -512,6 +514,17 @@ class NvshmemTeam {
       nvshmem_free(allocations_.back().first);
       allocated_ -= allocations_.back().second;
       allocations_.pop_back();
+    }
+  }
+
+  // Waits for `stream`, raising the abort flag if another PE failed meanwhile (so that this PE's
+  // waits stop and report too); its status.
+  cudaError_t poll(cudaStream_t stream) {
+    for (unsigned polls = 0;; ++polls) {
+      const cudaError_t status = cudaStreamQuery(stream);
+      if (status != cudaErrorNotReady) return status;
+      if (polls % 64 == 0 && peer_failed()) *static_cast<volatile int*>(&errors_->abort) = 1;
+      if (polls > 1000) std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
   }
 
