@@ -28,8 +28,7 @@
 #     schedule of each run chosen at run time, docs/SCHEDULES.md), cpu-free (one persistent kernel
 #     per GPU) or host-controlled (the CPU-controlled baseline: the host launches a kernel per
 #     update and GPU), and BACKEND p2p (the default: one process drives every GPU) or
-#     nvshmem (one process per GPU, run with mpirun -np N; auto holds the cpu-free schedule
-#     there; separable compilation,
+#     nvshmem (one process per GPU, run with mpirun -np N; separable compilation,
 #     linked with NVSHMEM (stencilc_find_nvshmem) and MPI (find_package(MPI)), with an rpath to
 #     NVSHMEM's libraries). TARGET host has neither but the defaults. The generated files are in
 #     the target's STENCILC_GENERATED_SOURCES property.

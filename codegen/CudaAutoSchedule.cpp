@@ -19,7 +19,7 @@ const std::string kCompiled = "::stencilc::compiled::";
 /// The lines that fill `sc_query` for program `p`: the facts of `facts_from` (the program after
 /// the host-controlled pipeline), or, where it is null, why only the cpu-free code is compiled.
 std::vector<std::string> schedule_query(const Program& p, const Program* facts_from,
-                                        const std::string& why_cpu_free_only) {
+                                        const std::string& why_cpu_free_only, bool nvshmem) {
   std::vector<std::string> l;
   l.push_back("  " + kCompiled + "ScheduleQuery sc_query;");
   l.push_back("  sc_query.program = \"" + p.name + "\";");
@@ -42,14 +42,17 @@ std::vector<std::string> schedule_query(const Program& p, const Program* facts_f
   l.push_back("  sc_query.host_reads = " + std::to_string(facts.host_reads) + ";");
   if (first_grid)
     l.push_back("  sc_query.points = " + kCompiled + "grid_points(" + first_grid->name + ");");
-  l.push_back("  sc_query.gpus = ::stencilc::configured_pes();");
+  l.push_back(nvshmem ? "  sc_query.gpus = " + kCompiled + "nvshmem_pes(\"" + p.name +
+                            "\");  // the MPI world's size"
+                      : "  sc_query.gpus = ::stencilc::configured_pes();");
   return l;
 }
 
 /// The entry's choice: its query (schedule_query), choose_schedule's answer in sc_schedule, and
 /// the line STENCILC_TIMING=1 prints.
-std::vector<std::string> choice(const Program& p, const Program* hc, const std::string& why) {
-  std::vector<std::string> l = schedule_query(p, hc, why);
+std::vector<std::string> choice(const Program& p, const Program* hc, const std::string& why,
+                                bool nvshmem) {
+  std::vector<std::string> l = schedule_query(p, hc, why, nvshmem);
   l.push_back("  const " + kCompiled + "ScheduleChoice sc_schedule = " + kCompiled +
               "choose_schedule(sc_query);");
   l.push_back(
@@ -59,7 +62,8 @@ std::vector<std::string> choice(const Program& p, const Program* hc, const std::
 }
 
 /// The entry of global-view program `p`: choose, say why with STENCILC_TIMING, run one launcher.
-std::string global_entry(const Program& p, const Program* hc, const std::string& why) {
+std::string global_entry(const Program& p, const Program* hc, const std::string& why,
+                         bool nvshmem) {
   std::vector<std::string> params, args;
   for (const Param& g : p.params) {
     const std::string t = cpp_type(g.type);
@@ -79,7 +83,7 @@ std::string global_entry(const Program& p, const Program* hc, const std::string&
       std::string("// program @") + p.name + ": the schedule of this run " +
       (hc ? "(compiled::choose_schedule, docs/SCHEDULES.md)" : "(the cpu-free one: " + why + ")"));
   l.push_back("inline void " + p.name + "_launch(" + join(params) + ") {");
-  for (const std::string& q : choice(p, hc, why)) l.push_back(q);
+  for (const std::string& q : choice(p, hc, why, nvshmem)) l.push_back(q);
   if (hc) {
     l.push_back("  if (sc_schedule.host_controlled()) {");
     l.push_back("    ::stencilc_generated::" + std::string(kHostControlledNamespace) + "::" + call);
@@ -102,7 +106,7 @@ std::string spmd_entry(const Program& p, const std::string& why) {
               ")");
   l.push_back("inline void " + p.name +
               "_spmd_launch(::stencilc::Split sc_split, void* const* sc_args) {");
-  for (const std::string& q : choice(p, nullptr, why)) l.push_back(q);
+  for (const std::string& q : choice(p, nullptr, why, false)) l.push_back(q);
   l.push_back("  ::stencilc_generated::" + std::string(kCpuFreeNamespace) + "::" + p.name +
               "_spmd_launch(sc_split, sc_args);");
   l.push_back("}");
@@ -116,7 +120,8 @@ std::vector<GeneratedProgram> emit_cuda_auto(const Module& cpu_free, const Modul
                                              CudaBackend backend) {
   std::vector<GeneratedProgram> cf = emit_cuda(cpu_free, errors, backend);
   std::vector<GeneratedProgram> hc;
-  if (!host_controlled.programs.empty()) hc = emit_cuda_host_controlled(host_controlled, errors);
+  if (!host_controlled.programs.empty())
+    hc = emit_cuda_host_controlled(host_controlled, errors, backend);
   if (!errors->empty()) return {};
   std::vector<GeneratedProgram> out;
   for (const Program& p : cpu_free.programs) {
@@ -127,10 +132,7 @@ std::vector<GeneratedProgram> emit_cuda_auto(const Module& cpu_free, const Modul
     for (const GeneratedProgram& g : hc)
       if (g.name == p.name) hc_code = &g;
     const Program* hc_program = hc_code ? host_controlled.find_program(p.name) : nullptr;
-    const std::string why = backend == CudaBackend::Nvshmem
-                                ? "the nvshmem backend (the choice is calibrated on p2p; --schedule=host-controlled "
-                                  "builds that schedule)"
-                                : passes::cpu_free_only(p);
+    const std::string why = passes::cpu_free_only(p);
     std::string code = cf_code->code;
     if (hc_code) code += "\n" + hc_code->code;
     code += "\n// ---- generated by stencilc from program @" + p.name +
@@ -138,7 +140,8 @@ std::vector<GeneratedProgram> emit_cuda_auto(const Module& cpu_free, const Modul
     const bool nvshmem = backend == CudaBackend::Nvshmem;  // the entry is the program unit's
     if (nvshmem) code += "#if !defined(" + std::string(kNvshmemDeviceUnit) + ")\n";
     code += "namespace stencilc_generated {\n\n";
-    code += p.kind == ProgramKind::Spmd ? spmd_entry(p, why) : global_entry(p, hc_program, why);
+    code += p.kind == ProgramKind::Spmd ? spmd_entry(p, why)
+                                        : global_entry(p, hc_program, why, nvshmem);
     code += "\n}  // namespace stencilc_generated\n";
     if (nvshmem) code += "#endif  // !" + std::string(kNvshmemDeviceUnit) + "\n";
     code += "// ---- end of generated code ----\n";

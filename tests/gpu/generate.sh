@@ -4,8 +4,8 @@
 # schedule, p2p backend), <name>.hc.cu (the host-controlled schedule; global-view samples only;
 # <name>.hc-nvshmem.cu: on the nvshmem backend),
 # <name>.auto.cu (--schedule=auto, the default: both schedules where the host-controlled one can
-# win, chosen at run time) and <name>.nvshmem.cu (the default on the nvshmem backend: the cpu-free
-# schedule); and regs_contract.cu
+# win, chosen at run time) and <name>.nvshmem.cu (the default on the nvshmem backend: the same
+# choice there); and regs_contract.cu
 # (tests/gpu/inputs/regs_contract.cpp) for tests/gpu/regs-contract.sh. Besides the samples, the
 # test programs tests/e2e/inputs/user_names.cpp (programs named like library names: barrier, put,
 # grid, team, launch, cg), parameter_names.cpp (parameters named like the generated code's own),

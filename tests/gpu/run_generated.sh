@@ -26,9 +26,11 @@
 #   - auto:            <name>.auto.cu (--schedule=auto, the default), as chosen at run time; and
 #                      where every program of the sample holds the host-controlled code too, the
 #                      same binary with STENCILC_SCHEDULE=host-controlled (label <name>.auto-hc);
-#   - nvshmem:         <name>.nvshmem.cu under `mpirun -np 1` and `-np 2` (and -np 4 when 4 GPUs
-#                      are visible: 1 to 4; NVSHMEM_PES to choose), every process's grids and output
-#                      checked. NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
+#   - nvshmem:         <name>.nvshmem.cu (--schedule=auto on the nvshmem backend) under `mpirun
+#                      -np 1` and `-np 2` (and -np 4 when 4 GPUs are visible: 1 to 4; NVSHMEM_PES
+#                      to choose), every process's grids and output checked; where every program
+#                      holds the host-controlled code too, again with STENCILC_SCHEDULE=host-controlled
+#                      (label <name>.nvshmem-hc). NVSHMEM comes from tests/gpu/nvshmem-flags.sh (NVSHMEM_HOME,
 #                      python3's nvidia-nvshmem-cu13 wheel, /opt/torch/.venv), MPI from mpicc;
 #   - nvshmem-dataflow: the same with STENCILC_FORM=dataflow (the dataflow form on the nvshmem
 #                      backend, its face signals stored through NVSHMEM's mapping of the peers).
@@ -220,6 +222,11 @@ for name in $samples; do
   if has nvshmem && [[ ",$backends," == *",nvshmem,"* ]]; then
     run "$name.nvshmem" "$out/$name.nvshmem" "$out/$name.nvshmem.nvcc.log" "$nvshmem_pes" \
         --launcher "mpirun -np {pes} --oversubscribe --bind-to none bash $root/tests/gpu/mpi_rank.sh"
+    # The host-controlled code inside it (--schedule=auto), where every program holds it.
+    if grep -q "host_controlled::" "$gen/$name.nvshmem.cu" && ! grep -q "cpu_free_only" "$gen/$name.nvshmem.cu"; then
+      STENCILC_SCHEDULE=host-controlled run "$name.nvshmem-hc" "$out/$name.nvshmem" "$out/$name.nvshmem.nvcc.log" \
+          "$nvshmem_pes" --launcher "mpirun -np {pes} --oversubscribe --bind-to none bash $root/tests/gpu/mpi_rank.sh"
+    fi
   fi
   if has nvshmem-dataflow && [[ ",$backends," == *",nvshmem,"* ]]; then
     STENCILC_FORM=dataflow run "$name.nvshmem-dataflow" "$out/$name.nvshmem" "$out/$name.nvshmem.nvcc.log" "$nvshmem_pes" \

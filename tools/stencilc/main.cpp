@@ -573,7 +573,7 @@ static int compile(int argc, const char** argv) {
   if (emit == "ir") return write_output(out, stencilc::ir::print(*module)) ? 0 : 1;
   // --schedule=auto: the programs the host-controlled schedule can win get its code too.
   std::optional<stencilc::ir::Module> hc = stencilc::ir::Module{};
-  if (cuda && schedule == "auto" && backend == "p2p") {
+  if (cuda && schedule == "auto") {
     hc = host_controlled_module(fe->module, *module);
     if (!hc) return 1;
   }
