@@ -32,7 +32,14 @@ std::vector<std::string> schedule_query(const Program& p, const Program* facts_f
   const Param* first_grid = nullptr;
   for (const Param& q : p.params)
     if (!first_grid && q.kind == ParamKind::Grid) first_grid = &q;
-  l.push_back("  sc_query.host_controlled = true;");
+  if (nvshmem) {
+    l.push_back("  sc_query.host_controlled = " + kCompiled +
+                "nvshmem_one_node();  // its nvshmem form needs every PE mapped");
+    l.push_back("  sc_query.cpu_free_only = \"PEs on several nodes (the host-controlled schedule's "
+                "nvshmem form runs on one)\";");
+  } else {
+    l.push_back("  sc_query.host_controlled = true;");
+  }
   l.push_back(
       "  // The time loop's step as the host-controlled schedule runs it "
       "(passes::schedule_facts).");

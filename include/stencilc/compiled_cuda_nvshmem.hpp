@@ -31,6 +31,14 @@
 
 namespace stencilc::compiled {
 
+/// Whether every process of the MPI world is on this node: the host-controlled schedule on the
+/// nvshmem backend needs every PE mapped (host_controlled_nvshmem.cuh), which NVSHMEM does within
+/// a node.
+inline bool nvshmem_one_node() {
+  const rt::cuda::MpiWorld& world = rt::cuda::MpiWorld::get();
+  return world.local_size() == world.size();
+}
+
 /// The PE count of an NVSHMEM run: the MPI world's size (MPI_Init here if the program did not).
 /// --stencilc-pes / STENCILC_PES, when given, must agree: a clear error on every process
 /// otherwise.

@@ -71,10 +71,11 @@ inline constexpr int kHostControlledMinUpdates = 4;
 /// (from the IR of its time loop), and the run's size and GPU count.
 struct ScheduleQuery {
   const char* program = "";
-  /// The program holds the host-controlled code; where not, `cpu_free_only` says why (the driver
-  /// emits it only for global-view programs on the p2p backend whose time loops have no dataflow
-  /// or register-resident form: elsewhere the cpu-free code won at every 2-D size measured; heat3d
-  /// on 2 and 4 GPUs is the known exception, docs/SCHEDULES.md).
+  /// The program holds the host-controlled code and this run can take it; where not,
+  /// `cpu_free_only` says why (the driver emits it only for global-view programs whose time loops
+  /// are not one update with a dataflow or register-resident form: elsewhere the cpu-free code
+  /// won at every 2-D size measured; heat3d on 2 and 4 GPUs is the known exception,
+  /// docs/SCHEDULES.md; on the nvshmem backend it runs on one node only).
   bool host_controlled = false;
   const char* cpu_free_only = "";
   // The time loop's step (its first loop at the top of the program), as the host-controlled

@@ -211,7 +211,7 @@ for name in $samples; do
   if has auto; then
     run "$name.auto" "$out/$name.auto.cuda" "$out/$name.auto.nvcc.log" "$pes"
     # The host-controlled code inside the auto build, where every program holds it.
-    if grep -q "host_controlled::" "$gen/$name.auto.cu" && ! grep -q "cpu_free_only" "$gen/$name.auto.cu"; then
+    if grep -q "host_controlled::" "$gen/$name.auto.cu" && ! grep -q "no host-controlled code compiled" "$gen/$name.auto.cu"; then
       STENCILC_SCHEDULE=host-controlled run "$name.auto-hc" "$out/$name.auto.cuda" "$out/$name.auto.nvcc.log" "$pes"
     fi
   fi
@@ -223,7 +223,7 @@ for name in $samples; do
     run "$name.nvshmem" "$out/$name.nvshmem" "$out/$name.nvshmem.nvcc.log" "$nvshmem_pes" \
         --launcher "mpirun -np {pes} --oversubscribe --bind-to none bash $root/tests/gpu/mpi_rank.sh"
     # The host-controlled code inside it (--schedule=auto), where every program holds it.
-    if grep -q "host_controlled::" "$gen/$name.nvshmem.cu" && ! grep -q "cpu_free_only" "$gen/$name.nvshmem.cu"; then
+    if grep -q "host_controlled::" "$gen/$name.nvshmem.cu" && ! grep -q "no host-controlled code compiled" "$gen/$name.nvshmem.cu"; then
       STENCILC_SCHEDULE=host-controlled run "$name.nvshmem-hc" "$out/$name.nvshmem" "$out/$name.nvshmem.nvcc.log" \
           "$nvshmem_pes" --launcher "mpirun -np {pes} --oversubscribe --bind-to none bash $root/tests/gpu/mpi_rank.sh"
     fi
