@@ -44,6 +44,7 @@ def main(root):
             f"{d},heat3d,256,2,cpu-free,p2p,74.99,0.423,false",
             f"{d},jacobi2d,1024,2,cpu-free-regs,p2p,4.10,0.246,true",
             f"{d},jacobi2d,1024,2,cpu-free,nvshmem,8.20,0.123,true",
+            f"{d},jacobi2d,1024,2,host-controlled,nvshmem,49.74,0.020,true",
         ], [4158.2, 4159.7])
         out = os.path.join(work, "out")
         r = subprocess.run([sys.executable, os.path.join(root, "bench/measure.py"), "--merge",
@@ -54,22 +55,25 @@ def main(root):
         keys = [(x["program"], x["size"], x["gpus"], x["schedule"]) for x in rows]
         expect(keys == [("jacobi2d", "256", "1", "cpu-free"), ("jacobi2d", "1024", "2", "cpu-free"),
                         ("jacobi2d", "1024", "2", "host-controlled"), ("jacobi2d", "1024", "2", "cpu-free-regs"),
-                        ("jacobi2d", "1024", "2", "cpu-free"),
+                        ("jacobi2d", "1024", "2", "cpu-free"), ("jacobi2d", "1024", "2", "host-controlled"),
                         ("heat3d", "256", "2", "cpu-free"),
                         ("wave2d", "2048", "1", "cpu-free"), ("jacobi2d@weak", "8192", "2", "cpu-free")],
                f"rows sorted, weak scaling last, one row per configuration: {keys}")
-        replaced = [x["us_per_step"] for x in rows if x["program"] == "jacobi2d" and x["schedule"] == "host-controlled"]
+        replaced = [x["us_per_step"] for x in rows if x["program"] == "jacobi2d" and x["schedule"] == "host-controlled"
+                    and x["backend"] == "p2p"]
         expect(replaced == ["39.79"], f"the later part's row replaces the earlier one: {replaced}")
         table = open(os.path.join(out, "table.md")).read()
         expect("4187-4188 GB/s, 4158-4160 GB/s (each part's own run)" in table,
                "each part's bandwidth in the header: " + table.splitlines()[0])
-        expect("| jacobi2d | 1024^2 | 2 | 16.41 | 6% | 39.79 | 2% | 2.42 | 4.10 | 25% | 4.00 | 8.20 | 12% | 2.00 | yes |"
-               in table, "the two schedules side by side with their ratio, then another schedule and the nvshmem "
-               "backend, each with its ratio to cpu-free on p2p")
+        expect("| jacobi2d | 1024^2 | 2 | 16.41 | 6% | 39.79 | 2% | 2.42 | 4.10 | 25% | 4.00 | 8.20 | 12% | 2.00 | "
+               "49.74 | 2% | 0.80 | yes |" in table,
+               "the two schedules side by side with their ratio, then another schedule and the nvshmem "
+               "backend's schedules, each with its ratio to the same schedule on p2p (cpu-free for cpu-free-regs)")
         expect("host-controlled / cpu-free | cpu-free-regs us/step | of bandwidth | cpu-free / cpu-free-regs | "
-               "cpu-free (nvshmem) us/step | of bandwidth | cpu-free / cpu-free (nvshmem) | verified |" in table,
-               "another schedule's and backend's columns named")
-        expect("| heat3d | 256^3 | 2 | 74.99 | 42% | - | - | - | - | - | - | - | - | - | NO |" in table,
+               "cpu-free (nvshmem) us/step | of bandwidth | cpu-free / cpu-free (nvshmem) | "
+               "host-controlled (nvshmem) us/step | of bandwidth | host-controlled / host-controlled (nvshmem) | "
+               "verified |" in table, "another schedule's and the backends' columns named")
+        expect("| heat3d | 256^3 | 2 | 74.99 | 42% | - | - | - | - | - | - | - | - | - | - | - | - | NO |" in table,
                "an unverified row says NO")
         expect("| jacobi2d@weak | 8192^2 per GPU | 2 |" in table, "a weak-scaling row names its size per GPU")
         # A device name with a comma in it stays one field (latest.csv is written by the csv module).
@@ -102,6 +106,15 @@ def main(root):
            "stencilc: jacobi on PE 0 of 2 (132 blocks of 256 threads, 4 comm): 9.0 ms\n")
     expect(measure.run_times(pes) == [6.0, 4.0], f"nvshmem: each run's slowest PE, complete runs only: "
                                                  f"{measure.run_times(pes)}")
+    hc = ("stencilc: jacobi on PE 0 of 2 (host-controlled, nvshmem: kernels launched per step, a process per GPU): 7.5 ms\n"
+          "stencilc: jacobi on PE 1 of 2 (host-controlled, nvshmem: kernels launched per step, a process per GPU): 8.5 ms\n")
+    expect(measure.run_times(hc) == [8.5], f"the host-controlled schedule on nvshmem: {measure.run_times(hc)}")
+    expect([measure.schedule_backend(s) for s in ("nvshmem", "host-controlled-nvshmem", "host-controlled-nvshmem@base",
+                                                  "host-controlled")] ==
+           [("cpu-free", "nvshmem"), ("host-controlled", "nvshmem"), ("host-controlled@base", "nvshmem"),
+            ("host-controlled", "p2p")], "the schedules' CSV columns")
+    expect(measure.is_nvshmem("host-controlled-nvshmem@base") and not measure.is_nvshmem("host-controlled"),
+           "the builds run under mpirun")
     # A run that stopped before the iterations it was asked for (CG whose residual underflowed) is
     # an error, not a short time.
     with tempfile.TemporaryDirectory() as work:
