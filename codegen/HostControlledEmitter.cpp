@@ -655,8 +655,8 @@ std::string timing_line(const Program& p, bool nvshmem) {
            "kernels launched per step, a process per GPU): %.3f ms\\n\", \"" +
            p.name + "\", sc_team.my_pe(), sc_hc.n(), sc_ms);";
   }
-  return "    std::fprintf(stderr, \"stencilc: %s on %d GPUs (host-controlled: kernels launched per "
-         "step, a host thread per GPU): %.3f ms\\n\", \"" +
+  return "    std::fprintf(stderr, \"stencilc: %s on %d GPUs (host-controlled: kernels launched "
+         "per step, a host thread per GPU): %.3f ms\\n\", \"" +
          p.name + "\", sc_hc.n(), sc_ms);";
 }
 

@@ -339,7 +339,8 @@ std::optional<std::string> generated_source(const stencilc::frontend::FrontendRe
   const bool auto_schedule = cuda && schedule == "auto";
   const auto cuda_backend = backend == "nvshmem" ? stencilc::codegen::CudaBackend::Nvshmem
                                                  : stencilc::codegen::CudaBackend::P2P;
-  auto programs = host_controlled ? stencilc::codegen::emit_cuda_host_controlled(m, &errors, cuda_backend)
+  auto programs = host_controlled
+                      ? stencilc::codegen::emit_cuda_host_controlled(m, &errors, cuda_backend)
                   : auto_schedule ? stencilc::codegen::emit_cuda_auto(m, hc, &errors, cuda_backend)
                   : cuda          ? stencilc::codegen::emit_cuda(m, &errors, cuda_backend)
                                   : stencilc::codegen::emit_host(m, &errors);

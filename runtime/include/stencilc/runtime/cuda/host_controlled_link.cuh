@@ -32,8 +32,8 @@ class Link {
   virtual ~Link() = default;
 
   virtual int n() const = 0;
-  virtual bool holds(int pe) const = 0;    // whether this process drives PE pe
-  virtual int device(int pe) const = 0;    // the GPU of PE pe (held PEs only)
+  virtual bool holds(int pe) const = 0;  // whether this process drives PE pe
+  virtual int device(int pe) const = 0;  // the GPU of PE pe (held PEs only)
   // kReduceBlocks + 1 words of PE pe's device memory (a held PE's), the last one zero: the
   // reduction kernels' partials and arrival count (ReduceSlot).
   virtual std::uint64_t* scratch(int pe) = 0;
@@ -64,7 +64,8 @@ class Link {
 // One process, every GPU (P2PTeam): marks are events.
 class P2PLink final : public Link {
  public:
-  explicit P2PLink(P2PTeam& team) : team_(team), scratch_(team.alloc<std::uint64_t>(kReduceBlocks + 1)) {
+  explicit P2PLink(P2PTeam& team)
+      : team_(team), scratch_(team.alloc<std::uint64_t>(kReduceBlocks + 1)) {
     for (int pe = 0; pe < team.n(); ++pe) {
       STENCILC_CUDA_CHECK(cudaSetDevice(team.device(pe)));
       STENCILC_CUDA_CHECK(cudaMemset(scratch_.on(pe) + kReduceBlocks, 0, sizeof(std::uint64_t)));

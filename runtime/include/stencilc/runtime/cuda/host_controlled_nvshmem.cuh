@@ -72,7 +72,9 @@ __global__ void wait_marks(const __grid_constant__ P2PDevicePe pe, const std::ui
 class NvshmemLink final : public Link {
  public:
   explicit NvshmemLink(NvshmemTeam& team)
-      : team_(team), pe_(mapped_pe(team)), words_(team.alloc<std::uint64_t>(static_cast<std::size_t>(team.n()))),
+      : team_(team),
+        pe_(mapped_pe(team)),
+        words_(team.alloc<std::uint64_t>(static_cast<std::size_t>(team.n()))),
         scratch_(team.alloc<std::uint64_t>(kReduceBlocks + 1)) {}
 
   int n() const override { return team_.n(); }
@@ -88,17 +90,20 @@ class NvshmemLink final : public Link {
   void signal(int pe, long long mark, const std::vector<int>& to, cudaStream_t stream) override {
     if (to.empty()) return;
     if (to.size() > static_cast<std::size_t>(kMarkLanes))
-      fatal("host-controlled schedule: PE %d exchanges halos with %zu PEs (at most %d)", pe, to.size(), kMarkLanes);
+      fatal("host-controlled schedule: PE %d exchanges halos with %zu PEs (at most %d)", pe,
+            to.size(), kMarkLanes);
     MarkTargets targets{};
     for (int q : to) targets.pe[targets.count++] = q;
-    signal_mark<<<1, kMarkLanes, 0, stream>>>(pe_, words_.on(pe), static_cast<std::uint64_t>(mark) + 1, targets);
+    signal_mark<<<1, kMarkLanes, 0, stream>>>(pe_, words_.on(pe),
+                                              static_cast<std::uint64_t>(mark) + 1, targets);
     STENCILC_CUDA_CHECK(cudaGetLastError());
   }
 
   void wait(int pe, const std::vector<MarkWait>& on, cudaStream_t stream) override {
     MarkWaits waits{};
     for (const MarkWait& w : on) {
-      if (waits.count == kMarkLanes) fatal("host-controlled schedule: PE %d waits for %zu marks at once", pe, on.size());
+      if (waits.count == kMarkLanes)
+        fatal("host-controlled schedule: PE %d waits for %zu marks at once", pe, on.size());
       waits.pe[waits.count] = w.pe;
       waits.value[waits.count++] = static_cast<std::uint64_t>(w.mark) + 1;
     }
@@ -108,8 +113,9 @@ class NvshmemLink final : public Link {
 #endif  // __CUDACC__
 
   void gather(std::uint64_t* row) override {
-    cuda::detail::check_mpi(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, row, 1, MPI_UINT64_T, team_.comm()),
-                      "MPI_Allgather");
+    cuda::detail::check_mpi(
+        MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, row, 1, MPI_UINT64_T, team_.comm()),
+        "MPI_Allgather");
   }
 
   void synchronize(int pe, cudaStream_t stream) override {
@@ -121,10 +127,12 @@ class NvshmemLink final : public Link {
   // The PE's handle for the mark kernels; every peer must be mapped (one node).
   static P2PDevicePe mapped_pe(NvshmemTeam& team) {
     if (!team.all_direct()) {
-      fatal("PE %d of %d: the host-controlled schedule on the nvshmem backend needs every PE's memory "
-            "mapped into every GPU (NVSHMEM over NVLink, one node), and some PE is reached only through "
-            "NVSHMEM's proxy; run the cpu-free schedule (--schedule=cpu-free, or STENCILC_SCHEDULE=cpu-free)",
-            team.my_pe(), team.n());
+      fatal(
+          "PE %d of %d: the host-controlled schedule on the nvshmem backend needs every PE's "
+          "memory mapped into every GPU (NVSHMEM over NVLink, one node), and some PE is "
+          "reached only through NVSHMEM's proxy; run the cpu-free schedule "
+          "(--schedule=cpu-free, or STENCILC_SCHEDULE=cpu-free)",
+          team.my_pe(), team.n());
     }
     return team.device_pe<P2PDevicePe>(team.my_pe());
   }
@@ -143,7 +151,8 @@ std::vector<DBlock<T, N>> peer_blocks(NvshmemTeam& team, std::vector<DBlock<T, N
   const int me = team.my_pe();
   for (int pe = 0; pe < team.n(); ++pe) {
     if (pe == me) continue;
-    char* there = reinterpret_cast<char*>(blocks[static_cast<std::size_t>(pe)].data) + team.heap_distance(me, pe);
+    char* there = reinterpret_cast<char*>(blocks[static_cast<std::size_t>(pe)].data) +
+                  team.heap_distance(me, pe);
     blocks[static_cast<std::size_t>(pe)].data = reinterpret_cast<T*>(there);
   }
   return blocks;

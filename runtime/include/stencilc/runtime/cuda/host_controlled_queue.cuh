@@ -75,10 +75,12 @@ class CommandQueue {
 class WaitCover {
  public:
   explicit WaitCover(int pes)
-      : latest_(static_cast<std::size_t>(pes), std::vector<long long>(static_cast<std::size_t>(pes), -1)) {}
+      : latest_(static_cast<std::size_t>(pes),
+                std::vector<long long>(static_cast<std::size_t>(pes), -1)) {}
 
   bool covered(int waiter, int producer, long long mark) {
-    long long& latest = latest_[static_cast<std::size_t>(waiter)][static_cast<std::size_t>(producer)];
+    long long& latest =
+        latest_[static_cast<std::size_t>(waiter)][static_cast<std::size_t>(producer)];
     if (latest >= mark) return true;
     latest = mark;
     return false;
