@@ -623,28 +623,27 @@ std::vector<std::string> team_lines(const Program& p, const std::string& r,
                                     const std::vector<std::string>& heap, int reductions,
                                     bool nvshmem) {
   std::vector<std::string> out;
-  const std::string heap_bytes = kHc + "heap_bytes_for<" + r +
-                                 ">(sc_plan.grid, sc_plan.extent, {" + join(heap) + "})";
   if (nvshmem) {
     out.push_back("  const int sc_pes = ::stencilc::compiled::nvshmem_pes(\"" + p.name +
                   "\");  // the MPI world's size");
-    out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name +
-                  "\", sc_descs, {" + join(swap_list) + "}, sc_pes);");
+  }
+  out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name +
+                "\", sc_descs, {" + join(swap_list) + "}" + (nvshmem ? ", sc_pes" : "") + ");");
+  const std::string heap_bytes = kHc + "heap_bytes_for<" + r +
+                                 ">(sc_plan.grid, sc_plan.extent, {" + join(heap) + "})";
+  if (nvshmem) {
     out.push_back("  ::stencilc::rt::cuda::NvshmemTeam& sc_team = "
                   "::stencilc::rt::cuda::NvshmemTeam::get(" +
                   heap_bytes + ");  // this process's PE and GPU");
     out.push_back("  ::stencilc::rt::cuda::NvshmemTeam::Scope sc_scope(sc_team);  // frees this "
                   "run's symmetric memory at the end");
-    out.push_back("  " + kHc + "Control sc_hc(sc_team, " + std::to_string(reductions) +
-                  ");  // a stream and a worker thread for this process's GPU; marks as signals");
   } else {
-    out.push_back("  const auto sc_plan = ::stencilc::compiled::plan<" + r + ">(\"" + p.name +
-                  "\", sc_descs, {" + join(swap_list) + "});");
     out.push_back("  ::stencilc::rt::cuda::P2PTeam sc_team(sc_plan.pes, " + heap_bytes +
                   ");  // one GPU per PE, peer access between all");
-    out.push_back("  " + kHc + "Control sc_hc(sc_team, " + std::to_string(reductions) +
-                  ");  // a stream and a worker thread per GPU");
   }
+  out.push_back("  " + kHc + "Control sc_hc(sc_team, " + std::to_string(reductions) + ");  // " +
+                (nvshmem ? "a stream and a worker thread for this process's GPU; marks as signals"
+                         : "a stream and a worker thread per GPU"));
   return out;
 }
 
